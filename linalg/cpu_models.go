@@ -1,0 +1,329 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
+	if n < 1 || d < 1 {
+		return nil, fmt.Errorf("linalg/%s: gp data of %d×%d", c.name, n, d)
+	}
+	if len(x) != n*d || len(y) != n {
+		return nil, fmt.Errorf("linalg/%s: gp data: len(x) = %d, len(y) = %d for %d×%d", c.name, len(x), len(y), n, d)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("linalg/%s: gp data: x[%d,%d] = %v", c.name, i/d, i%d, v)
+		}
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("linalg/%s: gp data: y[%d] = %v", c.name, i, v)
+		}
+	}
+	g := &cpuGP{
+		be: c, n: n, d: d,
+		x: make([]float64, n*d), y: append([]float64(nil), y...),
+		a: make([]float64, n*n), p: make([]float64, n*n),
+		z: make([]float64, n*d), q: make([]float64, n*d),
+		ys: make([]float64, n), alpha: make([]float64, n), r: make([]float64, n), sq: make([]float64, n),
+		ell: make([]float64, d),
+	}
+	// The kernel depends on differences of inputs only: centre each column
+	// so the Gram-matrix form of squared distances loses no precision to a
+	// large common offset.
+	for j := 0; j < d; j++ {
+		var mean float64
+		for i := 0; i < n; i++ {
+			mean += x[i*d+j]
+		}
+		mean /= float64(n)
+		for i := 0; i < n; i++ {
+			g.x[i*d+j] = x[i*d+j] - mean
+		}
+	}
+	return g, nil
+}
+
+type cpuGP struct {
+	be     *cpuBackend
+	n, d   int
+	x, y   []float64
+	jitter float64
+
+	a, p         []float64 // n×n: kernel → factor → inverse; Kf → P = W∘Kf
+	z, q         []float64 // n×d: scaled inputs; P·Z
+	ys, alpha, r []float64
+	sq, ell      []float64
+	sf2, sn2     float64
+	m            int // size of the subset in the buffers
+}
+
+func (g *cpuGP) N() int                   { return g.n }
+func (g *cpuGP) D() int                   { return g.d }
+func (g *cpuGP) SetJitter(jitter float64) { g.jitter = jitter }
+func (g *cpuGP) Close() error             { *g = cpuGP{be: g.be}; return nil }
+
+// params decodes u and checks that every derived quantity is finite.
+func (g *cpuGP) params(u []float64) error {
+	if len(u) != g.d+2 {
+		return fmt.Errorf("linalg/%s: gp: %d hyperparameters, want %d", g.be.name, len(u), g.d+2)
+	}
+	for i, v := range u {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("linalg/%s: gp: log-hyperparameter %d is %v", g.be.name, i, v)
+		}
+	}
+	for j := 0; j < g.d; j++ {
+		g.ell[j] = math.Exp(u[j])
+		if g.ell[j] == 0 || math.IsInf(g.ell[j], 0) {
+			return fmt.Errorf("linalg/%s: gp: length scale %d = exp(%v) out of range", g.be.name, j, u[j])
+		}
+	}
+	g.sf2 = math.Exp(2 * u[g.d])
+	g.sn2 = math.Exp(2 * u[g.d+1])
+	if math.IsInf(g.sf2, 0) || math.IsInf(g.sn2, 0) {
+		return fmt.Errorf("linalg/%s: gp: signal or noise variance overflows", g.be.name)
+	}
+	return nil
+}
+
+// build fills g.a (lower) with K_SS + (σn²+jitter)I and, if keep, g.p
+// (lower) with the noise-free kernel Kf.
+func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
+	m, err := checkSubset(g.be.name, subset, g.n)
+	if err != nil {
+		return err
+	}
+	if err := g.params(u); err != nil {
+		return err
+	}
+	g.m = m
+	d := g.d
+	for k := 0; k < m; k++ {
+		idx := k
+		if subset != nil {
+			idx = subset[k]
+		}
+		var s float64
+		row := g.z[k*d : k*d+d]
+		xr := g.x[idx*d : idx*d+d]
+		for j := range row {
+			v := xr[j] / g.ell[j]
+			row[j] = v
+			s += v * v
+		}
+		g.sq[k] = s
+		g.ys[k] = g.y[idx]
+	}
+	a := g.a[:m*m]
+	g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*d], d, 0, a, m)
+	sf2, diag := g.sf2, g.sf2+g.sn2+g.jitter
+	for i := 0; i < m; i++ {
+		row := a[i*m : i*m+i]
+		sqi := g.sq[i]
+		for j := range row {
+			d2 := sqi + g.sq[j] - 2*row[j]
+			if d2 < 0 {
+				d2 = 0
+			}
+			row[j] = sf2 * math.Exp(-0.5*d2)
+		}
+		a[i*m+i] = diag
+		if keep {
+			copy(g.p[i*m:i*m+i], row)
+			g.p[i*m+i] = sf2
+		}
+	}
+	return nil
+}
+
+func (g *cpuGP) Kernel(dst []float64, subset []int, u []float64) error {
+	if err := g.build(subset, u, false); err != nil {
+		return fmt.Errorf("gp kernel: %w", err)
+	}
+	m := g.m
+	if len(dst) < m*m {
+		return fmt.Errorf("linalg/%s: gp kernel: dst has %d values, need %d", g.be.name, len(dst), m*m)
+	}
+	copy(dst, g.a[:m*m])
+	mirrorLower(m, dst)
+	return nil
+}
+
+func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
+	if grad != nil && len(grad) != g.d+2 {
+		return 0, fmt.Errorf("linalg/%s: gp: gradient of length %d, want %d", g.be.name, len(grad), g.d+2)
+	}
+	if err := g.build(subset, u, grad != nil); err != nil {
+		return 0, err
+	}
+	m, d := g.m, g.d
+	a := g.a[:m*m]
+	if err := cholesky(g.be.la, m, a); err != nil {
+		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: cholesky of %d×%d kernel: %w", g.be.name, m, m, err)
+	}
+	alpha := g.alpha[:m]
+	ys := g.ys[:m]
+	copy(alpha, ys)
+	cholSolve(g.be.bl, m, a, alpha)
+	var quad float64
+	for i, v := range ys {
+		quad += v * alpha[i]
+	}
+	ll := -0.5*quad - 0.5*logDetChol(m, a) - 0.5*float64(m)*math.Log(2*math.Pi)
+	if math.IsNaN(ll) || math.IsInf(ll, 0) {
+		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: log-likelihood of %d×%d kernel is %v: %w", g.be.name, m, m, ll, ErrNotPositiveDefinite)
+	}
+	if grad == nil {
+		return ll, nil
+	}
+	if !g.be.la.Dpotri(blas.Lower, m, a, m) {
+		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: inverse of %d×%d kernel: %w", g.be.name, m, m, ErrNotPositiveDefinite)
+	}
+	// P = (ααᵀ − K⁻¹) ∘ Kf on the lower triangle; r = P·1; gf = Σ P; trW.
+	p := g.p[:m*m]
+	r := g.r[:m]
+	clear(r)
+	var gf, trW float64
+	for i := 0; i < m; i++ {
+		ai := alpha[i]
+		arow := a[i*m : i*m+i+1]
+		prow := p[i*m : i*m+i+1]
+		var ri float64
+		for j := 0; j < i; j++ {
+			v := (ai*alpha[j] - arow[j]) * prow[j]
+			prow[j] = v
+			ri += v
+			r[j] += v
+			gf += 2 * v
+		}
+		w := ai*ai - arow[i]
+		v := w * prow[i]
+		prow[i] = v
+		r[i] += ri + v
+		gf += v
+		trW += w
+	}
+	q := g.q[:m*d]
+	z := g.z[:m*d]
+	g.be.bl.Dsymm(blas.Left, blas.Lower, m, d, 1, p, m, z, d, 0, q, d)
+	for j := 0; j < d; j++ {
+		grad[j] = 0
+	}
+	for i := 0; i < m; i++ {
+		zi := z[i*d : i*d+d]
+		qi := q[i*d : i*d+d]
+		ri := r[i]
+		for j, zv := range zi {
+			grad[j] += zv * (zv*ri - qi[j])
+		}
+	}
+	grad[d] = gf
+	grad[d+1] = g.sn2 * trW
+	for j, v := range grad {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.Inf(-1), fmt.Errorf("linalg/%s: gp: gradient component %d is %v", g.be.name, j, v)
+		}
+	}
+	return ll, nil
+}
+
+func (c *cpuBackend) NewMVN(w []float64, n, d int) (MVN, error) {
+	if n < 1 || d < 1 || len(w) != n*d {
+		return nil, fmt.Errorf("linalg/%s: mvn data: %d values for %d×%d", c.name, len(w), n, d)
+	}
+	for i, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("linalg/%s: mvn data: w[%d,%d] = %v", c.name, i/d, i%d, v)
+		}
+	}
+	m := &cpuMVN{be: c, n: n, d: d, w: append([]float64(nil), w...), sq: make([]float64, n), gat: make([]float64, n*d), colsum: make([]float64, d)}
+	for i := 0; i < n; i++ {
+		var s float64
+		for _, v := range w[i*d : i*d+d] {
+			s += v * v
+		}
+		m.sq[i] = s
+	}
+	return m, nil
+}
+
+type cpuMVN struct {
+	be     *cpuBackend
+	n, d   int
+	w, sq  []float64
+	gat    []float64 // gathered subset rows
+	g      []float64 // n×B products, grown on demand
+	colsum []float64
+}
+
+func (m *cpuMVN) N() int       { return m.n }
+func (m *cpuMVN) D() int       { return m.d }
+func (m *cpuMVN) Close() error { *m = cpuMVN{be: m.be}; return nil }
+
+func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) error {
+	k, err := checkSubset(m.be.name, subset, m.n)
+	if err != nil {
+		return err
+	}
+	d := m.d
+	if B < 1 || len(t) < B*d || len(out) < B || (resid != nil && len(resid) < B*d) {
+		return fmt.Errorf("linalg/%s: mvn: batch of %d with len(t) = %d, len(out) = %d, len(resid) = %d (D = %d)", m.be.name, B, len(t), len(out), len(resid), d)
+	}
+	if len(m.g) < k*B {
+		m.g = make([]float64, m.n*B)
+	}
+	ws := m.w[:k*d]
+	var sqSum float64
+	if subset == nil {
+		for _, v := range m.sq {
+			sqSum += v
+		}
+	} else {
+		for r, i := range subset {
+			copy(m.gat[r*d:r*d+d], m.w[i*d:i*d+d])
+			sqSum += m.sq[i]
+		}
+		ws = m.gat[:k*d]
+	}
+	g := m.g[:k*B]
+	m.be.bl.Dgemm(blas.NoTrans, blas.Trans, k, B, d, 1, ws, d, t[:B*d], d, 0, g, B)
+	dots := out[:B]
+	clear(dots)
+	for r := 0; r < k; r++ {
+		for b, v := range g[r*B : r*B+B] {
+			dots[b] += v
+		}
+	}
+	fk := float64(k)
+	for b := 0; b < B; b++ {
+		var tt float64
+		for _, v := range t[b*d : b*d+d] {
+			tt += v * v
+		}
+		s := sqSum - 2*dots[b] + fk*tt
+		if s < 0 {
+			s = 0
+		}
+		out[b] = s
+	}
+	if resid != nil {
+		cs := m.colsum
+		clear(cs)
+		for r := 0; r < k; r++ {
+			for j, v := range ws[r*d : r*d+d] {
+				cs[j] += v
+			}
+		}
+		for b := 0; b < B; b++ {
+			for j := 0; j < d; j++ {
+				resid[b*d+j] = cs[j] - fk*t[b*d+j]
+			}
+		}
+	}
+	return nil
+}

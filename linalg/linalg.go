@@ -1,0 +1,172 @@
+package linalg
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// ErrNotPositiveDefinite is returned (wrapped) when a Cholesky factorisation
+// meets a non-positive pivot: the matrix is not positive definite in
+// floating point. The workspace contents are unspecified afterwards, but no
+// NaN is ever returned as a result.
+var ErrNotPositiveDefinite = errors.New("matrix is not positive definite")
+
+// ErrNotFactored is returned by routines that need a Cholesky factor when
+// none is held.
+var ErrNotFactored = errors.New("no Cholesky factor held: call Cholesky first")
+
+// Backend is a provider of the dense linear algebra on the models' hot
+// paths. A Backend is safe for concurrent use; the handles it returns
+// (Matrix, GP, MVN) are not, and each goroutine needs its own.
+//
+// Data are uploaded once, when a handle is created, and stay resident
+// (on the device, for a GPU backend); a subset of the observations is given
+// as an index list; per evaluation only scalars and gradients cross back.
+// Workspaces are sized at creation for the largest subset, so steady-state
+// evaluations do not allocate.
+type Backend interface {
+	// Name is the name under which the backend is registered.
+	Name() string
+	// NewMatrix returns a square workspace for matrices up to maxN×maxN.
+	NewMatrix(maxN int) (Matrix, error)
+	// NewGP uploads the inputs x (n×d, row-major) and targets y (n) of a
+	// GP regression with the squared-exponential ARD kernel.
+	NewGP(x []float64, n, d int, y []float64) (GP, error)
+	// NewMVN uploads n observations w (n×d, row-major) of a multivariate
+	// normal mean model, already whitened by the caller.
+	NewMVN(w []float64, n, d int) (MVN, error)
+}
+
+// Matrix is a backend-resident square workspace for the dense routines.
+// Matrices are row-major. Cholesky reads only the lower triangle.
+type Matrix interface {
+	// Cap is the largest order the workspace holds.
+	Cap() int
+	// N is the order of the matrix held now.
+	N() int
+	// Set uploads the n×n row-major matrix a (n ≤ Cap) and drops any factor.
+	Set(n int, a []float64) error
+	// Get downloads the n×n matrix held now into dst (len ≥ n·n). After
+	// Cholesky the lower triangle holds L (the strict upper triangle is
+	// unspecified); after Inverse the whole symmetric inverse is held.
+	Get(dst []float64) error
+	// Cholesky factors A = L·Lᵀ in place. A matrix that is not positive
+	// definite gives an error wrapping ErrNotPositiveDefinite.
+	Cholesky() error
+	// LogDet returns log det A from the Cholesky factor.
+	LogDet() (float64, error)
+	// Solve sets x = A⁻¹·b (len n each) from the Cholesky factor. x and b
+	// may be the same slice.
+	Solve(b, x []float64) error
+	// Inverse replaces the factor by the full symmetric inverse A⁻¹.
+	Inverse() error
+	// Mul sets the receiver to a·b (general matrix multiply, all n×n with
+	// n = a.N() = b.N() ≤ Cap); a and b must come from the same backend
+	// and be distinct from the receiver.
+	Mul(a, b Matrix) error
+	// Close releases the workspace.
+	Close() error
+}
+
+// GP evaluates Gaussian-process regression likelihoods on resident data
+// with the squared-exponential ARD kernel
+//
+//	k(x, x') = σf² exp(−Σ_d (x_d − x'_d)² / (2 ℓ_d²))
+//
+// and noise variance σn². Hyperparameters are passed in log space,
+// u = (log ℓ_1, …, log ℓ_D, log σf, log σn), len D+2.
+type GP interface {
+	// N is the number of observations, D the input dimension.
+	N() int
+	D() int
+	// SetJitter sets a constant added to the diagonal of every kernel
+	// matrix on top of σn² (default 0). It does not enter the gradient.
+	SetJitter(jitter float64)
+	// Kernel writes K_SS + (σn² + jitter)·I for the subset (nil: all) into
+	// dst (len ≥ n², row-major, n = len(subset)).
+	Kernel(dst []float64, subset []int, u []float64) error
+	// LogLik returns log N(y_S | 0, K_SS + (σn²+jitter)·I) for the subset
+	// (nil: all observations) and, if grad is non-nil (len D+2), overwrites
+	// grad with its gradient with respect to u. A kernel matrix that is not
+	// positive definite gives an error wrapping ErrNotPositiveDefinite.
+	LogLik(subset []int, u, grad []float64) (float64, error)
+	// Close releases the data and workspaces.
+	Close() error
+}
+
+// MVN evaluates batched sums of squared distances between resident
+// observations w_n (whitened by the caller) and a batch of B points t_b,
+// observation by observation with one GEMM over the subset.
+type MVN interface {
+	// N is the number of observations, D their dimension.
+	N() int
+	D() int
+	// SumSq sets, for each b < B, out[b] = Σ_{n∈S} |w_n − t_b|², where t is
+	// B×D row-major and S the subset (nil: all). If resid is non-nil
+	// (len B·D) it is set to resid[b,:] = Σ_{n∈S} (w_n − t_b).
+	SumSq(subset []int, t []float64, B int, out, resid []float64) error
+	// Close releases the data and workspaces.
+	Close() error
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]Backend{}
+)
+
+// DefaultName is the name of the backend used when none is chosen.
+const DefaultName = "gonum"
+
+// Register makes a backend available by its name. It returns an error if
+// the name is empty or already taken.
+func Register(b Backend) error {
+	if b == nil || b.Name() == "" {
+		return errors.New("linalg: register: nil backend or empty name")
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[b.Name()]; dup {
+		return fmt.Errorf("linalg: register: backend %q already registered", b.Name())
+	}
+	registry[b.Name()] = b
+	return nil
+}
+
+// Get returns the backend registered under name ("" means DefaultName).
+func Get(name string) (Backend, error) {
+	if name == "" {
+		name = DefaultName
+	}
+	regMu.RLock()
+	defer regMu.RUnlock()
+	b, ok := registry[name]
+	if !ok {
+		names := make([]string, 0, len(registry))
+		for n := range registry {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("linalg: backend %q is not compiled in (available: %v; openblas needs -tags openblas, cuda needs -tags cuda)", name, names)
+	}
+	return b, nil
+}
+
+// Names returns the names of the registered backends, sorted.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Default returns the pure-Go gonum backend, which is always registered.
+func Default() Backend {
+	b, _ := Get(DefaultName)
+	return b
+}

@@ -1,0 +1,29 @@
+package tempering
+
+// Target is a Bayesian model whose likelihood can be evaluated on any subset
+// of its observations. Models (gp.Model, mvn.Model) satisfy it; tempering
+// never imports them.
+//
+// Parameters live in the sampling space u (for the GP, u = log θ). A Target
+// holds evaluation workspaces and is not safe for concurrent use: the runner
+// calls Clone once per chain.
+type Target interface {
+	// Dim is the number of parameters.
+	Dim() int
+	// NumObs is the number of observations N.
+	NumObs() int
+	// LogPrior returns log p(u) in the sampling space, including any
+	// log-Jacobian of the transform. If grad is non-nil (len Dim) it is
+	// overwritten with the gradient with respect to u.
+	LogPrior(u, grad []float64) float64
+	// LogLik returns the log-likelihood of the observations whose indices are
+	// in subset (nil means all N) at u. If grad is non-nil (len Dim) it is
+	// overwritten with the gradient with respect to u. A non-nil error means
+	// the density could not be evaluated at u (for example a kernel matrix
+	// that is not positive definite); samplers treat it as log-density −∞
+	// and count it.
+	LogLik(subset []int, u, grad []float64) (float64, error)
+	// Clone returns an independent Target over the same (read-only) data,
+	// with its own workspaces, for use by another goroutine.
+	Clone() (Target, error)
+}
