@@ -1,0 +1,37 @@
+# subtemper — common tasks. `make help` lists them.
+GO        ?= go
+TAGS      ?=
+BENCHTIME ?= 1x
+OUT       ?= out
+
+.PHONY: help deps build test test-openblas race bench bench-openblas run cuda-bundle clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+deps: ## download Go modules; install OpenBLAS/LAPACKE from Debian if missing (needs root or sudo)
+	$(GO) mod download
+	@for p in libopenblas-dev liblapacke-dev; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" -eq 0 ]; then s=; else s=sudo; fi; \
+		$$s apt-get update -qq && $$s apt-get install -y -qq $$missing; \
+	fi
+
+build: ## build the CLI into bin/subtemper (TAGS=openblas for the OpenBLAS backend)
+	$(GO) build -tags '$(TAGS)' -o bin/subtemper ./cmd/subtemper
+
+test: ## run every test (pure Go; the README's test command), plus the race detector on the concurrent packages
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./tempering/
+
+test-openblas: ## run every test with the OpenBLAS backend compiled in
+	$(GO) test -count=1 -tags openblas ./...
+
+bench: ## run the benchmarks of every compiled-in backend (TAGS=openblas to include it)
+	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchtime $(BENCHTIME) ./linalg/... ./gp/ ./mvn/ ./bench/
+
+run: build ## the main job: sample a synthetic GP's hyperparameters (STT + HMC) and print the summary
+	./bin/subtemper gp --out $(OUT)/gp
+
+clean: ## remove build outputs
+	rm -rf bin $(OUT)

@@ -1,0 +1,19 @@
+// Command subtemper samples Gaussian-process hyperparameters and
+// multivariate-normal means with tempering by subsampling, computes
+// convergence diagnostics of any chains, and reproduces the paper's
+// experiments. Run `subtemper help` for the commands.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, errIsTerminal: isTerminal(os.Stderr)})
+	stop()
+	os.Exit(code)
+}

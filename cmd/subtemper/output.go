@@ -1,0 +1,345 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/subtemper/subtemper/diag"
+)
+
+// num is a float64 that JSON-encodes NaN and ±Inf (which JSON cannot
+// represent) as null, as diag.Summary does.
+type num float64
+
+// MarshalJSON writes non-finite values as null.
+func (f num) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v)
+}
+
+// runSummary is summary.json.
+type runSummary struct {
+	Command     string         `json:"command"`
+	Interrupted bool           `json:"interrupted"`
+	Converged   bool           `json:"converged"` // median R-hat < 1.1
+	Settings    map[string]any `json:"settings"`  // every flag's value, given or default
+	Seed        uint64         `json:"seed"`
+	Backend     string         `json:"backend"`
+	Sampler     string         `json:"sampler"`
+	Inner       string         `json:"inner"`
+	// Adapt reports whether HMC step-size adaptation ran during warm-up.
+	Adapt bool           `json:"adapt_step_size"`
+	Units string         `json:"units"`
+	Data  map[string]any `json:"data"`
+
+	Ladder  ladderJSON  `json:"ladder"`
+	Draws   drawsJSON   `json:"draws"`
+	Timings timingsJSON `json:"timings"`
+
+	MedianRhat             num            `json:"median_rhat"`
+	MedianRhatPaper        num            `json:"median_rhat_paper"`
+	MedianESSBulk          num            `json:"median_ess_bulk"`
+	MedianESSBulkPerSecond num            `json:"median_ess_bulk_per_second"`
+	Variables              []variableJSON `json:"variables"`
+
+	Levels     []levelJSON `json:"levels"`
+	Swaps      []swapJSON  `json:"swaps"`
+	TT         *ttJSON     `json:"tempered_transitions,omitempty"`
+	RoundTrips int64       `json:"round_trips"`
+	Failed     int64       `json:"failed_evaluations"`
+	Divergent  int64       `json:"divergent_transitions"`
+	PlotError  string      `json:"plot_error,omitempty"`
+}
+
+type ladderJSON struct {
+	Betas       []float64 `json:"betas"`
+	SubsetSizes []int     `json:"subset_sizes"`
+}
+
+type drawsJSON struct {
+	Warmup     int    `json:"warmup"`
+	Requested  int    `json:"requested_per_chain"`
+	Thin       int    `json:"thin"`
+	PerChain   []int  `json:"per_chain"`
+	Summarized int    `json:"summarized_per_chain"`
+	Note       string `json:"note,omitempty"`
+}
+
+type timingsJSON struct {
+	WallSeconds      float64   `json:"wall_seconds"`
+	ChainSeconds     []float64 `json:"chain_seconds"` // each chain's compute time, warm-up included
+	MeanChainSeconds float64   `json:"mean_chain_seconds"`
+	ESSPerSecond     string    `json:"ess_per_second_is"`
+}
+
+type levelJSON struct {
+	Level       int     `json:"level"`
+	Beta        float64 `json:"beta"`
+	SubsetSize  int     `json:"subset_size"`
+	Transitions int64   `json:"transitions"`
+	Accepted    int64   `json:"accepted"`
+	AcceptRate  num     `json:"accept_rate"`
+	Evals       int64   `json:"evals"`
+	EvalsGrad   int64   `json:"evals_grad"`
+	Failed      int64   `json:"failed"`
+	Invalid     int64   `json:"invalid"`
+	Divergent   int64   `json:"divergent"`
+}
+
+type swapJSON struct {
+	Levels   [2]int `json:"levels"`
+	Proposed int64  `json:"proposed"`
+	Accepted int64  `json:"accepted"`
+	Rate     num    `json:"rate"`
+}
+
+type ttJSON struct {
+	Proposed int64 `json:"proposed"`
+	Accepted int64 `json:"accepted"`
+	Aborted  int64 `json:"aborted"`
+	Rate     num   `json:"rate"`
+}
+
+// variableJSON is one variable's diagnostics: diag.Summary's fields plus
+// bulk-ESS per second.
+type variableJSON struct {
+	Name             string `json:"name"`
+	Mean             num    `json:"mean"`
+	Median           num    `json:"median"`
+	SD               num    `json:"sd"`
+	MAD              num    `json:"mad"`
+	Q5               num    `json:"q5"`
+	Q95              num    `json:"q95"`
+	Rhat             num    `json:"rhat"`
+	RhatBulk         num    `json:"rhat_bulk"`
+	RhatTail         num    `json:"rhat_tail"`
+	ESSBulk          num    `json:"ess_bulk"`
+	ESSTail          num    `json:"ess_tail"`
+	ESSMean          num    `json:"ess_mean"`
+	MCSEMean         num    `json:"mcse_mean"`
+	RhatPaper        num    `json:"rhat_paper"`
+	ESSPaper         num    `json:"ess_paper"`
+	ESSBulkPerSecond num    `json:"ess_bulk_per_second,omitzero"`
+}
+
+func newVariableJSON(d diag.Summary) variableJSON {
+	return variableJSON{
+		Name: d.Name, Mean: num(d.Mean), Median: num(d.Median), SD: num(d.SD), MAD: num(d.MAD),
+		Q5: num(d.Q5), Q95: num(d.Q95), Rhat: num(d.Rhat), RhatBulk: num(d.RhatBulk), RhatTail: num(d.RhatTail),
+		ESSBulk: num(d.ESSBulk), ESSTail: num(d.ESSTail), ESSMean: num(d.ESSMean), MCSEMean: num(d.MCSEMean),
+		RhatPaper: num(d.RhatPaper), ESSPaper: num(d.ESSPaper),
+	}
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeJSONFile writes v as indented JSON to path.
+func writeJSONFile(path string, v any) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return writeJSON(f, v)
+}
+
+// writeDrawsCSV writes the draws in long form: chain, draw (both from 1),
+// then one column per variable. Every draw of every chain is written, also
+// when an interrupted run left chains of different lengths.
+func writeDrawsCSV(path string, names []string, nat [][][]float64) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	w := bufio.NewWriter(f)
+	w.WriteString("chain,draw")
+	for _, n := range names {
+		w.WriteByte(',')
+		w.WriteString(csvField(n))
+	}
+	w.WriteByte('\n')
+	buf := make([]byte, 0, 32)
+	for c, ch := range nat {
+		for s, v := range ch {
+			buf = strconv.AppendInt(buf[:0], int64(c+1), 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, int64(s+1), 10)
+			w.Write(buf)
+			for _, x := range v {
+				buf = append(buf[:0], ',')
+				buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
+				w.Write(buf)
+			}
+			w.WriteByte('\n')
+		}
+	}
+	return w.Flush()
+}
+
+// csvField quotes s if CSV needs it.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") || strings.TrimSpace(s) != s {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// fmtNum formats a value for a table: NA for NaN, 4 significant digits.
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NA"
+	case math.IsInf(v, 1):
+		return "Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func fmtRhat(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmtNum(v)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func fmtESS(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmtNum(v)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func fmtRate(v num) string {
+	if math.IsNaN(float64(v)) {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(v), 'f', 3, 64)
+}
+
+// printSummaryTable prints the posterior::summarise_draws-like table, with
+// the paper's R-hat and ESS and (if perSec) bulk-ESS per second.
+func printSummaryTable(w io.Writer, vars []variableJSON, perSec bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	hdr := "variable\tmean\tmedian\tsd\tmad\tq5\tq95\trhat\tess_bulk\tess_tail\trhat_paper\tess_paper\t"
+	if perSec {
+		hdr += "ess_bulk/s\t"
+	}
+	fmt.Fprintln(tw, hdr)
+	for _, v := range vars {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", v.Name,
+			fmtNum(float64(v.Mean)), fmtNum(float64(v.Median)), fmtNum(float64(v.SD)), fmtNum(float64(v.MAD)),
+			fmtNum(float64(v.Q5)), fmtNum(float64(v.Q95)), fmtRhat(float64(v.Rhat)),
+			fmtESS(float64(v.ESSBulk)), fmtESS(float64(v.ESSTail)), fmtRhat(float64(v.RhatPaper)), fmtESS(float64(v.ESSPaper)))
+		if perSec {
+			fmt.Fprintf(tw, "%s\t", fmtNum(float64(v.ESSBulkPerSecond)))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// printRun prints a run's human-readable summary.
+func printRun(w io.Writer, j *job, s *runSummary) {
+	f := j.flags
+	if s.Interrupted {
+		fmt.Fprintf(w, "*** INTERRUPTED: the run was stopped early; the figures below use the draws made so far (%v per chain) ***\n\n", s.Draws.PerChain)
+	}
+	kern := "MH σ=" + fmtNum(f.mhScale)
+	if s.Inner == "hmc" {
+		kern = fmt.Sprintf("HMC ε=%s L=%d", fmtNum(f.stepSize), f.leapfrog)
+		if s.Adapt {
+			kern += " (ε adapted in warm-up)"
+		}
+	}
+	drv := strings.ToUpper(s.Sampler)
+	if s.Sampler != "none" {
+		drv += fmt.Sprintf(" (%d levels, β* = %s", len(s.Ladder.Betas), fmtNum(s.Ladder.Betas[len(s.Ladder.Betas)-1]))
+		if s.Sampler == "pt" || s.Sampler == "spt" {
+			drv += ", swap " + f.swap
+		}
+		drv += ")"
+	}
+	fmt.Fprintf(w, "subtemper %s: %s + %s, %d chains, warm-up %d, %d draws (thin %d), seed %d, backend %s\n",
+		j.command, drv, kern, f.chains, f.warmup, f.draws, f.thin, s.Seed, s.Backend)
+	fmt.Fprintf(w, "data: %s\n", j.dataLine)
+	if n := s.Draws.Summarized; n > 0 {
+		fmt.Fprintf(w, "\nposterior summary of %d chains × %d draws (%s):\n", len(s.Draws.PerChain), n, j.units)
+		printSummaryTable(w, s.Variables, true)
+		verdict := "converged (median R-hat < 1.1)"
+		if !s.Converged {
+			verdict = "NOT converged (median R-hat ≥ 1.1): run longer (--warmup, --draws)"
+		}
+		fmt.Fprintf(w, "\nmedian R-hat %s (paper's %s): %s; median bulk-ESS %s, %s per second\n",
+			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)), verdict,
+			fmtESS(float64(s.MedianESSBulk)), fmtNum(float64(s.MedianESSBulkPerSecond)))
+		if s.Draws.Note != "" {
+			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
+		}
+	} else {
+		fmt.Fprintf(w, "\nno draws were made after warm-up: nothing to summarise\n")
+	}
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	swaps := len(s.Swaps) > 0 && (s.Sampler == "pt" || s.Sampler == "spt")
+	hdr := "level\tbeta\tN_m\ttransitions\taccept\t"
+	if swaps {
+		hdr += "swap(m-1,m)\t"
+	}
+	hdr += "failed\tdivergent\t"
+	fmt.Fprintln(tw, hdr)
+	for _, l := range s.Levels {
+		fmt.Fprintf(tw, "%d\t%.4f\t%d\t%d\t%s\t", l.Level, l.Beta, l.SubsetSize, l.Transitions, fmtRate(l.AcceptRate))
+		if swaps {
+			if l.Level == 0 {
+				fmt.Fprint(tw, "\t")
+			} else {
+				fmt.Fprintf(tw, "%s\t", fmtRate(s.Swaps[l.Level-1].Rate))
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%d\t\n", l.Failed, l.Divergent)
+	}
+	tw.Flush()
+	if s.TT != nil {
+		fmt.Fprintf(w, "tempered-transition acceptance %s (%d of %d; %d aborted by failed evaluations)\n",
+			fmtRate(s.TT.Rate), s.TT.Accepted, s.TT.Proposed, s.TT.Aborted)
+	}
+	if swaps {
+		fmt.Fprintf(w, "round trips (level 0 → %d → 0): %d\n", len(s.Levels)-1, s.RoundTrips)
+	}
+	cs := make([]string, len(s.Timings.ChainSeconds))
+	for i, t := range s.Timings.ChainSeconds {
+		cs[i] = strconv.FormatFloat(t, 'f', 1, 64)
+	}
+	fmt.Fprintf(w, "time: %.1f s wall; chains %s s of compute each (warm-up included)\n", s.Timings.WallSeconds, strings.Join(cs, ", "))
+	if s.Interrupted {
+		fmt.Fprintf(w, "\n*** INTERRUPTED: summary.json records \"interrupted\": true ***\n")
+	}
+}

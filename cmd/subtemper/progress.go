@@ -1,0 +1,85 @@
+package main
+
+import (
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+)
+
+// progress is a progress bar over the iterations of all chains. The
+// sampler's callback only stores each chain's count in an atomic; a ticker
+// goroutine sums them and refreshes the bar, so chains never block on it.
+type progress struct {
+	counts []atomic.Int64
+	total  int64
+	p      *mpb.Progress
+	bar    *mpb.Bar
+	stopc  chan struct{}
+	wg     sync.WaitGroup
+}
+
+// startProgress starts a bar on w for chains chains of perChain iterations
+// each. force draws it even when w is not a terminal (--progress).
+func startProgress(w io.Writer, chains, perChain int, force bool) *progress {
+	pr := &progress{counts: make([]atomic.Int64, chains), total: int64(chains) * int64(perChain), stopc: make(chan struct{})}
+	pr.p = mpb.New(
+		mpb.WithOutput(w),
+		mpb.WithWidth(40),
+		mpb.WithRefreshRate(200*time.Millisecond),
+		mpb.ContainerOptional(mpb.WithAutoRefresh(), force),
+	)
+	pr.bar = pr.p.AddBar(pr.total,
+		mpb.PrependDecorators(
+			decor.Name("sampling ", decor.WC{C: decor.DindentRight}),
+			decor.CountersNoUnit("%d/%d it", decor.WC{W: 16}),
+		),
+		mpb.AppendDecorators(
+			decor.Percentage(decor.WC{W: 5}),
+			decor.AverageSpeed(nil, " %.0f it/s", decor.WC{W: 11}),
+			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WC{W: 9}), " done"),
+		),
+	)
+	pr.wg.Add(1)
+	go func() {
+		defer pr.wg.Done()
+		t := time.NewTicker(150 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-pr.stopc:
+				return
+			case <-t.C:
+				pr.bar.SetCurrent(pr.sum())
+			}
+		}
+	}()
+	return pr
+}
+
+// callback is the tempering.Settings.Progress function.
+func (pr *progress) callback(chain, iter, total int) { pr.counts[chain].Store(int64(iter)) }
+
+func (pr *progress) sum() int64 {
+	var s int64
+	for i := range pr.counts {
+		s += pr.counts[i].Load()
+	}
+	return s
+}
+
+// stop refreshes the bar a last time and removes the ticker; an
+// incomplete bar (an interrupted run) is aborted but left on screen.
+func (pr *progress) stop() {
+	close(pr.stopc)
+	pr.wg.Wait()
+	n := pr.sum()
+	pr.bar.SetCurrent(n)
+	if n < pr.total {
+		pr.bar.Abort(false)
+	}
+	pr.p.Wait()
+}

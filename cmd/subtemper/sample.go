@@ -1,0 +1,407 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/tempering"
+
+	// Backends register themselves when compiled in (build tags openblas,
+	// cuda); without the tags these imports register nothing.
+	_ "github.com/subtemper/subtemper/cuda"
+	_ "github.com/subtemper/subtemper/linalg/openblas"
+)
+
+// samplerFlags are the flags shared by the gp and mvn commands.
+type samplerFlags struct {
+	sampler, inner, swap, backend, out string
+	chains, warmup, draws, thin        int
+	levels, leapfrog                   int
+	betaMin, stepSize, mhScale         float64
+	adapt                              bool
+	seed                               uint64
+	plots, json, quiet, progress       bool
+}
+
+// samplerDefaults are the defaults that differ between commands.
+type samplerDefaults struct {
+	warmup, draws, leapfrog int
+	stepSize                float64
+	adapt                   bool
+}
+
+func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
+	fs.group("Sampler")
+	fs.str(&s.sampler, "sampler", "stt", "driver: none (inner kernel alone), pt, tt, spt (subsampled PT) or stt (subsampled tempered transitions)")
+	fs.str(&s.inner, "inner", "hmc", "inner kernel: mh (random-walk Metropolis) or hmc")
+	fs.integer(&s.chains, "chains", 3, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
+	fs.integer(&s.warmup, "warmup", d.warmup, "warm-up iterations per chain, discarded")
+	fs.integer(&s.draws, "draws", d.draws, "draws kept per chain after warm-up")
+	fs.integer(&s.thin, "thin", 1, "keep one iteration in `K` after warm-up")
+	fs.integer(&s.levels, "levels", 6, "number `M` of levels above the target (M+1 in all); ladder β_m = β*^{m/M}")
+	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1)")
+	fs.str(&s.swap, "swap", "sweep", "swap schedule of pt and spt: sweep (the paper's) or deo (non-reversible even/odd)")
+	fs.float(&s.stepSize, "step-size", d.stepSize, "HMC leapfrog step `ε` (the initial one with --adapt)")
+	fs.integer(&s.leapfrog, "leapfrog", d.leapfrog, "HMC leapfrog steps `L`")
+	adaptHelp := "tune the HMC step size by dual averaging (target acceptance 0.8) during warm-up only, then freeze it"
+	if d.adapt {
+		adaptHelp += "; ON by default for this command, --adapt=false gives the paper's fixed ε"
+	}
+	fs.boolean(&s.adapt, "adapt", d.adapt, adaptHelp)
+	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2})")
+	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
+	fs.str(&s.backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
+
+	fs.group("Output")
+	fs.str(&s.out, "out", "", "directory for draws.csv, summary.json (and data.csv, figures); \"\" writes no files")
+	fs.boolean(&s.plots, "plots", false, "also write PNG and SVG figures to --out: traces, median R-hat against draws and seconds, acceptance rates")
+	fs.boolean(&s.json, "json", false, "print summary.json's content on stdout instead of the tables")
+	fs.boolean(&s.quiet, "quiet", false, "no progress bar or other messages on stderr (errors still go there)")
+	fs.boolean(&s.progress, "progress", false, "draw the progress bar even when stderr is not a terminal")
+}
+
+// check validates the sampler flags and returns the settings and backend.
+func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
+	drv, err := tempering.ParseDriver(s.sampler)
+	if err != nil {
+		return nil, nil, usagef("--sampler %q: want none, pt, tt, spt or stt", s.sampler)
+	}
+	sw, err := tempering.ParseSwapSchedule(s.swap)
+	if err != nil {
+		return nil, nil, usagef("--swap %q: want sweep or deo", s.swap)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"chains", s.chains}, {"draws", s.draws}, {"thin", s.thin}, {"levels", s.levels}, {"leapfrog", s.leapfrog}} {
+		if err := checkPositiveInt(c.name, c.v); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := checkNonNegInt("warmup", s.warmup); err != nil {
+		return nil, nil, err
+	}
+	if !(s.betaMin > 0 && s.betaMin < 1) {
+		return nil, nil, usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
+	}
+	if err := checkPositive("step-size", s.stepSize); err != nil {
+		return nil, nil, err
+	}
+	if err := checkPositive("mh-scale", s.mhScale); err != nil {
+		return nil, nil, err
+	}
+	var k tempering.Kernel
+	switch strings.ToLower(s.inner) {
+	case "hmc":
+		k = tempering.HMC{StepSize: s.stepSize, Steps: s.leapfrog, Adapt: s.adapt}
+	case "mh":
+		k = tempering.MH{Sigma: s.mhScale}
+	default:
+		return nil, nil, usagef("--inner %q: want mh or hmc", s.inner)
+	}
+	if s.plots && s.out == "" {
+		return nil, nil, usagef("--plots needs --out DIR to write the figures into")
+	}
+	be, err := linalg.Get(s.backend)
+	if err != nil {
+		return nil, nil, usagef("--backend %q is not compiled into this binary (available: %s; openblas needs -tags openblas, cuda needs -tags cuda)", s.backend, strings.Join(linalg.Names(), ", "))
+	}
+	st := &tempering.Settings{
+		Driver: drv, Kernel: k, Levels: s.levels, BetaMin: s.betaMin, Swap: sw,
+		Chains: s.chains, Warmup: s.warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
+		RecordTimes: true,
+	}
+	return st, be, nil
+}
+
+// prepareOut creates the output directory (if any) before sampling, so
+// that a bad --out fails before minutes of work.
+func (s *samplerFlags) prepareOut() error {
+	if s.out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(s.out, 0o755); err != nil {
+		return usagef("--out %s: %v", s.out, err)
+	}
+	return nil
+}
+
+// job is one sampling run of a model.
+type job struct {
+	command  string
+	fs       *flagSet
+	flags    *samplerFlags
+	settings *tempering.Settings
+	target   tempering.Target
+	backend  string
+	names    []string                // natural-unit variable names
+	natural  func(dst, u []float64)  // sampling space → natural units
+	units    string                  // how natural units relate to the sampling space
+	data     map[string]any          // description of the data for summary.json
+	dataLine string                  // the same, one line for humans
+	extra    func(*runSummary) error // adds command-specific content
+}
+
+// runJob samples, writes the files and prints the summary. It returns
+// errInterrupted (after writing everything) if ctx was cancelled.
+func runJob(ctx context.Context, io *stdio, j *job) error {
+	f := j.flags
+	st := j.settings
+	chatty := !f.quiet
+	perChain := st.Warmup + st.Draws*st.Thin
+	if chatty {
+		fmt.Fprintf(io.err, "subtemper %s: sampling %d chains × (%d warm-up + %d×%d) iterations with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
+			j.command, st.Chains, st.Warmup, st.Draws, st.Thin, strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
+	}
+	var pr *progress
+	if chatty && (io.errIsTerminal || f.progress) {
+		pr = startProgress(io.err, st.Chains, perChain, f.progress)
+		st.Progress = pr.callback
+	}
+	start := time.Now()
+	res, err := tempering.Run(ctx, j.target, st)
+	wall := time.Since(start)
+	if pr != nil {
+		pr.stop()
+	}
+	if err != nil {
+		return fmt.Errorf("sampling failed: %w", err)
+	}
+	if res.Interrupted && chatty {
+		fmt.Fprintf(io.err, "subtemper %s: interrupted after %s: writing the draws made so far\n", j.command, wall.Round(time.Millisecond))
+	}
+
+	sum, nat := summarize(j, res, wall)
+	if j.extra != nil {
+		if err := j.extra(sum); err != nil {
+			return err
+		}
+	}
+	var written []string
+	if f.out != "" {
+		w, err := writeOutputs(f.out, j, res, nat, sum, f.plots)
+		written = w
+		if err != nil {
+			return err
+		}
+	}
+	if f.json {
+		if err := writeJSON(io.out, sum); err != nil {
+			return err
+		}
+	} else {
+		printRun(io.out, j, sum)
+	}
+	if chatty && len(written) > 0 {
+		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", j.command, strings.Join(written, ", "))
+	}
+	if res.Interrupted {
+		return errInterrupted
+	}
+	return nil
+}
+
+// naturalDraws converts res.Draws to natural units: [chain][draw][var].
+func naturalDraws(j *job, res *tempering.Result) [][][]float64 {
+	nat := make([][][]float64, len(res.Draws))
+	for c, ch := range res.Draws {
+		nat[c] = make([][]float64, len(ch))
+		for s, u := range ch {
+			v := make([]float64, len(u))
+			j.natural(v, u)
+			nat[c][s] = v
+		}
+	}
+	return nat
+}
+
+// byVariable returns the first n draws of each chain as [var][chain][draw].
+func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
+	out := make([][][]float64, nvar)
+	for v := range out {
+		out[v] = make([][]float64, len(nat))
+		for c := range nat {
+			x := make([]float64, n)
+			for s := 0; s < n; s++ {
+				x[s] = nat[c][s][v]
+			}
+			out[v][c] = x
+		}
+	}
+	return out
+}
+
+// summarize builds the run summary.
+func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, [][][]float64) {
+	f, st := j.flags, j.settings
+	nat := naturalDraws(j, res)
+	per := make([]int, len(nat))
+	common := math.MaxInt
+	for c := range nat {
+		per[c] = len(nat[c])
+		common = min(common, per[c])
+	}
+	if len(nat) == 0 {
+		common = 0
+	}
+	chainSec := make([]float64, len(res.ChainTimes))
+	var meanSec float64
+	for c, t := range res.ChainTimes {
+		chainSec[c] = t.Seconds()
+		meanSec += chainSec[c]
+	}
+	if len(chainSec) > 0 {
+		meanSec /= float64(len(chainSec))
+	}
+	s := &runSummary{
+		Command:     j.command,
+		Interrupted: res.Interrupted,
+		Settings:    flagValues(j.fs),
+		Seed:        f.seed,
+		Backend:     j.backend,
+		Sampler:     strings.ToLower(f.sampler),
+		Inner:       strings.ToLower(f.inner),
+		Adapt:       f.adapt && strings.EqualFold(f.inner, "hmc"),
+		Units:       j.units,
+		Data:        j.data,
+		Ladder:      ladderJSON{Betas: res.Betas, SubsetSizes: res.SubsetSizes},
+		Draws: drawsJSON{
+			Warmup: st.Warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
+		},
+		Timings: timingsJSON{
+			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, MeanChainSeconds: meanSec,
+		},
+		Variables:  []variableJSON{},
+		RoundTrips: res.Stats.RoundTrips,
+	}
+	if common < len(nat) && common >= 0 {
+		for _, p := range per {
+			if p != common {
+				s.Draws.Note = fmt.Sprintf("interrupted chains hold different numbers of draws; diagnostics use the first %d of each, draws.csv holds all", common)
+				break
+			}
+		}
+	}
+	if common > 0 {
+		vars := byVariable(nat, len(j.names), common)
+		var rh, rhp, eb, eps []float64
+		for v, name := range j.names {
+			d, err := diag.SummarizeChains(name, vars[v])
+			if err != nil {
+				d = diag.Summary{Name: name, Mean: math.NaN(), Median: math.NaN(), SD: math.NaN(), MAD: math.NaN(), Q5: math.NaN(), Q95: math.NaN(),
+					Rhat: math.NaN(), RhatBulk: math.NaN(), RhatTail: math.NaN(), ESSBulk: math.NaN(), ESSTail: math.NaN(), ESSMean: math.NaN(), MCSEMean: math.NaN(), RhatPaper: math.NaN(), ESSPaper: math.NaN()}
+			}
+			vj := newVariableJSON(d)
+			vj.ESSBulkPerSecond = num(d.ESSBulk / meanSec)
+			s.Variables = append(s.Variables, vj)
+			rh = append(rh, d.Rhat)
+			rhp = append(rhp, d.RhatPaper)
+			eb = append(eb, d.ESSBulk)
+			eps = append(eps, d.ESSBulk/meanSec)
+		}
+		s.MedianRhat = num(nanMedian(rh))
+		s.MedianRhatPaper = num(nanMedian(rhp))
+		s.MedianESSBulk = num(nanMedian(eb))
+		s.MedianESSBulkPerSecond = num(nanMedian(eps))
+		s.Converged = float64(s.MedianRhat) < 1.1
+	} else {
+		nan := num(math.NaN())
+		s.MedianRhat, s.MedianRhatPaper, s.MedianESSBulk, s.MedianESSBulkPerSecond = nan, nan, nan, nan
+	}
+	for m, l := range res.Stats.Levels {
+		s.Levels = append(s.Levels, levelJSON{
+			Level: m, Beta: l.Beta, SubsetSize: l.SubsetSize, Transitions: l.Transitions, Accepted: l.Accepted,
+			AcceptRate: num(rateOrNaN(l.Accepted, l.Transitions)), Evals: l.Evals, EvalsGrad: l.EvalsGrad,
+			Failed: l.Failed, Invalid: l.Invalid, Divergent: l.Divergent,
+		})
+		s.Failed += l.Failed
+		s.Divergent += l.Divergent
+	}
+	for i := range res.Stats.SwapProposed {
+		s.Swaps = append(s.Swaps, swapJSON{
+			Levels: [2]int{i, i + 1}, Proposed: res.Stats.SwapProposed[i], Accepted: res.Stats.SwapAccepted[i],
+			Rate: num(rateOrNaN(res.Stats.SwapAccepted[i], res.Stats.SwapProposed[i])),
+		})
+	}
+	if s.Swaps == nil {
+		s.Swaps = []swapJSON{}
+	}
+	if s.Sampler == "tt" || s.Sampler == "stt" {
+		s.TT = &ttJSON{Proposed: res.Stats.TTProposed, Accepted: res.Stats.TTAccepted, Aborted: res.Stats.TTAborted,
+			Rate: num(rateOrNaN(res.Stats.TTAccepted, res.Stats.TTProposed))}
+	}
+	return s, nat
+}
+
+func rateOrNaN(a, b int64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// nanMedian is the median of the non-NaN values (NaN if none).
+func nanMedian(x []float64) float64 {
+	var v []float64
+	for _, a := range x {
+		if !math.IsNaN(a) {
+			v = append(v, a)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// flagValues returns every flag's value (given or default), typed.
+func flagValues(fs *flagSet) map[string]any {
+	m := map[string]any{}
+	fs.VisitAll(func(fl *flag.Flag) {
+		if g, ok := fl.Value.(flag.Getter); ok {
+			m[fl.Name] = g.Get()
+		} else {
+			m[fl.Name] = fl.Value.String()
+		}
+	})
+	return m
+}
+
+// writeOutputs writes draws.csv, summary.json and (with plots) the
+// figures into dir, and returns the paths written.
+func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, plots bool) ([]string, error) {
+	var written []string
+	p := filepath.Join(dir, "draws.csv")
+	if err := writeDrawsCSV(p, j.names, nat); err != nil {
+		return written, err
+	}
+	written = append(written, p)
+	if plots {
+		figs, err := writePlots(dir, j, res, nat, sum)
+		written = append(written, figs...)
+		if err != nil {
+			// The figures are extras: record the failure, keep going.
+			sum.PlotError = err.Error()
+		}
+	}
+	p = filepath.Join(dir, "summary.json")
+	if err := writeJSONFile(p, sum); err != nil {
+		return written, err
+	}
+	written = append(written, p)
+	return written, nil
+}

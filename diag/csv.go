@@ -1,0 +1,238 @@
+package diag
+
+import (
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Draws holds the draws of several variables from the same chains.
+type Draws struct {
+	// Names are the variables' names, in the order of the CSV columns.
+	Names []string
+	// Chains are the chain labels, ascending; chain c of Values is the
+	// chain labelled Chains[c].
+	Chains []int
+	// Values are the draws, indexed [variable][chain][draw], each chain
+	// in ascending order of its draw labels. All chains have the same
+	// number of draws.
+	Values [][][]float64
+}
+
+// Variable returns the draws of the variable called name, indexed
+// [chain][draw], and whether there is one.
+func (d *Draws) Variable(name string) ([][]float64, bool) {
+	i := slices.Index(d.Names, name)
+	if i < 0 {
+		return nil, false
+	}
+	return d.Values[i], true
+}
+
+// InputError describes what is wrong with a draws file, and where.
+type InputError struct {
+	File   string // the name passed to ReadCSV
+	Line   int    // 1-based line of the file, 0 when not about one line
+	Column int    // 1-based CSV column (field), 0 when not about one field
+	Header string // the column's header, when known
+	Msg    string // what is wrong
+	Err    error  // the underlying error, if any
+}
+
+// Error formats e as "diag: FILE:LINE:COLUMN: column "HEADER": MSG".
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString("diag: ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	if e.Header != "" {
+		fmt.Fprintf(&b, "column %q: ", e.Header)
+	}
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// ReadCSV reads draws in long CSV form: a header row, then one row per
+// draw. Two columns, named chain and draw, hold integer labels (of any
+// sign, not necessarily contiguous; draw labels may count within each chain
+// or across chains); every other column is a variable, named by its
+// header. Rows may come in any order: chains are sorted by label, and the
+// draws of each chain by draw label. Fields are trimmed of spaces; lines
+// starting with # are comments and blank lines are skipped. Values are
+// decimal numbers; NaN, NA (R's missing value), Inf and -Inf are read as
+// NaN, NaN, +Inf and −Inf.
+//
+// name is used in error messages only (normally the file name). Errors are
+// *InputError values naming the line and column at fault: an empty file, a
+// missing or repeated column, a row whose number of fields differs from
+// the header's, a non-integer label, a field that is not a number, a
+// repeated (chain, draw) pair, a file without draws, and chains with
+// different numbers of draws; an error of r is wrapped.
+func ReadCSV(r io.Reader, name string) (*Draws, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.Comment = '#'
+	cr.ReuseRecord = true
+	fail := func(line, col int, header, format string, args ...any) error {
+		return &InputError{File: name, Line: line, Column: col, Header: header, Msg: fmt.Sprintf(format, args...)}
+	}
+	readErr := func(err error) error {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("invalid CSV (byte column %d)", pe.Column), Err: pe.Err}
+		}
+		return &InputError{File: name, Msg: "read failed", Err: err}
+	}
+
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return nil, fail(0, 0, "", "empty file: no header row")
+	}
+	if err != nil {
+		return nil, readErr(err)
+	}
+	hline, _ := cr.FieldPos(0)
+	header := make([]string, len(rec))
+	chainCol, drawCol := -1, -1
+	seen := make(map[string]int, len(rec))
+	var names []string
+	var varCols []int
+	for i, f := range rec {
+		h := strings.TrimSpace(f)
+		header[i] = h
+		if h == "" {
+			return nil, fail(hline, i+1, "", "empty column name in header")
+		}
+		if j, dup := seen[h]; dup {
+			return nil, fail(hline, i+1, h, "repeats the name of column %d", j+1)
+		}
+		seen[h] = i
+		switch h {
+		case "chain":
+			chainCol = i
+		case "draw":
+			drawCol = i
+		default:
+			names = append(names, h)
+			varCols = append(varCols, i)
+		}
+	}
+	if chainCol < 0 {
+		return nil, fail(hline, 0, "", `header has no column "chain" (want chain,draw,<variables>...)`)
+	}
+	if drawCol < 0 {
+		return nil, fail(hline, 0, "", `header has no column "draw" (want chain,draw,<variables>...)`)
+	}
+	if len(names) == 0 {
+		return nil, fail(hline, 0, "", "header has no variable columns besides chain and draw")
+	}
+
+	type row struct {
+		draw, line int
+		vals       []float64
+	}
+	byChain := map[int][]row{}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readErr(err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, fail(line, 0, "", "%d fields, want %d as in the header", len(rec), len(header))
+		}
+		label := func(col int) (int, error) {
+			f := strings.TrimSpace(rec[col])
+			v, err := strconv.Atoi(f)
+			if err != nil {
+				return 0, fail(line, col+1, header[col], "%q is not an integer label", f)
+			}
+			return v, nil
+		}
+		chain, err := label(chainCol)
+		if err != nil {
+			return nil, err
+		}
+		draw, err := label(drawCol)
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]float64, len(varCols))
+		for k, col := range varCols {
+			f := strings.TrimSpace(rec[col])
+			v, err := parseValue(f)
+			if err != nil {
+				return nil, fail(line, col+1, header[col], "%q is not a number", f)
+			}
+			vals[k] = v
+		}
+		byChain[chain] = append(byChain[chain], row{draw, line, vals})
+	}
+	if len(byChain) == 0 {
+		return nil, fail(0, 0, "", "no draws after the header")
+	}
+
+	chains := make([]int, 0, len(byChain))
+	for c := range byChain {
+		chains = append(chains, c)
+	}
+	slices.Sort(chains)
+	n := len(byChain[chains[0]])
+	d := &Draws{Names: names, Chains: chains, Values: make([][][]float64, len(names))}
+	for v := range names {
+		d.Values[v] = make([][]float64, len(chains))
+	}
+	for c, label := range chains {
+		rows := byChain[label]
+		if len(rows) != n {
+			return nil, fail(0, 0, "", "chain %d has %d draws, chain %d has %d: chains must have equal lengths",
+				label, len(rows), chains[0], n)
+		}
+		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.draw, b.draw) })
+		for i := 1; i < len(rows); i++ {
+			if rows[i].draw == rows[i-1].draw {
+				return nil, fail(max(rows[i].line, rows[i-1].line), drawCol+1, "draw",
+					"chain %d has draw %d twice (lines %d and %d)", label, rows[i].draw,
+					min(rows[i].line, rows[i-1].line), max(rows[i].line, rows[i-1].line))
+			}
+		}
+		for v := range names {
+			x := make([]float64, n)
+			for i, r := range rows {
+				x[i] = r.vals[v]
+			}
+			d.Values[v][c] = x
+		}
+	}
+	return d, nil
+}
+
+// parseValue parses a draw: a decimal number, NaN, NA, Inf or -Inf.
+func parseValue(f string) (float64, error) {
+	if f == "NA" {
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(f, 64)
+}

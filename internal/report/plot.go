@@ -1,0 +1,227 @@
+// Package report draws the figures and tables that the command-line tool
+// and the reproduction harness write: line plots (R-hat against draws or
+// seconds, run time or ESS/s against N), trace plots and bar charts, each
+// saved as PNG and SVG with gonum.org/v1/plot.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Series is one named line of a figure.
+type Series struct {
+	Name string
+	X, Y []float64
+	// Dashed draws the line dashed (for predictions beside measurements).
+	Dashed bool
+}
+
+// LineSpec describes a line plot.
+type LineSpec struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	LogX, LogY            bool
+	// HLine, if not NaN, draws a horizontal reference line (e.g. R-hat 1.1).
+	// The zero value 0 draws nothing; use HLineSet to draw one at y = 0.
+	HLine    float64
+	HLineSet bool
+}
+
+// Line draws a line plot and saves it as base+".png" and base+".svg".
+// Points with a non-finite coordinate (or a non-positive one on a log
+// axis) are skipped.
+func Line(base string, spec LineSpec) error {
+	p := plot.New()
+	p.Title.Text = spec.Title
+	p.X.Label.Text = spec.XLabel
+	p.Y.Label.Text = spec.YLabel
+	p.Legend.Top = true
+	if spec.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if spec.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	p.Add(plotter.NewGrid())
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	drawn := 0
+	for i, s := range spec.Series {
+		if len(s.X) != len(s.Y) {
+			return fmt.Errorf("report: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		var xys plotter.XYs
+		for k := range s.X {
+			x, y := s.X[k], s.Y[k]
+			if !finite(x) || !finite(y) || (spec.LogX && x <= 0) || (spec.LogY && y <= 0) {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: x, Y: y})
+			minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return fmt.Errorf("report: series %q: %w", s.Name, err)
+		}
+		c := plotutil.Color(i)
+		l.Color, sc.Color = c, c
+		l.Width = vg.Points(1.2)
+		sc.Radius = vg.Points(1.5)
+		if s.Dashed {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		p.Add(l, sc)
+		if s.Name != "" {
+			p.Legend.Add(s.Name, l)
+		}
+		drawn++
+	}
+	if drawn > 0 && spec.HLineSet && finite(spec.HLine) && !(spec.LogY && spec.HLine <= 0) {
+		ref, err := plotter.NewLine(plotter.XYs{{X: minX, Y: spec.HLine}, {X: maxX, Y: spec.HLine}})
+		if err == nil {
+			ref.Color = color.Gray{Y: 100}
+			ref.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+			p.Add(ref)
+		}
+	}
+	return save(base, 6*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { p.Draw(c) })
+}
+
+// BarSpec describes a bar chart of one value per category.
+type BarSpec struct {
+	Title, XLabel, YLabel string
+	Labels                []string
+	Values                []float64
+}
+
+// Bars draws a bar chart and saves it as base+".png" and base+".svg".
+func Bars(base string, spec BarSpec) error {
+	if len(spec.Labels) != len(spec.Values) {
+		return fmt.Errorf("report: %d labels for %d bars", len(spec.Labels), len(spec.Values))
+	}
+	if len(spec.Values) == 0 {
+		return errors.New("report: bar chart with no bars")
+	}
+	p := plot.New()
+	p.Title.Text = spec.Title
+	p.X.Label.Text = spec.XLabel
+	p.Y.Label.Text = spec.YLabel
+	vals := make(plotter.Values, len(spec.Values))
+	for i, v := range spec.Values {
+		if finite(v) {
+			vals[i] = v
+		}
+	}
+	b, err := plotter.NewBarChart(vals, vg.Points(20))
+	if err != nil {
+		return fmt.Errorf("report: bars: %w", err)
+	}
+	b.Color = plotutil.Color(0)
+	p.Add(plotter.NewGrid(), b)
+	p.NominalX(spec.Labels...)
+	return save(base, 6*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { p.Draw(c) })
+}
+
+// Traces draws one trace panel per variable (rows), each with one line per
+// chain: draws[c][v] is chain c's draws of variable v.
+func Traces(base string, names []string, draws [][][]float64) error {
+	if len(names) == 0 || len(draws) == 0 {
+		return errors.New("report: traces: no variables or no chains")
+	}
+	plots := make([][]*plot.Plot, len(names))
+	for v, name := range names {
+		p := plot.New()
+		p.Y.Label.Text = name
+		if v == len(names)-1 {
+			p.X.Label.Text = "draw"
+		}
+		for c := range draws {
+			if v >= len(draws[c]) {
+				return fmt.Errorf("report: traces: chain %d has no variable %d", c, v)
+			}
+			xs := draws[c][v]
+			xys := make(plotter.XYs, 0, len(xs))
+			for i, x := range xs {
+				if finite(x) {
+					xys = append(xys, plotter.XY{X: float64(i), Y: x})
+				}
+			}
+			if len(xys) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return fmt.Errorf("report: traces: %s chain %d: %w", name, c, err)
+			}
+			l.Color = plotutil.Color(c)
+			l.Width = vg.Points(0.6)
+			p.Add(l)
+			if v == 0 {
+				p.Legend.Add(fmt.Sprintf("chain %d", c+1), l)
+			}
+		}
+		p.Legend.Top = true
+		plots[v] = []*plot.Plot{p}
+	}
+	h := vg.Length(len(names)) * 1.6 * vg.Inch
+	return save(base, 7*vg.Inch, h, func(dc draw.Canvas) {
+		t := draw.Tiles{Rows: len(names), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+		cs := plot.Align(plots, t, dc)
+		for i := range plots {
+			plots[i][0].Draw(cs[i][0])
+		}
+	})
+}
+
+// save renders draw onto a PNG and an SVG canvas of size w×h.
+func save(base string, w, h vg.Length, render func(draw.Canvas)) error {
+	if dir := filepath.Dir(base); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	img := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110), vgimg.UseBackgroundColor(color.White))}
+	render(draw.New(img))
+	if err := writeTo(base+".png", img.WriteTo); err != nil {
+		return err
+	}
+	svg := vgsvg.New(w, h)
+	render(draw.New(svg))
+	return writeTo(base+".svg", svg.WriteTo)
+}
+
+func writeTo(path string, write func(io.Writer) (int64, error)) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("report: %w", cerr)
+		}
+	}()
+	if _, err := write(f); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,38 @@
+package report
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFiguresWritten(t *testing.T) {
+	dir := t.TempDir()
+	xs := []float64{64, 128, 256, 512}
+	if err := Line(filepath.Join(dir, "line"), LineSpec{
+		Title: "t", XLabel: "N", YLabel: "s", LogX: true, LogY: true,
+		Series: []Series{{Name: "a", X: xs, Y: []float64{1, 2, 4, 8}}, {Name: "b", X: xs, Y: []float64{1, math.NaN(), 3, 0}, Dashed: true}},
+		HLine:  1.1, HLineSet: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Bars(filepath.Join(dir, "bars"), BarSpec{Labels: []string{"1-0", "2-1"}, Values: []float64{0.4, 0.6}}); err != nil {
+		t.Fatal(err)
+	}
+	draws := [][][]float64{{{1, 2, 3}, {3, 2, 1}}, {{2, 2, 2}, {1, 1, 1}}}
+	if err := Traces(filepath.Join(dir, "trace"), []string{"x", "y"}, draws); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{"line", "bars", "trace"} {
+		for _, ext := range []string{".png", ".svg"} {
+			fi, err := os.Stat(filepath.Join(dir, b+ext))
+			if err != nil || fi.Size() < 100 {
+				t.Errorf("%s%s: %v (size %v)", b, ext, err, fi)
+			}
+		}
+	}
+	if err := Line(filepath.Join(dir, "bad"), LineSpec{Series: []Series{{X: []float64{1}, Y: nil}}}); err == nil {
+		t.Error("mismatched series lengths: no error")
+	}
+}
