@@ -27,3 +27,13 @@ type Target interface {
 	// with its own workspaces, for use by another goroutine.
 	Clone() (Target, error)
 }
+
+// Starter is an optional interface: a Target that implements it supplies the
+// default starting point of each chain (for example θ*, θ*/2 and 2θ*
+// mapped to the sampling space, θ* the prior mean). Run uses it when
+// Settings.Init is empty.
+type Starter interface {
+	// Start writes the starting point of chain c (0 ≤ c < chains) into u
+	// (len Dim).
+	Start(c, chains int, u []float64)
+}

@@ -1,0 +1,356 @@
+package tempering
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Chain is one Markov chain of a driver: the states, densities and inner
+// kernels of all its levels, its random stream and its counters. Run builds
+// one per chain; a Chain can also be stepped by hand. A Chain is not safe for
+// concurrent use. After NewChain it is in warm-up until EndWarmup is called.
+type Chain struct {
+	driver   Driver
+	sched    SwapSchedule
+	rng      *rand.Rand
+	betas    []float64
+	sizes    []int
+	dens     []Density
+	kern     []LevelKernel
+	states   []*State // PT, SPT: the state at each level; otherwise states[0] only
+	work     *State   // TT, STT: the path of a tempered transition
+	perm     []int    // SPT, STT: backing array of the recursive subsets
+	needGrad bool
+	iter     int64
+	warm     bool
+	phase    []uint8 // round-trip phase per replica (PT, SPT)
+	stats    Stats
+}
+
+// Round-trip phases of a replica.
+const (
+	rtNone   = iota // not yet at the bottom level
+	rtBottom        // last extreme visited: bottom
+	rtTop           // visited the top since it last left the bottom
+)
+
+// NewChain builds a chain of s's driver on t, started at start (len
+// t.Dim()), using rng for all its randomness. It uses t directly (give each
+// chain its own Target: see Target.Clone). s may be nil (defaults). It
+// returns an error if the settings are invalid or the starting point has
+// log density −∞ at some level.
+func NewChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, error) {
+	cfg, err := s.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return newChain(t, &cfg, rng, start)
+}
+
+func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, error) {
+	dim, n := t.Dim(), t.NumObs()
+	if dim < 1 {
+		return nil, fmt.Errorf("tempering: target dimension must be ≥ 1, got %d", dim)
+	}
+	if len(start) != dim {
+		return nil, fmt.Errorf("tempering: starting point has length %d, target dimension is %d", len(start), dim)
+	}
+	if s.Driver.subsampled() && n < 1 {
+		return nil, fmt.Errorf("tempering: driver %v needs observations, target has %d", s.Driver, n)
+	}
+	betas := []float64{1}
+	if s.Driver.tempered() {
+		betas = s.Betas
+	}
+	L := len(betas)
+	c := &Chain{
+		driver:   s.Driver,
+		sched:    s.Swap,
+		rng:      rng,
+		betas:    betas,
+		dens:     make([]Density, L),
+		kern:     make([]LevelKernel, L),
+		needGrad: s.Kernel.NeedsGrad(),
+		warm:     true,
+		stats:    newStats(L),
+	}
+	if s.Driver.subsampled() {
+		c.sizes = SubsetSizes(betas, n)
+		c.sizes[0] = n
+		c.perm = make([]int, n)
+		for i := range c.perm {
+			c.perm[i] = i
+		}
+	} else {
+		c.sizes = make([]int, L)
+		for m := range c.sizes {
+			c.sizes[m] = n
+		}
+	}
+	for m := range L {
+		st := &c.stats.Levels[m]
+		st.Beta, st.SubsetSize = betas[m], c.sizes[m]
+		d := &c.dens[m]
+		d.target, d.level, d.stats, d.beta = t, m, st, betas[m]
+		if s.Driver.subsampled() {
+			d.beta = 1
+			if m > 0 {
+				d.subset = c.perm[:c.sizes[m]]
+			}
+		}
+		k, err := s.Kernel.NewLevel(dim, betas[m])
+		if err != nil {
+			return nil, err
+		}
+		c.kern[m] = k
+	}
+	if s.Driver.subsampled() {
+		c.drawSubsets()
+	}
+	switch s.Driver {
+	case PT, SPT:
+		c.states = make([]*State, L)
+		c.phase = make([]uint8, L)
+		c.phase[0] = rtBottom
+	default:
+		c.states = make([]*State, 1)
+		c.work = NewState(dim)
+	}
+	for m := range c.states {
+		st := NewState(dim)
+		copy(st.U, start)
+		st.Replica = m
+		c.kern[m].Init(&c.dens[m], st)
+		if math.IsInf(st.LogDensity, -1) {
+			return nil, fmt.Errorf("tempering: starting point %v has log density −∞ at level %d", start, m)
+		}
+		c.states[m] = st
+	}
+	return c, nil
+}
+
+// drawSubsets draws recursive subsets X_M ⊂ … ⊂ X_1 without replacement by
+// partial Fisher–Yates shuffles of nested prefixes of perm: X_m = perm[:N_m].
+// A later shuffle only permutes inside the prefix, so earlier sets keep
+// their content and each X_m is a uniform subset of X_{m−1}.
+func (c *Chain) drawSubsets() {
+	prev := len(c.perm)
+	for m := 1; m < len(c.sizes); m++ {
+		k := c.sizes[m]
+		for i := range k {
+			j := i + c.rng.IntN(prev-i)
+			c.perm[i], c.perm[j] = c.perm[j], c.perm[i]
+		}
+		prev = k
+	}
+}
+
+// Step performs one iteration of the driver.
+func (c *Chain) Step() {
+	switch c.driver {
+	case None:
+		c.step(0, c.states[0])
+	case PT, SPT:
+		c.ptStep()
+	case TT, STT:
+		c.ttStep()
+	}
+	c.iter++
+	if c.warm {
+		c.stats.WarmupIterations++
+	} else {
+		c.stats.Iterations++
+	}
+}
+
+// EndWarmup ends warm-up: kernels stop adapting and iterations are counted
+// as sampling iterations.
+func (c *Chain) EndWarmup() {
+	if !c.warm {
+		return
+	}
+	c.warm = false
+	for _, k := range c.kern {
+		k.EndWarmup()
+	}
+}
+
+// Position returns the chain's current point at level 0 (the target). The
+// slice is owned by the chain and changes with the next Step.
+func (c *Chain) Position() []float64 { return c.states[0].U }
+
+// LogDensity returns the log posterior density (up to a constant) at
+// Position.
+func (c *Chain) LogDensity() float64 { return c.states[0].LogDensity }
+
+// Stats returns the chain's counters (live; copy with Stats.Clone).
+func (c *Chain) Stats() *Stats { return &c.stats }
+
+// Betas returns the chain's ladder β_0 = 1, …, β_M (just [1] for None).
+func (c *Chain) Betas() []float64 { return c.betas }
+
+// SubsetSizes returns the number of observations each level's
+// log-likelihood conditions on.
+func (c *Chain) SubsetSizes() []int { return c.sizes }
+
+// step performs one inner-kernel transition of s at level m and counts it.
+func (c *Chain) step(m int, s *State) {
+	d := &c.dens[m]
+	d.record(c.kern[m].Step(c.rng, d, s))
+}
+
+// ptStep is one PT or SPT iteration: a transition at every level, then the
+// swaps of the schedule, then round-trip bookkeeping.
+func (c *Chain) ptStep() {
+	for m, s := range c.states {
+		c.step(m, s)
+	}
+	M := len(c.states) - 1
+	switch c.sched {
+	case DEO:
+		for m := 1 + int(c.iter&1); m <= M; m += 2 {
+			c.swap(m)
+		}
+	default:
+		for m := M; m >= 1; m-- {
+			c.swap(m)
+		}
+	}
+	if r := c.states[0].Replica; c.phase[r] == rtTop {
+		c.stats.RoundTrips++
+		c.phase[r] = rtBottom
+	} else {
+		c.phase[r] = rtBottom
+	}
+	if r := c.states[M].Replica; c.phase[r] == rtBottom {
+		c.phase[r] = rtTop
+	}
+}
+
+// swap offers to exchange the states of levels m−1 and m, accepted with
+// log probability log h_m(θ_{m−1}) + log h_{m−1}(θ_m) − log h_m(θ_m) −
+// log h_{m−1}(θ_{m−1}). PT reuses the cached full-data log-likelihoods; SPT
+// evaluates each state's log-likelihood on the other level's subset (two
+// evaluations without gradient, counted at the level whose subset is used).
+func (c *Chain) swap(m int) {
+	a, b := c.states[m-1], c.states[m]
+	lo, hi := &c.dens[m-1], &c.dens[m]
+	c.stats.SwapProposed[m-1]++
+	aLL, bLL := a.LogLik, b.LogLik
+	if c.driver == SPT && testDrop.term != staleSPTSwap {
+		aLL = hi.evalLik(a.U, nil)
+		bLL = lo.evalLik(b.U, nil)
+	}
+	aHi := hi.combine(aLL, a.LogPrior) // log h_m(θ_{m−1})
+	bLo := lo.combine(bLL, b.LogPrior) // log h_{m−1}(θ_m)
+	logA := aHi + bLo - b.LogDensity - a.LogDensity
+	if testDrop.drops(dropSwapLower, m) {
+		logA = aHi - b.LogDensity
+	}
+	if !(logA >= 0 || math.Log(c.rng.Float64()) < logA) {
+		return
+	}
+	c.stats.SwapAccepted[m-1]++
+	c.states[m-1], c.states[m] = b, a
+	a.LogDensity, b.LogDensity = aHi, bLo
+	if c.driver == SPT {
+		a.LogLik, b.LogLik = aLL, bLL
+		a.HasGrad, b.HasGrad = false, false
+	}
+}
+
+// moveTo makes s's caches those of level m: free for TT (full-data
+// log-likelihood reused), one log-likelihood evaluation on X_m for STT
+// (with gradient if the kernel needs it).
+func (c *Chain) moveTo(m int, s *State) {
+	d := &c.dens[m]
+	if c.driver != STT {
+		d.rebase(s)
+		return
+	}
+	if c.needGrad && !s.HasGrad {
+		d.Eval(s, true)
+		return
+	}
+	var g []float64
+	if c.needGrad {
+		g = s.GradLik
+	}
+	s.LogLik = d.evalLik(s.U, g)
+	s.LogDensity = d.combine(s.LogLik, s.LogPrior)
+	s.HasGrad = c.needGrad && !math.IsInf(s.LogDensity, -1)
+}
+
+// ttStep is one tempered transition in Neal (1996)'s form: from θ̂_0 = θ,
+// for m = 1..M the transition T̂_m at level m gives θ̂_m from θ̂_{m−1}; then
+// for m = M..1 the transition Ť_m at level m gives θ̌_{m−1} from θ̌_m
+// (θ̌_M = θ̂_M). θ̌_0 is accepted with log probability
+//
+//	Σ_m [log h_m(θ̂_{m−1}) − log h_{m−1}(θ̂_{m−1}) + log h_{m−1}(θ̌_{m−1}) − log h_m(θ̌_{m−1})].
+//
+// STT first draws fresh recursive subsets, shared by the ascent and the
+// descent. A path point with log density −∞ makes the ratio 0: the move is
+// rejected at once.
+func (c *Chain) ttStep() {
+	if c.driver == STT {
+		c.drawSubsets()
+	}
+	cur, w := c.states[0], c.work
+	M := len(c.betas) - 1
+	c.stats.TTProposed++
+	w.CopyFrom(cur)
+	logR := 0.0
+	for m := 1; m <= M; m++ {
+		lower := w.LogDensity // log h_{m−1}(θ̂_{m−1})
+		c.moveTo(m, w)        // log h_m(θ̂_{m−1})
+		if math.IsInf(w.LogDensity, -1) {
+			c.stats.TTAborted++
+			return
+		}
+		logR += w.LogDensity - lower
+		c.step(m, w)
+	}
+	for m := M; m >= 1; m-- {
+		c.step(m, w)
+		upper := w.LogDensity // log h_m(θ̌_{m−1})
+		c.moveTo(m-1, w)      // log h_{m−1}(θ̌_{m−1})
+		if math.IsInf(w.LogDensity, -1) {
+			c.stats.TTAborted++
+			return
+		}
+		if !testDrop.drops(dropTTDescentLower, m) {
+			logR += w.LogDensity
+		}
+		logR -= upper
+	}
+	if logR >= 0 || math.Log(c.rng.Float64()) < logR {
+		c.stats.TTAccepted++
+		cur.CopyFrom(w)
+	}
+}
+
+// dropTerm names a term of an acceptance ratio that tests may drop
+// deliberately, to show that the exactness tests detect a wrong ratio.
+type dropTerm int
+
+const (
+	dropNothing        dropTerm = iota
+	dropTTDescentLower          // log h_{m−1}(θ̌_{m−1}) in the TT ratio
+	dropSwapLower               // both log h_{m−1} terms of the swap ratio
+	staleSPTSwap                // SPT swaps reuse each state's own-level log-likelihood
+)
+
+// dropHook selects a term to drop at level Level (0: at every level).
+type dropHook struct {
+	term  dropTerm
+	level int
+}
+
+func (h dropHook) drops(t dropTerm, m int) bool {
+	return h.term == t && (h.level == 0 || h.level == m)
+}
+
+// testDrop is a test-only hook; it is always dropNothing outside tests of
+// this package.
+var testDrop dropHook

@@ -1,0 +1,52 @@
+// Package tempering implements tempered MCMC samplers, among them the
+// tempering-by-subsampling methods, whose hotter levels condition on
+// subsamples of the data and so cost less.
+//
+// # Model
+//
+// A model satisfies Target: its log prior and the log-likelihood of any
+// subset of its observations, both with optional gradients. The ladder has
+// levels m = 0..M with inverse temperatures 1 = β_0 > β_1 > … > β_M = β*,
+// geometric by default (β_m = β*^{m/M}, M = 6, β* = 1/8). Level m targets
+//
+//	PT, TT:    log h_m(θ) = β_m·log p(X | θ) + log p(θ)
+//	SPT, STT:  log h_m(θ) = log p(X_m | θ) + log p(θ),  |X_m| = max(1, round(β_m·N))
+//
+// with recursive subsets X_M ⊂ … ⊂ X_1 ⊂ X_0 = X drawn without replacement:
+// once per chain for SPT, afresh at every iteration for STT (shared by the
+// ascent and the descent of a tempered transition). Only level 0, the full
+// posterior, is returned.
+//
+// # Kernels and drivers
+//
+// An inner Kernel (MH: Gaussian random walk with scale σ·β_m^{-1/2}; HMC:
+// leapfrog with identity mass, divergence check and optional dual-averaging
+// step-size adaptation during warm-up) is built per level as a LevelKernel
+// with Init and Step, each Step returning a StepInfo. A Driver combines
+// levels: None (kernel alone), PT and SPT (a transition at every level, then
+// swaps of adjacent levels by the Sweep or DEO schedule), TT and STT (Neal
+// 1996's tempered transitions: ascend with a transition at each level
+// m = 1..M, descend at each level m = M..1, accept by a ratio accumulated
+// as a sum of logs).
+//
+// # Cost accounting
+//
+// Each State caches its level's log density, log-likelihood, log prior and
+// (for HMC) gradients, so nothing is evaluated twice: PT swaps and TT ratios
+// reuse cached full-data log-likelihoods; SPT swaps need two evaluations on
+// the other level's subset; STT needs one evaluation per level on the way up
+// and one on the way down. Stats counts every evaluation per level, with and
+// without gradient, with the level's subset size, so that the cost of a run
+// is Σ_m counts_m·c(N_m). Evaluation errors, NaN and +∞ count as log density
+// −∞ (the proposal is rejected) and are counted.
+//
+// # Running
+//
+// Run is shaped like gonum's optimize.Minimize: a Target, a Settings whose
+// zero fields have documented defaults, and a Result with draws, Stats,
+// per-chain compute times and an Interrupted flag. Chains run in parallel
+// goroutines, each with its own clone of the Target and its own random
+// stream derived from Settings.Seed, so results do not depend on
+// GOMAXPROCS. Chain exposes a single chain for stepping by hand. In the
+// steady state no driver allocates.
+package tempering

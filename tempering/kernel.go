@@ -1,0 +1,64 @@
+package tempering
+
+import "math/rand/v2"
+
+// Kernel configures an inner MCMC kernel (MH or HMC). It is a plain value
+// whose zero fields have documented defaults; NewLevel builds the kernel's
+// per-level transition, with its own workspaces.
+type Kernel interface {
+	// NewLevel returns the kernel's transition for a level with nominal
+	// inverse temperature beta (β_m; 1 at the target level), for a target of
+	// dimension dim.
+	NewLevel(dim int, beta float64) (LevelKernel, error)
+	// NeedsGrad reports whether the kernel uses gradients, so that drivers
+	// evaluate them when they move a state onto a new level's density.
+	NeedsGrad() bool
+}
+
+// LevelKernel is a kernel's transition at one level, shaped as init + step
+// (as in BlackJAX). It holds workspaces and adaptation state and is not safe
+// for concurrent use.
+type LevelKernel interface {
+	// Init evaluates d at s.U and fills s's caches (with gradients if the
+	// kernel needs them).
+	Init(d *Density, s *State)
+	// Step performs one transition from s, which must hold valid caches
+	// for d (s.LogDensity finite), leaving d invariant, and updates s in
+	// place. Evaluations through d are counted; the driver counts the
+	// transition and its outcome from the returned StepInfo.
+	Step(rng *rand.Rand, d *Density, s *State) StepInfo
+	// EndWarmup ends any adaptation: later steps use fixed parameters, so
+	// that the chain is a time-homogeneous Markov chain.
+	EndWarmup()
+}
+
+// StepInfo is the record of one transition of an inner kernel.
+type StepInfo struct {
+	// Accepted reports whether the proposal was accepted.
+	Accepted bool
+	// AcceptProb is the MH acceptance probability min(1, exp(log α)) of the
+	// proposal (0 if it failed or diverged).
+	AcceptProb float64
+	// Failed reports that an evaluation of the proposal failed (error, NaN
+	// or +∞), so the proposal was rejected.
+	Failed bool
+	// Divergent reports an HMC trajectory whose energy error exceeded the
+	// threshold (rejected).
+	Divergent bool
+	// EnergyError is HMC's H(proposal) − H(current) (0 for MH).
+	EnergyError float64
+	// StepSize is the MH proposal scale σ_m or the HMC leapfrog step ε used.
+	StepSize float64
+}
+
+// record counts a transition's outcome in d's stats.
+func (d *Density) record(info StepInfo) {
+	st := d.stats
+	st.Transitions++
+	if info.Accepted {
+		st.Accepted++
+	}
+	if info.Divergent {
+		st.Divergent++
+	}
+}

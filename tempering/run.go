@@ -1,0 +1,295 @@
+package tempering
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Settings configures Run (and NewChain). Zero fields take the documented
+// defaults, so a nil or zero Settings is valid: 3 chains of 1000 draws of
+// the MH kernel alone.
+type Settings struct {
+	// Driver combines the levels. Zero is None (the kernel alone).
+	Driver Driver
+	// Kernel is the inner kernel. Nil means MH{} (σ = 0.1).
+	Kernel Kernel
+	// Levels is the number M of levels above the target, for a geometric
+	// ladder β_m = BetaMin^{m/M}. Zero means 6. Ignored when Betas is set
+	// or Driver is None.
+	Levels int
+	// BetaMin is the smallest inverse temperature β* = β_M, in (0,1). Zero
+	// means 1/8.
+	BetaMin float64
+	// Betas, if non-empty, is an explicit ladder β_0 = 1 > β_1 > … > β_M > 0
+	// and overrides Levels and BetaMin.
+	Betas []float64
+	// Swap is the swap schedule of PT and SPT. Zero is Sweep.
+	Swap SwapSchedule
+	// Chains is the number C of chains, run in parallel goroutines. Zero
+	// means 3.
+	Chains int
+	// Warmup is the number of warm-up iterations per chain, discarded (and
+	// the only ones during which kernels adapt). Zero means none.
+	Warmup int
+	// Draws is the number of draws kept per chain. Zero means 1000.
+	Draws int
+	// Thin keeps one iteration in Thin after warm-up: each chain runs
+	// Warmup + Draws·Thin iterations. Zero means 1.
+	Thin int
+	// Seed determines all randomness: chain c uses
+	// rand.New(rand.NewPCG(Seed, uint64(c))), so the draws for a seed do not
+	// depend on GOMAXPROCS or scheduling.
+	Seed uint64
+	// Init holds the starting points in the sampling space: one per chain,
+	// or a single one for all chains. If empty, a Target that implements
+	// Starter chooses them; otherwise each coordinate of chain c's start is
+	// drawn uniformly in (−2, 2) from chain c's random stream (Stan's rule).
+	Init [][]float64
+	// Progress, if non-nil, is called by each chain's goroutine after each
+	// iteration with the chain index, the number of iterations done (warm-up
+	// included) and the total Warmup + Draws·Thin. It is called
+	// concurrently from all chains and must be cheap (an atomic store).
+	Progress func(chain, iter, total int)
+	// RecordTimes records in Result.Times the wall-clock offset of each draw
+	// from the start of Run.
+	RecordTimes bool
+}
+
+// resolve returns a copy of s with defaults applied, or an error.
+func (s *Settings) resolve() (Settings, error) {
+	var r Settings
+	if s != nil {
+		r = *s
+	}
+	if r.Driver < None || r.Driver > STT {
+		return r, fmt.Errorf("tempering: unknown driver %d", int(r.Driver))
+	}
+	if r.Swap < Sweep || r.Swap > DEO {
+		return r, fmt.Errorf("tempering: unknown swap schedule %d", int(r.Swap))
+	}
+	if r.Kernel == nil {
+		r.Kernel = MH{}
+	}
+	switch {
+	case r.Chains < 0:
+		return r, fmt.Errorf("tempering: number of chains must be ≥ 0, got %d", r.Chains)
+	case r.Warmup < 0:
+		return r, fmt.Errorf("tempering: number of warm-up iterations must be ≥ 0, got %d", r.Warmup)
+	case r.Draws < 0:
+		return r, fmt.Errorf("tempering: number of draws must be ≥ 0, got %d", r.Draws)
+	case r.Thin < 0:
+		return r, fmt.Errorf("tempering: thinning must be ≥ 0, got %d", r.Thin)
+	case r.Levels < 0:
+		return r, fmt.Errorf("tempering: number of levels M must be ≥ 1, got %d", r.Levels)
+	}
+	if r.Chains == 0 {
+		r.Chains = 3
+	}
+	if r.Draws == 0 {
+		r.Draws = 1000
+	}
+	if r.Thin == 0 {
+		r.Thin = 1
+	}
+	if len(r.Betas) > 0 {
+		if err := checkBetas(r.Betas); err != nil {
+			return r, err
+		}
+		r.Betas = append([]float64(nil), r.Betas...)
+	} else {
+		if r.Levels == 0 {
+			r.Levels = 6
+		}
+		if r.BetaMin == 0 {
+			r.BetaMin = 1.0 / 8
+		}
+		b, err := Ladder(r.Levels, r.BetaMin)
+		if err != nil {
+			return r, err
+		}
+		r.Betas = b
+	}
+	r.Levels = len(r.Betas) - 1
+	r.BetaMin = r.Betas[r.Levels]
+	if r.Driver == None {
+		r.Betas = []float64{1}
+	}
+	return r, nil
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	// Draws[c][s] is draw s (len Dim, in the sampling space) of chain c at
+	// level 0. Each chain's draws share one contiguous backing array. After
+	// an interruption chains may hold different numbers of draws.
+	Draws [][][]float64
+	// Times[c][s] is the wall-clock offset of Draws[c][s] from the start of
+	// Run (only with Settings.RecordTimes; not reproducible).
+	Times [][]time.Duration
+	// Stats merges the counters of all chains; ChainStats holds each
+	// chain's.
+	Stats      Stats
+	ChainStats []Stats
+	// ChainTimes is the wall-clock time each chain's goroutine spent
+	// (construction, warm-up and sampling; not reproducible).
+	ChainTimes []time.Duration
+	// Interrupted reports that the context was cancelled before all draws
+	// were made; Draws then holds the draws made so far.
+	Interrupted bool
+	// Betas is the ladder used (just [1] for None) and SubsetSizes the
+	// number of observations each level conditions on.
+	Betas       []float64
+	SubsetSizes []int
+}
+
+// chainRand returns chain c's random stream for seed.
+func chainRand(seed uint64, c int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(c)))
+}
+
+// Run samples the posterior of t with s's driver and kernel in s.Chains
+// parallel chains, each on its own clone of t and its own random stream, and
+// returns the draws at level 0. s may be nil (defaults). If ctx is
+// cancelled, Run stops every chain after its current iteration and returns
+// the draws made so far with Result.Interrupted set and a nil error. An error
+// is returned for invalid settings or starting points, or a failed Clone.
+// The per-chain clones of t that implement io.Closer are closed before Run
+// returns.
+func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
+	cfg, err := s.resolve()
+	if err != nil {
+		return nil, err
+	}
+	dim := t.Dim()
+	if dim < 1 {
+		return nil, fmt.Errorf("tempering: target dimension must be ≥ 1, got %d", dim)
+	}
+	C := cfg.Chains
+	switch len(cfg.Init) {
+	case 0, 1, C:
+	default:
+		return nil, fmt.Errorf("tempering: %d starting points for %d chains", len(cfg.Init), C)
+	}
+	for i, u := range cfg.Init {
+		if len(u) != dim {
+			return nil, fmt.Errorf("tempering: starting point %d has length %d, target dimension is %d", i, len(u), dim)
+		}
+	}
+	targets := make([]Target, C)
+	// Clones hold workspaces (device memory, for a GPU backend): release
+	// those that can be released once the chains are done.
+	defer func() {
+		for _, tc := range targets {
+			if cl, ok := tc.(io.Closer); ok {
+				cl.Close()
+			}
+		}
+	}()
+	for c := range targets {
+		if targets[c], err = t.Clone(); err != nil {
+			return nil, fmt.Errorf("tempering: cloning target for chain %d: %w", c, err)
+		}
+	}
+
+	res := &Result{
+		Draws:      make([][][]float64, C),
+		ChainStats: make([]Stats, C),
+		ChainTimes: make([]time.Duration, C),
+	}
+	if cfg.RecordTimes {
+		res.Times = make([][]time.Duration, C)
+	}
+	errs := make([]error, C)
+	interrupted := make([]bool, C)
+	done := ctx.Done()
+	total := cfg.Warmup + cfg.Draws*cfg.Thin
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range C {
+		wg.Go(func() {
+			t0 := time.Now()
+			defer func() { res.ChainTimes[c] = time.Since(t0) }()
+			rng := chainRand(cfg.Seed, c)
+			u := make([]float64, dim)
+			switch {
+			case len(cfg.Init) == 1:
+				copy(u, cfg.Init[0])
+			case len(cfg.Init) == C:
+				copy(u, cfg.Init[c])
+			default:
+				if st, ok := targets[c].(Starter); ok {
+					st.Start(c, C, u)
+				} else {
+					for i := range u {
+						u[i] = 4*rng.Float64() - 2
+					}
+				}
+			}
+			ch, err := newChain(targets[c], &cfg, rng, u)
+			if err != nil {
+				errs[c] = fmt.Errorf("%w (chain %d)", err, c)
+				return
+			}
+			flat := make([]float64, cfg.Draws*dim)
+			draws := make([][]float64, cfg.Draws)
+			for i := range draws {
+				draws[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+			}
+			var times []time.Duration
+			if cfg.RecordTimes {
+				times = make([]time.Duration, cfg.Draws)
+			}
+			n := 0
+			if cfg.Warmup == 0 {
+				ch.EndWarmup()
+			}
+		loop:
+			for it := 1; it <= total; it++ {
+				select {
+				case <-done:
+					interrupted[c] = true
+					break loop
+				default:
+				}
+				ch.Step()
+				if it == cfg.Warmup {
+					ch.EndWarmup()
+				}
+				if it > cfg.Warmup && (it-cfg.Warmup)%cfg.Thin == 0 {
+					copy(draws[n], ch.Position())
+					if times != nil {
+						times[n] = time.Since(start)
+					}
+					n++
+				}
+				if cfg.Progress != nil {
+					cfg.Progress(c, it, total)
+				}
+			}
+			res.Draws[c] = draws[:n]
+			if times != nil {
+				res.Times[c] = times[:n]
+			}
+			res.ChainStats[c] = ch.stats.Clone()
+			if c == 0 {
+				res.Betas = append([]float64(nil), ch.betas...)
+				res.SubsetSizes = append([]int(nil), ch.sizes...)
+			}
+		})
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	for c := range C {
+		res.Stats.Merge(&res.ChainStats[c])
+		res.Interrupted = res.Interrupted || interrupted[c]
+	}
+	return res, nil
+}

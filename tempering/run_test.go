@@ -1,0 +1,387 @@
+package tempering
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+var allDrivers = []Driver{None, PT, TT, SPT, STT}
+
+// TestGOMAXPROCSInvariance: the same seed gives identical draws and counters
+// at GOMAXPROCS = 1 and 2.
+func TestGOMAXPROCSInvariance(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5}} {
+		for _, d := range allDrivers {
+			s := &Settings{Driver: d, Kernel: k, Swap: DEO, Chains: 3, Warmup: 50, Draws: 200, Thin: 2, Seed: 42}
+			runtime.GOMAXPROCS(1)
+			r1, err := Run(context.Background(), tg, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.GOMAXPROCS(2)
+			r2, err := Run(context.Background(), tg, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(r1.Draws, r2.Draws) {
+				t.Errorf("%T/%v: draws differ between GOMAXPROCS 1 and 2", k, d)
+			}
+			if !reflect.DeepEqual(r1.Stats, r2.Stats) {
+				t.Errorf("%T/%v: stats differ between GOMAXPROCS 1 and 2", k, d)
+			}
+			if reflect.DeepEqual(r1.Draws[0], r1.Draws[1]) {
+				t.Errorf("%T/%v: chains 0 and 1 are identical", k, d)
+			}
+		}
+	}
+}
+
+// TestNoAllocs: once built, no driver allocates per iteration.
+func TestNoAllocs(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5, Adapt: true, Jitter: 0.1}} {
+		for _, d := range allDrivers {
+			for _, sched := range []SwapSchedule{Sweep, DEO} {
+				c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Swap: sched}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 50 {
+					c.Step()
+				}
+				if a := testing.AllocsPerRun(100, c.Step); a != 0 {
+					t.Errorf("%T/%v/%v: %v allocations per warm-up iteration", k, d, sched, a)
+				}
+				c.EndWarmup()
+				if a := testing.AllocsPerRun(100, c.Step); a != 0 {
+					t.Errorf("%T/%v/%v: %v allocations per iteration", k, d, sched, a)
+				}
+			}
+		}
+	}
+}
+
+// TestEvalCounts checks the evaluation counts per level against what each
+// driver must evaluate, iteration by iteration.
+func TestEvalCounts(t *testing.T) {
+	tg := newMVNTarget(40, 2, 1)
+	const M, iters, L = 4, 100, 3
+	betas, _ := Ladder(M, 1.0/8)
+	sizes := SubsetSizes(betas, 40)
+	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: L}} {
+		for _, d := range allDrivers {
+			c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Levels: M}, rand.New(rand.NewPCG(3, 4)), []float64{1, -0.5, 0.3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			init := c.Stats().Clone()
+			for range iters {
+				c.Step()
+			}
+			st := c.Stats()
+			_, hmc := k.(HMC)
+			perTrans := int64(1) // evaluations per transition
+			if hmc {
+				perTrans = L
+			}
+			for m, ls := range st.Levels {
+				ev := ls.Evals - init.Levels[m].Evals
+				evg := ls.EvalsGrad - init.Levels[m].EvalsGrad
+				trans := ls.Transitions
+				var wantTrans int64
+				switch {
+				case d == None || d == PT || d == SPT:
+					wantTrans = iters
+				case m == 0:
+					wantTrans = 0
+				default:
+					wantTrans = 2 * iters
+				}
+				if trans != wantTrans {
+					t.Errorf("%T/%v level %d: %d transitions, want %d", k, d, m, trans, wantTrans)
+				}
+				// Evaluations made by the kernels themselves.
+				kernelEvals := wantTrans * perTrans
+				var extra int64 // evaluations made by the driver
+				switch d {
+				case SPT:
+					// Each swap (sweep: all M pairs each iteration) evaluates
+					// one likelihood at each of its two levels.
+					pairs := int64(0)
+					if m > 0 {
+						pairs++
+					}
+					if m < M {
+						pairs++
+					}
+					extra = pairs * iters
+				case STT:
+					// One evaluation on the way up (m ≥ 1) and one on the way
+					// down (m ≤ M−1) per iteration.
+					if m > 0 {
+						extra += iters
+					}
+					if m < M {
+						extra += iters
+					}
+				}
+				got := ev + evg
+				if hmc && d == SPT {
+					// States swapped in arrive without a gradient: HMC
+					// evaluates it once before its trajectory.
+					got -= evg - kernelEvals
+					if evg < kernelEvals {
+						t.Errorf("%T/%v level %d: %d gradient evaluations, fewer than %d", k, d, m, evg, kernelEvals)
+					}
+				}
+				if got != kernelEvals+extra {
+					t.Errorf("%T/%v level %d: %d+%d evaluations, want %d", k, d, m, ev, evg, kernelEvals+extra)
+				}
+				wantSize := 40
+				if d.subsampled() {
+					wantSize = sizes[m]
+				}
+				if ls.SubsetSize != wantSize {
+					t.Errorf("%T/%v level %d: subset size %d, want %d", k, d, m, ls.SubsetSize, wantSize)
+				}
+			}
+			if d.swaps() {
+				for m := 1; m <= M; m++ {
+					if st.SwapProposed[m-1] != iters {
+						t.Errorf("%T/%v: %d swaps offered between %d and %d, want %d", k, d, st.SwapProposed[m-1], m-1, m, iters)
+					}
+				}
+			}
+			if (d == TT || d == STT) && st.TTProposed != iters {
+				t.Errorf("%T/%v: %d TT proposals, want %d", k, d, st.TTProposed, iters)
+			}
+		}
+	}
+}
+
+// TestSubsets: SPT and STT subsets are nested, of the right sizes, without
+// repeats; SPT keeps them, STT redraws them.
+func TestSubsets(t *testing.T) {
+	tg := newMVNTarget(50, 2, 1)
+	for _, d := range []Driver{SPT, STT} {
+		c, err := NewChain(tg, &Settings{Driver: d}, rand.New(rand.NewPCG(5, 6)), []float64{1, -0.5, 0.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func() []map[int]bool {
+			sets := make([]map[int]bool, len(c.dens))
+			for m := range c.dens {
+				sub := c.dens[m].Subset()
+				if m == 0 {
+					if sub != nil {
+						t.Fatalf("%v: level 0 subset is not all data", d)
+					}
+					continue
+				}
+				sets[m] = map[int]bool{}
+				for _, i := range sub {
+					if sets[m][i] {
+						t.Fatalf("%v: index %d repeated at level %d", d, i, m)
+					}
+					sets[m][i] = true
+					if m > 1 && !sets[m-1][i] {
+						t.Fatalf("%v: X_%d is not a subset of X_%d", d, m, m-1)
+					}
+				}
+				if len(sub) != c.sizes[m] {
+					t.Fatalf("%v: |X_%d| = %d, want %d", d, m, len(sub), c.sizes[m])
+				}
+			}
+			return sets
+		}
+		before := check()
+		c.Step()
+		after := check()
+		same := reflect.DeepEqual(before, after)
+		if d == SPT && !same {
+			t.Errorf("SPT subsets changed between iterations")
+		}
+		if d == STT && same {
+			t.Errorf("STT subsets were not redrawn")
+		}
+	}
+	if got, want := SubsetSizes([]float64{1, 0.5, 0.01}, 50), []int{50, 25, 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SubsetSizes = %v, want %v", got, want)
+	}
+}
+
+// failTarget returns an error where u[0] > 1 and NaN where u[0] < −1, and
+// is a standard normal otherwise.
+type failTarget struct{}
+
+func (failTarget) Dim() int    { return 1 }
+func (failTarget) NumObs() int { return 10 }
+func (failTarget) LogPrior(u, grad []float64) float64 {
+	if grad != nil {
+		grad[0] = 0
+	}
+	return 0
+}
+func (failTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
+	if u[0] > 1 {
+		return 0, errors.New("not positive definite")
+	}
+	if u[0] < -1 {
+		return math.NaN(), nil
+	}
+	if grad != nil {
+		grad[0] = -u[0]
+	}
+	return -0.5 * u[0] * u[0], nil
+}
+func (f failTarget) Clone() (Target, error) { return f, nil }
+
+// TestFailedEvaluations: errors and NaN reject the proposal, are counted,
+// and no draw leaves the region where the density is defined.
+func TestFailedEvaluations(t *testing.T) {
+	for _, k := range []Kernel{MH{Sigma: 0.5}, HMC{StepSize: 0.2, Steps: 5}} {
+		for _, d := range allDrivers {
+			res, err := Run(context.Background(), failTarget{}, &Settings{Driver: d, Kernel: k, Draws: 500, Init: [][]float64{{0}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed, invalid int64
+			for _, l := range res.Stats.Levels {
+				failed += l.Failed
+				invalid += l.Invalid
+			}
+			if failed == 0 || invalid == 0 {
+				t.Errorf("%T/%v: %d failed and %d invalid evaluations counted, want both > 0", k, d, failed, invalid)
+			}
+			for _, ch := range res.Draws {
+				for _, u := range ch {
+					if !(u[0] >= -1 && u[0] <= 1) {
+						t.Fatalf("%T/%v: draw %v outside the domain", k, d, u)
+					}
+				}
+			}
+		}
+	}
+	if _, err := Run(context.Background(), failTarget{}, &Settings{Init: [][]float64{{2}}}); err == nil || !strings.Contains(err.Error(), "−∞") {
+		t.Errorf("start in the failing region: got error %v", err)
+	}
+}
+
+// TestCancel: cancelling returns the draws made so far, flagged.
+func TestCancel(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	res, err := Run(ctx, tg, &Settings{Driver: PT, Draws: 100000, RecordTimes: true, Progress: func(c, it, total int) {
+		if calls.Add(1) == 300 {
+			cancel()
+		}
+		if total != 100000 {
+			t.Errorf("progress total %d", total)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted {
+		t.Fatal("not flagged as interrupted")
+	}
+	total := 0
+	for c, d := range res.Draws {
+		total += len(d)
+		if len(d) >= 100000 || len(res.Times[c]) != len(d) {
+			t.Errorf("chain %d: %d draws, %d times", c, len(d), len(res.Times[c]))
+		}
+		if res.ChainTimes[c] <= 0 {
+			t.Errorf("chain %d: no compute time", c)
+		}
+		for i := 1; i < len(d); i++ {
+			if res.Times[c][i] < res.Times[c][i-1] {
+				t.Fatalf("chain %d: times decrease", c)
+			}
+		}
+	}
+	if total == 0 {
+		t.Error("no draws before the interruption")
+	}
+	full, err := Run(context.Background(), tg, &Settings{Draws: 10})
+	if err != nil || full.Interrupted || len(full.Draws) != 3 || len(full.Draws[2]) != 10 {
+		t.Errorf("uninterrupted run: %v, %+v", err, full)
+	}
+}
+
+// TestSettingsValidation: invalid settings give errors.
+func TestSettingsValidation(t *testing.T) {
+	tg := newMVNTarget(10, 2, 1)
+	for _, s := range []Settings{
+		{Chains: -1}, {Warmup: -1}, {Draws: -2}, {Thin: -1}, {Levels: -1},
+		{Driver: PT, BetaMin: 1.5}, {Driver: PT, BetaMin: -0.1},
+		{Betas: []float64{0.9, 0.5}}, {Betas: []float64{1, 0.5, 0.7}}, {Betas: []float64{1}}, {Betas: []float64{1, 0}},
+		{Driver: Driver(9)}, {Swap: SwapSchedule(5)},
+		{Kernel: MH{Sigma: -1}}, {Kernel: HMC{Steps: -1}}, {Kernel: HMC{StepSize: -0.1}}, {Kernel: HMC{Jitter: 1}},
+		{Kernel: HMC{TargetAccept: 1.5}},
+		{Init: [][]float64{{0, 0}}}, {Init: [][]float64{{0, 0, 0}, {0, 0, 0}}},
+	} {
+		if _, err := Run(context.Background(), tg, &s); err == nil {
+			t.Errorf("settings %+v: no error", s)
+		} else if !strings.HasPrefix(err.Error(), "tempering: ") {
+			t.Errorf("error %q lacks the package prefix", err)
+		}
+	}
+	for _, s := range []string{"none", "PT", "tt", "spt", "STT"} {
+		d, err := ParseDriver(s)
+		if err != nil || !strings.EqualFold(d.String(), s) {
+			t.Errorf("ParseDriver(%q) = %v, %v", s, d, err)
+		}
+	}
+	if _, err := ParseDriver("xx"); err == nil {
+		t.Error("ParseDriver accepted xx")
+	}
+	if s, err := ParseSwapSchedule("DEO"); err != nil || s != DEO {
+		t.Errorf("ParseSwapSchedule(DEO) = %v, %v", s, err)
+	}
+	b, err := Ladder(6, 1.0/8)
+	if err != nil || len(b) != 7 || b[0] != 1 || b[6] != 1.0/8 || math.Abs(b[2]-0.5) > 1e-15 {
+		t.Errorf("Ladder(6, 1/8) = %v, %v", b, err)
+	}
+}
+
+// TestAdaptation: dual averaging moves a poor step size towards the target
+// acceptance during warm-up and freezes it afterwards.
+func TestAdaptation(t *testing.T) {
+	tg := newMVNTarget(30, 2, 1)
+	c, err := NewChain(tg, &Settings{Kernel: HMC{StepSize: 0.001, Steps: 5, Adapt: true}}, rand.New(rand.NewPCG(1, 1)), []float64{1, -0.5, 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		c.Step()
+	}
+	c.EndWarmup()
+	var infoEps float64
+	l := c.kern[0].(*hmcLevel)
+	eps := l.eps
+	for range 2000 {
+		c.Step()
+	}
+	if l.eps != eps {
+		t.Errorf("step size changed after warm-up: %v → %v", eps, l.eps)
+	}
+	infoEps = eps
+	ls := c.Stats().Levels[0]
+	rate := float64(ls.Accepted) / float64(ls.Transitions)
+	t.Logf("adapted ε = %.4f, overall acceptance %.2f", infoEps, rate)
+	if eps < 0.01 || rate < 0.6 || rate > 0.95 {
+		t.Errorf("adapted ε = %v, acceptance %v: not adapted towards 0.8", eps, rate)
+	}
+}

@@ -1,0 +1,129 @@
+package tempering
+
+// LevelStats counts what a chain did at one level of the ladder. Every
+// evaluation the code performs is counted at the level whose density it
+// evaluates, so that a cost model Σ_m (Evals_m·c(N_m) + EvalsGrad_m·c'(N_m))
+// matches the work done.
+type LevelStats struct {
+	// Beta is the level's nominal inverse temperature β_m.
+	Beta float64
+	// SubsetSize is the number of observations N_m the level's
+	// log-likelihood evaluations condition on (N for PT and TT).
+	SubsetSize int
+	// Evals counts log-likelihood evaluations without gradient.
+	Evals int64
+	// EvalsGrad counts log-likelihood evaluations with gradient.
+	EvalsGrad int64
+	// PriorEvals counts log-prior evaluations (with or without gradient).
+	PriorEvals int64
+	// Transitions counts inner-kernel transitions at the level.
+	Transitions int64
+	// Accepted counts accepted inner-kernel proposals.
+	Accepted int64
+	// Failed counts log-likelihood evaluations that returned an error
+	// (for example a kernel matrix that is not positive definite).
+	Failed int64
+	// Invalid counts evaluations that gave NaN or +∞ (log prior,
+	// log-likelihood or gradient), treated as −∞.
+	Invalid int64
+	// Divergent counts divergent HMC trajectories.
+	Divergent int64
+}
+
+// Add adds o's counts to s (Beta and SubsetSize are taken from o when s has
+// none).
+func (s *LevelStats) Add(o *LevelStats) {
+	if s.SubsetSize == 0 {
+		s.Beta, s.SubsetSize = o.Beta, o.SubsetSize
+	}
+	s.Evals += o.Evals
+	s.EvalsGrad += o.EvalsGrad
+	s.PriorEvals += o.PriorEvals
+	s.Transitions += o.Transitions
+	s.Accepted += o.Accepted
+	s.Failed += o.Failed
+	s.Invalid += o.Invalid
+	s.Divergent += o.Divergent
+}
+
+// AcceptRate returns Accepted/Transitions (0 with no transitions).
+func (s *LevelStats) AcceptRate() float64 { return ratio(s.Accepted, s.Transitions) }
+
+// Stats holds the counters of one chain, or of several merged with Merge.
+// They cover all iterations, warm-up included.
+type Stats struct {
+	// Levels holds one entry per level m = 0..M (one for the None driver).
+	Levels []LevelStats
+	// SwapProposed[m-1] and SwapAccepted[m-1] count swaps offered and
+	// accepted between levels m−1 and m (PT, SPT).
+	SwapProposed, SwapAccepted []int64
+	// TTProposed and TTAccepted count tempered-transition proposals and
+	// acceptances (TT, STT).
+	TTProposed, TTAccepted int64
+	// TTAborted counts tempered transitions rejected early because an
+	// evaluation on the path failed (included in TTProposed).
+	TTAborted int64
+	// RoundTrips counts completed round trips of replicas from the bottom
+	// level to the top level and back (PT, SPT).
+	RoundTrips int64
+	// WarmupIterations and Iterations count driver iterations during and
+	// after warm-up.
+	WarmupIterations, Iterations int64
+}
+
+// newStats returns Stats for levels levels.
+func newStats(levels int) Stats {
+	return Stats{
+		Levels:       make([]LevelStats, levels),
+		SwapProposed: make([]int64, levels-1),
+		SwapAccepted: make([]int64, levels-1),
+	}
+}
+
+// Clone returns a deep copy of s.
+func (s *Stats) Clone() Stats {
+	c := *s
+	c.Levels = append([]LevelStats(nil), s.Levels...)
+	c.SwapProposed = append([]int64(nil), s.SwapProposed...)
+	c.SwapAccepted = append([]int64(nil), s.SwapAccepted...)
+	return c
+}
+
+// Merge adds o's counts to s. If s is empty it takes o's shape; otherwise
+// both must have the same number of levels, or Merge panics.
+func (s *Stats) Merge(o *Stats) {
+	if s.Levels == nil && s.SwapProposed == nil {
+		*s = o.Clone()
+		return
+	}
+	if len(s.Levels) != len(o.Levels) || len(s.SwapProposed) != len(o.SwapProposed) {
+		panic("tempering: merging Stats of different ladders")
+	}
+	for i := range s.Levels {
+		s.Levels[i].Add(&o.Levels[i])
+	}
+	for i := range s.SwapProposed {
+		s.SwapProposed[i] += o.SwapProposed[i]
+		s.SwapAccepted[i] += o.SwapAccepted[i]
+	}
+	s.TTProposed += o.TTProposed
+	s.TTAccepted += o.TTAccepted
+	s.TTAborted += o.TTAborted
+	s.RoundTrips += o.RoundTrips
+	s.WarmupIterations += o.WarmupIterations
+	s.Iterations += o.Iterations
+}
+
+// SwapRate returns the acceptance rate of swaps between levels m−1 and m
+// (1 ≤ m ≤ M; 0 if none were offered).
+func (s *Stats) SwapRate(m int) float64 { return ratio(s.SwapAccepted[m-1], s.SwapProposed[m-1]) }
+
+// TTRate returns the acceptance rate of tempered transitions.
+func (s *Stats) TTRate() float64 { return ratio(s.TTAccepted, s.TTProposed) }
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
