@@ -1,0 +1,207 @@
+package gp
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// CSVOptions configures ReadCSV. The zero value reads the last column as
+// the target and every other column as an input.
+type CSVOptions struct {
+	// Target is the name of the target column in the header; "" means the
+	// last column.
+	Target string
+}
+
+// ReadCSVFile opens the file at path and reads it with ReadCSV.
+func ReadCSVFile(path string, opt CSVOptions) (*Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("gp: %w", err)
+	}
+	defer f.Close()
+	return ReadCSV(f, path, opt)
+}
+
+// ReadCSV reads a regression dataset from comma-separated values: a header
+// row of distinct, non-empty column names, then one row per observation,
+// every cell a finite number (surrounding spaces are ignored, blank lines
+// skipped). One column is the target (opt.Target, or the last); the others
+// are the inputs, in file order.
+//
+// name is used in error messages, which name the file, the line and the
+// column: an empty file, a header without data, fewer than 2 data rows,
+// ragged rows, cells that are not numbers, NaN or Inf cells, duplicate or
+// empty column names, an unknown target name, and a constant target are
+// all errors.
+func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
+	header, rows, lines, err := readTable(r, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(header) < 2 {
+		return nil, fmt.Errorf("gp: %s:1: header has %d column; need at least one input column and a target column", name, len(header))
+	}
+	tc := len(header) - 1
+	if opt.Target != "" {
+		tc = -1
+		for j, h := range header {
+			if h == opt.Target {
+				tc = j
+			}
+		}
+		if tc < 0 {
+			return nil, fmt.Errorf("gp: %s:1: no column named %q for the target (columns: %s)", name, opt.Target, strings.Join(header, ", "))
+		}
+	}
+	n, d := len(rows), len(header)-1
+	data := &Data{N: n, D: d, X: make([]float64, 0, n*d), Y: make([]float64, n), Target: header[tc]}
+	for j, h := range header {
+		if j != tc {
+			data.Names = append(data.Names, h)
+		}
+	}
+	for i, row := range rows {
+		for j, v := range row {
+			if j == tc {
+				data.Y[i] = v
+			} else {
+				data.X = append(data.X, v)
+			}
+		}
+	}
+	constant := true
+	for _, v := range data.Y[1:] {
+		if v != data.Y[0] {
+			constant = false
+			break
+		}
+	}
+	if constant {
+		return nil, fmt.Errorf("gp: %s:%d-%d: column %d (%q): the target is constant (every value is %v)", name, lines[0], lines[n-1], tc+1, header[tc], data.Y[0])
+	}
+	return data, nil
+}
+
+// readTable reads a header row and at least 2 rows of finite numbers, all
+// of the header's width, and returns them with the line number of each
+// data row.
+func readTable(r io.Reader, name string) (header []string, rows [][]float64, lines []int, err error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = false
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, nil, fmt.Errorf("gp: %s: empty file: want a header row and at least 2 data rows", name)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("gp: %s: %w", name, err)
+	}
+	seen := map[string]int{}
+	for j, h := range rec {
+		h = strings.TrimSpace(h)
+		rec[j] = h
+		if h == "" {
+			return nil, nil, nil, fmt.Errorf("gp: %s:1: column %d: empty column name", name, j+1)
+		}
+		if k, dup := seen[h]; dup {
+			return nil, nil, nil, fmt.Errorf("gp: %s:1: column %d: duplicate column name %q (also column %d)", name, j+1, h, k+1)
+		}
+		seen[h] = j
+	}
+	header = rec
+	hline, _ := cr.FieldPos(0)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
+			}
+			return nil, nil, nil, fmt.Errorf("gp: %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, nil, nil, fmt.Errorf("gp: %s:%d: row has %d fields, the header (line %d) has %d", name, line, len(rec), hline, len(header))
+		}
+		row := make([]float64, len(rec))
+		for j, s := range rec {
+			s = strings.TrimSpace(s)
+			if s == "" {
+				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%q): empty cell", name, line, j+1, header[j])
+			}
+			v, perr := strconv.ParseFloat(s, 64)
+			if perr != nil && !errors.Is(perr, strconv.ErrRange) {
+				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%q): %q is not a number", name, line, j+1, header[j], s)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%q): %q is not finite", name, line, j+1, header[j], s)
+			}
+			row[j] = v
+		}
+		rows = append(rows, row)
+		lines = append(lines, line)
+	}
+	if len(rows) < 2 {
+		return nil, nil, nil, fmt.Errorf("gp: %s: %d data rows after the header; need at least 2", name, len(rows))
+	}
+	return header, rows, lines, nil
+}
+
+// WriteCSVFile writes d to the file at path (created or truncated) with
+// WriteCSV.
+func WriteCSVFile(path string, d *Data) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("gp: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("gp: %w", cerr)
+		}
+	}()
+	return WriteCSV(f, d)
+}
+
+// WriteCSV writes d as comma-separated values that ReadCSV reads back
+// exactly: a header of the input names (x1, x2, … if unnamed) and the
+// target name (y if unnamed), then one row per observation, numbers in the
+// shortest form that round-trips.
+func WriteCSV(w io.Writer, d *Data) error {
+	if err := d.Check(); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	rec := make([]string, d.D+1)
+	for j := 0; j < d.D; j++ {
+		rec[j] = d.InputName(j)
+	}
+	rec[d.D] = d.TargetName()
+	if err := cw.Write(rec); err != nil {
+		return fmt.Errorf("gp: write csv: %w", err)
+	}
+	for i := 0; i < d.N; i++ {
+		for j := 0; j < d.D; j++ {
+			rec[j] = strconv.FormatFloat(d.X[i*d.D+j], 'g', -1, 64)
+		}
+		rec[d.D] = strconv.FormatFloat(d.Y[i], 'g', -1, 64)
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("gp: write csv: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("gp: write csv: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/subtemper/subtemper/linalg"
+)
+
+// ErrNotPositiveDefinite is wrapped by LogLik's error when the kernel matrix
+// is not positive definite in floating point. It is linalg's sentinel.
+var ErrNotPositiveDefinite = linalg.ErrNotPositiveDefinite
+
+// Options configures a Model. The zero value is the paper's setting.
+type Options struct {
+	// Prior on θ; the zero value is the paper's prior.
+	Prior Prior
+	// Jitter is a constant added to the diagonal of every kernel matrix on
+	// top of σn² (it does not enter the gradient). 0, the default, adds
+	// nothing: a kernel matrix that is not positive definite is then an
+	// error. It must be ≥ 0 and finite.
+	Jitter float64
+}
+
+// Model is GP regression on a dataset, evaluated through a linalg backend.
+// A Model holds a backend handle with workspaces and is not safe for
+// concurrent use; Clone gives another one over the same data.
+type Model struct {
+	be     linalg.Backend
+	data   *Data
+	prior  Prior
+	jitter float64
+	h      linalg.GP
+}
+
+// New returns a Model of data on the backend be (nil: linalg.Default()).
+// The data are uploaded to the backend and shared read-only.
+func New(be linalg.Backend, data *Data, opt Options) (*Model, error) {
+	if err := data.Check(); err != nil {
+		return nil, err
+	}
+	pr, err := opt.Prior.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if !(opt.Jitter >= 0) || math.IsInf(opt.Jitter, 0) {
+		return nil, fmt.Errorf("gp: jitter %v, want ≥ 0 and finite", opt.Jitter)
+	}
+	if be == nil {
+		be = linalg.Default()
+	}
+	m := &Model{be: be, data: data, prior: pr, jitter: opt.Jitter}
+	if err := m.open(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Model) open() error {
+	h, err := m.be.NewGP(m.data.X, m.data.N, m.data.D, m.data.Y)
+	if err != nil {
+		return fmt.Errorf("gp: uploading %d×%d data to backend %s: %w", m.data.N, m.data.D, m.be.Name(), err)
+	}
+	h.SetJitter(m.jitter)
+	m.h = h
+	return nil
+}
+
+// Clone returns an independent Model over the same (read-only) data, with
+// its own backend handle and workspaces, for use by another goroutine.
+func (m *Model) Clone() (*Model, error) {
+	c := &Model{be: m.be, data: m.data, prior: m.prior, jitter: m.jitter}
+	if err := c.open(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close releases the backend handle. The Model cannot be used afterwards.
+func (m *Model) Close() error {
+	if m.h == nil {
+		return nil
+	}
+	err := m.h.Close()
+	m.h = nil
+	return err
+}
+
+// Dim returns the number of parameters, D+2.
+func (m *Model) Dim() int { return m.data.D + 2 }
+
+// NumObs returns the number of observations N.
+func (m *Model) NumObs() int { return m.data.N }
+
+// Data returns the model's dataset (read-only).
+func (m *Model) Data() *Data { return m.data }
+
+// Prior returns the prior, with defaults filled in.
+func (m *Model) Prior() Prior { return m.prior }
+
+// Jitter returns the constant added to the kernel diagonal (0 unless set
+// in Options).
+func (m *Model) Jitter() float64 { return m.jitter }
+
+// Backend returns the name of the backend the model evaluates on.
+func (m *Model) Backend() string { return m.be.Name() }
+
+// PriorMean returns θ* = E[θ] under the prior, in natural units.
+func (m *Model) PriorMean() []float64 { return m.prior.Mean(m.data.D) }
+
+// StartPoints returns θ*, θ*/2 and 2θ* in the sampling space u = log θ.
+func (m *Model) StartPoints() [][]float64 { return m.prior.StartPoints(m.data.D) }
+
+// LogPrior returns log p(u) for u = log θ, including the log-Jacobian, and
+// if grad is non-nil (len Dim) overwrites it with the gradient.
+func (m *Model) LogPrior(u, grad []float64) float64 {
+	if len(u) != m.Dim() {
+		if grad != nil {
+			clear(grad)
+		}
+		return math.Inf(-1)
+	}
+	return m.prior.LogDensity(u, grad)
+}
+
+// LogLik returns log N(y_S | 0, K_SS + (σn²+jitter)·I) for the
+// observations in subset (nil: all) at u = log θ and, if grad is non-nil
+// (len Dim), overwrites grad with its gradient with respect to u.
+//
+// On failure it returns −Inf, a zero gradient and an error: one wrapping
+// ErrNotPositiveDefinite when the kernel matrix is not positive definite
+// in floating point (samplers count it and reject the proposal), another
+// for malformed arguments. It never returns NaN.
+func (m *Model) LogLik(subset []int, u, grad []float64) (float64, error) {
+	if len(u) != m.Dim() || (grad != nil && len(grad) != m.Dim()) {
+		return m.fail(grad, fmt.Errorf("gp: log-likelihood: len(u) = %d, len(grad) = %d, want %d", len(u), len(grad), m.Dim()))
+	}
+	if m.h == nil {
+		return m.fail(grad, errors.New("gp: log-likelihood: model is closed"))
+	}
+	ll, err := m.h.LogLik(subset, u, grad)
+	if err != nil {
+		n := len(subset)
+		if subset == nil {
+			n = m.data.N
+		}
+		if errors.Is(err, linalg.ErrNotPositiveDefinite) {
+			return m.fail(grad, fmt.Errorf("gp: log-likelihood of %d observations at θ = %.4g (jitter %g): kernel matrix not positive definite: %w", n, Theta(nil, u), m.jitter, err))
+		}
+		return m.fail(grad, fmt.Errorf("gp: log-likelihood of %d observations at u = %.4g: %w", n, u, err))
+	}
+	if math.IsNaN(ll) || math.IsInf(ll, 0) {
+		return m.fail(grad, fmt.Errorf("gp: log-likelihood at θ = %.4g is %v: %w", Theta(nil, u), ll, ErrNotPositiveDefinite))
+	}
+	return ll, nil
+}
+
+func (m *Model) fail(grad []float64, err error) (float64, error) {
+	if grad != nil {
+		clear(grad)
+	}
+	return math.Inf(-1), err
+}

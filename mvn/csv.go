@@ -1,0 +1,266 @@
+package mvn
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReadCSVFile opens the file at path and reads it with ReadCSV.
+func ReadCSVFile(path string) (*Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("mvn: %w", err)
+	}
+	defer f.Close()
+	return ReadCSV(f, path)
+}
+
+// ReadCSV reads observations from comma-separated values: a header row of
+// distinct, non-empty column names (one per dimension), then at least one
+// row of finite numbers per observation (surrounding spaces ignored, blank
+// lines skipped). name is used in error messages, which name the file, the
+// line and the column.
+func ReadCSV(r io.Reader, name string) (*Data, error) {
+	cr := newReader(r)
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("mvn: %s: empty file: want a header row and at least one data row", name)
+	}
+	if err != nil {
+		return nil, csvErr(name, err)
+	}
+	if err := checkHeader(name, header); err != nil {
+		return nil, err
+	}
+	d := len(header)
+	data := &Data{D: d, Names: header}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		row, err := parseRow(name, line, rec, header, d)
+		if err != nil {
+			return nil, err
+		}
+		data.X = append(data.X, row...)
+		data.N++
+	}
+	if data.N == 0 {
+		return nil, fmt.Errorf("mvn: %s: no data rows after the header", name)
+	}
+	return data, nil
+}
+
+// ReadSigmaCSVFile opens the file at path and reads it with ReadSigmaCSV.
+func ReadSigmaCSVFile(path string, d int) (*mat.SymDense, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("mvn: %w", err)
+	}
+	defer f.Close()
+	return ReadSigmaCSV(f, path, d)
+}
+
+// ReadSigmaCSV reads a covariance matrix Σ from comma-separated values: d
+// rows of d finite numbers, optionally preceded by a header row (a first
+// row in which no cell is a number is taken as a header and must have as
+// many cells as the rows). d ≤ 0 means the size is taken from the file. Σ must be
+// symmetric (|Σ_ij − Σ_ji| ≤ 1e-12·max|Σ|; the mean of the two is used)
+// and positive definite. name is used in error messages.
+func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
+	cr := newReader(r)
+	var rows [][]float64
+	var lines []int
+	var header []string
+	for first := true; ; first = false {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if first && noNumbers(rec) {
+			if err := checkHeader(name, rec); err != nil {
+				return nil, err
+			}
+			header = rec
+			continue
+		}
+		width := len(rec)
+		if len(rows) > 0 {
+			width = len(rows[0])
+		} else if header != nil {
+			width = len(header)
+		}
+		row, err := parseRow(name, line, rec, header, width)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+		lines = append(lines, line)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("mvn: %s: empty covariance file: want %d rows of %d numbers", name, max(d, 1), max(d, 1))
+	}
+	n := len(rows[0])
+	if d > 0 && n != d {
+		return nil, fmt.Errorf("mvn: %s:%d: covariance rows have %d columns; the observations have %d dimensions", name, lines[0], n, d)
+	}
+	if len(rows) != n {
+		return nil, fmt.Errorf("mvn: %s: covariance has %d rows of %d columns; want a square matrix", name, len(rows), n)
+	}
+	var big float64
+	for _, row := range rows {
+		for _, v := range row {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	sg := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			a, b := rows[i][j], rows[j][i]
+			if math.Abs(a-b) > 1e-12*big {
+				return nil, fmt.Errorf("mvn: %s:%d: column %d: Σ is not symmetric: Σ[%d,%d] = %v but Σ[%d,%d] = %v (line %d, column %d)", name, lines[i], j+1, i+1, j+1, a, j+1, i+1, b, lines[j], i+1)
+			}
+			sg.SetSym(i, j, 0.5*(a+b))
+		}
+	}
+	for i := 0; i < n; i++ {
+		if !(sg.At(i, i) > 0) {
+			return nil, fmt.Errorf("mvn: %s:%d: column %d: Σ is not positive definite: variance Σ[%d,%d] = %v", name, lines[i], i+1, i+1, i+1, sg.At(i, i))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sg) {
+		return nil, fmt.Errorf("mvn: %s: Σ (%d×%d) is symmetric but not positive definite", name, n, n)
+	}
+	return sg, nil
+}
+
+// WriteCSV writes the observations with a header row (x1, x2, … for
+// unnamed columns), numbers in the shortest form that round-trips.
+func WriteCSV(w io.Writer, d *Data) error {
+	if err := d.Check(); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	rec := make([]string, d.D)
+	for j := range rec {
+		rec[j] = d.ColumnName(j)
+	}
+	if err := cw.Write(rec); err != nil {
+		return fmt.Errorf("mvn: write csv: %w", err)
+	}
+	for i := 0; i < d.N; i++ {
+		for j := range rec {
+			rec[j] = strconv.FormatFloat(d.X[i*d.D+j], 'g', -1, 64)
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("mvn: write csv: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("mvn: write csv: %w", err)
+	}
+	return nil
+}
+
+// WriteCSVFile writes d to the file at path (created or truncated).
+func WriteCSVFile(path string, d *Data) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("mvn: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("mvn: %w", cerr)
+		}
+	}()
+	return WriteCSV(f, d)
+}
+
+func newReader(r io.Reader) *csv.Reader {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	return cr
+}
+
+func csvErr(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("mvn: %s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("mvn: %s: %w", name, err)
+}
+
+func checkHeader(name string, rec []string) error {
+	seen := map[string]int{}
+	for j, h := range rec {
+		h = strings.TrimSpace(h)
+		rec[j] = h
+		if h == "" {
+			return fmt.Errorf("mvn: %s:1: column %d: empty column name", name, j+1)
+		}
+		if k, dup := seen[h]; dup {
+			return fmt.Errorf("mvn: %s:1: column %d: duplicate column name %q (also column %d)", name, j+1, h, k+1)
+		}
+		seen[h] = j
+	}
+	return nil
+}
+
+// noNumbers reports whether no cell of rec parses as a number.
+func noNumbers(rec []string) bool {
+	for _, s := range rec {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil || errors.Is(err, strconv.ErrRange) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseRow parses a row of width finite numbers found at line.
+func parseRow(name string, line int, rec, header []string, width int) ([]float64, error) {
+	if len(rec) != width {
+		return nil, fmt.Errorf("mvn: %s:%d: row has %d fields, want %d", name, line, len(rec), width)
+	}
+	col := func(j int) string {
+		if j < len(header) {
+			return fmt.Sprintf("column %d (%q)", j+1, header[j])
+		}
+		return fmt.Sprintf("column %d", j+1)
+	}
+	row := make([]float64, width)
+	for j, s := range rec {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return nil, fmt.Errorf("mvn: %s:%d: %s: empty cell", name, line, col(j))
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("mvn: %s:%d: %s: %q is not a number", name, line, col(j), s)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("mvn: %s:%d: %s: %q is not finite", name, line, col(j), s)
+		}
+		row[j] = v
+	}
+	return row, nil
+}

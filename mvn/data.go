@@ -1,0 +1,152 @@
+package mvn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Data holds N observations of dimension D (X, row-major N×D) and optional
+// column names. A Model shares its Data read-only: do not modify it
+// afterwards.
+type Data struct {
+	N, D  int
+	X     []float64
+	Names []string
+}
+
+// Check reports whether d is well formed: consistent sizes, N ≥ 1, D ≥ 1,
+// finite values.
+func (d *Data) Check() error {
+	if d == nil {
+		return fmt.Errorf("mvn: nil data")
+	}
+	if d.N < 1 || d.D < 1 || len(d.X) != d.N*d.D {
+		return fmt.Errorf("mvn: data: %d values for %d observations × %d dimensions", len(d.X), d.N, d.D)
+	}
+	if d.Names != nil && len(d.Names) != d.D {
+		return fmt.Errorf("mvn: data: %d names for %d dimensions", len(d.Names), d.D)
+	}
+	for i, v := range d.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("mvn: data: X[%d,%d] = %v", i/d.D, i%d.D, v)
+		}
+	}
+	return nil
+}
+
+// Prefix returns the dataset of the first n observations (sharing memory
+// with d).
+func (d *Data) Prefix(n int) (*Data, error) {
+	if n < 1 || n > d.N {
+		return nil, fmt.Errorf("mvn: prefix of %d observations out of %d", n, d.N)
+	}
+	return &Data{N: n, D: d.D, X: d.X[:n*d.D], Names: d.Names}, nil
+}
+
+// ColumnName returns the name of column j (x1, x2, … when Names is empty).
+func (d *Data) ColumnName(j int) string {
+	if j < len(d.Names) && d.Names[j] != "" {
+		return d.Names[j]
+	}
+	return fmt.Sprintf("x%d", j+1)
+}
+
+// Default parameters of the synthetic Σ (see the package documentation).
+const (
+	DefaultRho   = 0.5 // correlation of neighbouring coordinates
+	DefaultScale = 1.0 // marginal standard deviation s
+)
+
+// ARSigma returns the d×d AR(1) covariance Σ_ij = s²·ρ^|i−j| (s > 0,
+// |ρ| < 1), positive definite for every d with eigenvalues in
+// (s²(1−|ρ|)/(1+|ρ|), s²(1+|ρ|)/(1−|ρ|)).
+func ARSigma(d int, s, rho float64) (*mat.SymDense, error) {
+	if d < 1 || !(s > 0) || math.IsInf(s, 0) || !(math.Abs(rho) < 1) {
+		return nil, fmt.Errorf("mvn: AR(1) covariance of order %d with s = %v, ρ = %v: want d ≥ 1, s > 0, |ρ| < 1", d, s, rho)
+	}
+	sg := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			sg.SetSym(i, j, s*s*math.Pow(rho, float64(j-i)))
+		}
+	}
+	return sg, nil
+}
+
+// SynthOptions configures Synthetic. The zero value is the default: the
+// AR(1) Σ with ρ = DefaultRho and s = DefaultScale, and σ0 = DefaultSigma0.
+type SynthOptions struct {
+	// Sigma is the covariance of the observations (D×D); nil means
+	// ARSigma(D, DefaultScale, DefaultRho).
+	Sigma mat.Symmetric
+	// Sigma0 is the prior standard deviation of θ_d; 0 means DefaultSigma0.
+	Sigma0 float64
+}
+
+// Synthetic draws n observations of dimension d from the model, and returns
+// them with the Σ used and the true θ: θ_d ~ N(0, σ0²), then
+// x_i = θ + L·z_i with Σ = L·Lᵀ and z_i iid standard normal.
+//
+// For a given seed the first m ≤ n observations are the same whatever n
+// is: θ and the z_i come from independent PCG streams of the seed, and z_i
+// is the i-th block of d draws of its stream.
+func Synthetic(n, d int, seed uint64, opt SynthOptions) (*Data, *mat.SymDense, []float64, error) {
+	if n < 1 || d < 1 {
+		return nil, nil, nil, fmt.Errorf("mvn: synthetic data of %d observations × %d dimensions", n, d)
+	}
+	s0 := opt.Sigma0
+	if s0 == 0 {
+		s0 = DefaultSigma0
+	}
+	if !(s0 > 0) || math.IsInf(s0, 0) {
+		return nil, nil, nil, fmt.Errorf("mvn: synthetic data: σ0 = %v, want positive and finite", opt.Sigma0)
+	}
+	sg := mat.NewSymDense(d, nil)
+	if opt.Sigma == nil {
+		ar, err := ARSigma(d, DefaultScale, DefaultRho)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sg = ar
+	} else {
+		if opt.Sigma.SymmetricDim() != d {
+			return nil, nil, nil, fmt.Errorf("mvn: synthetic data: Σ is %d×%d for d = %d", opt.Sigma.SymmetricDim(), opt.Sigma.SymmetricDim(), d)
+		}
+		sg.CopySym(opt.Sigma)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sg) {
+		return nil, nil, nil, fmt.Errorf("mvn: synthetic data: Σ (%d×%d) is not positive definite", d, d)
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	rt := rand.New(rand.NewPCG(seed, 1))
+	theta := make([]float64, d)
+	for j := range theta {
+		theta[j] = s0 * rt.NormFloat64()
+	}
+	rx := rand.New(rand.NewPCG(seed, 2))
+	x := make([]float64, n*d)
+	z := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j := range z {
+			z[j] = rx.NormFloat64()
+		}
+		row := x[i*d : i*d+d]
+		for a := 0; a < d; a++ {
+			v := theta[a]
+			for b := 0; b <= a; b++ {
+				v += l.At(a, b) * z[b]
+			}
+			row[a] = v
+		}
+	}
+	names := make([]string, d)
+	for j := range names {
+		names[j] = fmt.Sprintf("x%d", j+1)
+	}
+	return &Data{N: n, D: d, X: x, Names: names}, sg, theta, nil
+}
