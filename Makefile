@@ -33,5 +33,8 @@ bench: ## run the benchmarks of every compiled-in backend (TAGS=openblas to incl
 run: build ## the main job: sample a synthetic GP's hyperparameters (STT + HMC) and print the summary
 	./bin/subtemper gp --out $(OUT)/gp
 
+cuda-bundle: ## pack a minimal Go toolchain + vendored modules into .cuda-bundle/ for the GPU machine (which has no Go)
+	scripts/cuda-bundle.sh .cuda-bundle
+
 clean: ## remove build outputs
 	rm -rf bin $(OUT)

@@ -1,0 +1,141 @@
+// Package cuda is the CUDA backend of package linalg, registered as
+// "cuda" when the module is built with the build tag cuda:
+//
+//	go build -tags cuda ./...
+//	subtemper ... --backend cuda
+//
+// Without the tag the package compiles to a stub (Available returns
+// ErrNotCompiled, nothing is registered) and imports nothing from CUDA, so
+// `go build ./...` and `go test ./...` never need a GPU or a CUDA toolkit.
+// A program may import the package unconditionally for its side effect.
+//
+// # Registration and devices
+//
+// With the tag, the backend is registered in init whether or not a device
+// is present; the device is initialised lazily by the first constructor
+// (NewMatrix, NewGP, NewMVN), once per process. Where no device is present
+// (cuInit or cuDeviceGetCount fails, or reports none) every constructor
+// returns an error wrapping ErrNoDevice, so `--backend cuda` on a machine
+// without a GPU says "cuda: no CUDA device present: ..." instead of "not
+// compiled in"; Available reports the same without creating a handle.
+// The device is SUBTEMPER_CUDA_DEVICE (an ordinal, default 0); its primary
+// context is used. A binary built with the tag links libcuda.so.1,
+// libcublas and libcusolver dynamically and does not start where they are
+// missing.
+//
+// # Design
+//
+// All data are resident on the device: a GP handle uploads its centred
+// inputs and targets once; per evaluation the host computes ℓ = exp(u)
+// (D numbers), writes ℓ and the subset's indices into pinned memory and
+// one asynchronous copy sends them; everything else is enqueued on the
+// handle's own stream, and one cuStreamSynchronize ends the evaluation
+// after one copy brings back a block of (D+5)·8 + 16 bytes: the quadratic
+// form, the log-determinant, a pivot check, the gradient and the cuSOLVER
+// info words. Workspaces are sized for the full data at creation (the n×n
+// matrix, [Z 1] and P·[Z 1], vectors, reduction partials, the cuSOLVER
+// workspace queried with the _bufferSize calls), so evaluations allocate
+// nothing, on the device or in Go.
+//
+// Matrices are row-major in Go and column-major in cuBLAS and cuSOLVER.
+// A row-major matrix read column-major is its transpose, so a symmetric
+// matrix kept in its lower row-major triangle is the upper column-major
+// triangle: every cuSOLVER call (Dpotrf, Dpotrs, Dpotri) uses
+// CUBLAS_FILL_MODE_UPPER on the untransposed buffer, and the factor it
+// leaves is L in the lower row-major triangle, as on the CPU.
+//
+// One GP evaluation, LogLik(subset, u, grad), on m = |subset| points:
+//
+//  1. gp_scale (custom): gather the subset through its index list and
+//     scale, Z = X_S/ℓ, with a column of ones appended, [Z 1] (m×(D+1));
+//     y_S.
+//  2. gp_kernel (custom): the lower triangle of K = σf²·exp(−½|z_i−z_j|²)
+//     + (σn² + jitter)·I, from direct differences (no Gram-matrix
+//     cancellation), one 32×32 tile per block over the m(m+1)/2 lower
+//     tiles, D staged through shared memory 32 dimensions at a time, so any
+//     D works; stores are coalesced along rows.
+//  3. cusolverDnDpotrf; α = K⁻¹y by cusolverDnDpotrs; gp_quad_logdet
+//     (custom, one block) reduces yᵀα and 2·Σ log L_ii on the device and
+//     counts pivots that are not finite and positive.
+//  4. With a gradient: cusolverDnDpotri (K⁻¹ in the lower triangle);
+//     gp_pmat (custom) overwrites it with P = (ααᵀ − K⁻¹)∘Kf, recomputing
+//     Kf from Z instead of storing it (an n×n buffer saved), and stores
+//     the diagonal of W = ααᵀ − K⁻¹; cublasDsymm forms Q = P·[Z 1], whose
+//     last column is r = P·1; gp_grad_partial (custom) reduces
+//     g_d = Σ_i z_id(z_id·r_i − Q_id), Σ_i r_i = Σ P (∂/∂log σf) and tr W
+//     over blocks of rows, writing per-block partial sums, and
+//     gp_grad_final adds them in a fixed order (∂/∂log σn = σn²·tr W).
+//
+// No kernel uses atomics; every reduction is a fixed tree within a block
+// followed by an ordered sum of per-block partials, so a result is bitwise
+// reproducible for a given m. Everything is fp64. The kernels after potrf
+// read the device-side info words and return at once when a factorisation
+// failed; the host then reports an error wrapping
+// linalg.ErrNotPositiveDefinite, and no NaN is ever returned as a value.
+//
+// The MVN batch (MVN.SumSq) gathers the subset rows of [W |w|²] on the
+// device, forms G = W_S·Tᵀ with one cublasDgemm, reduces the columns of G
+// and of [W_S |w|²] in two blocked stages and finishes on the device; only
+// out (and resid) come back.
+//
+// The dense Matrix runs potrf (with the log-determinant computed on the
+// device in the same synchronisation), potrs, potri (then a tiled
+// transpose-copy fills the upper triangle) and cublasDgemm for Mul.
+//
+// Every handle (Matrix, GP, MVN) owns a non-blocking stream, a cuBLAS and
+// a cuSOLVER handle; handles are not safe for concurrent use, the backend
+// is. Every method locks its goroutine to its OS thread and makes the
+// context current for its duration.
+//
+// # Bindings
+//
+// The package binds the driver API, cuBLAS and cuSOLVER directly with cgo
+// (shim.h: a dozen static wrappers). gorgonia.org/cu was not used: it has
+// no cuSOLVER, its driver bindings target older CUDA releases (cuCtxCreate
+// takes a CUctxCreateParams argument since CUDA 13, and the texture
+// reference API it wraps was removed in CUDA 12), it would bring its own
+// dependencies into go.mod, and the handful of calls needed here are
+// simpler to audit as explicit C. Kernel arguments are packed on the C
+// stack by the wrappers, so no Go pointer is ever stored in C memory.
+//
+// The build uses -I/usr/local/cuda/include and -L/usr/local/cuda/lib64
+// (then lib64/stubs for libcuda.so, for linking where only the toolkit is
+// installed). Elsewhere, set CGO_CFLAGS and CGO_LDFLAGS, whose flags come
+// before the package's: for example
+//
+//	CGO_CFLAGS=-I/opt/cuda/include CGO_LDFLAGS=-L/opt/cuda/lib64 go test -tags cuda ./cuda/
+//
+// # Kernels
+//
+// kernels.cu holds the custom kernels; kernels.ptx, generated from it and
+// committed, is embedded and loaded with cuModuleLoadData. Regenerate it
+// after editing kernels.cu:
+//
+//	go generate -tags cuda ./cuda/    # nvcc -ptx -arch=compute_80 -o kernels.ptx kernels.cu
+//
+// compute_80 PTX loads on Ampere and newer; on Hopper (sm_90) the driver
+// compiles it to native code when the module is loaded. The kernels use no
+// Hopper-only instruction, so nothing is lost against -arch=sm_90.
+//
+// # Working on a GPU machine without Go
+//
+// The GPU machines lent to this project have CUDA (nvcc, headers,
+// libraries) but no Go toolchain. scripts/cuda-bundle.sh (make
+// cuda-bundle) packs a minimal Go toolchain and the vendored module tree
+// (about 24 MB and 4 MB as .tar.xz) into .cuda-bundle/, ignored by git,
+// with run-on-device.sh, which unpacks them there, vets, runs the tests of
+// ./cuda/ and ./linalg/... with -tags cuda, the benchmarks
+// (Cholesky|GEMM|GPStep/cuda/N=256…16384, GFLOP/s) and builds the CLI:
+//
+//	make cuda-bundle
+//	# device tool: carry [".cuda-bundle"], command:
+//	bash .cuda-bundle/run-on-device.sh
+//
+// On any machine with CUDA and Go, simply:
+//
+//	go test -tags cuda ./cuda/ ./linalg/...
+//	go test -tags cuda -run '^$' -bench . -benchtime 3x ./cuda/
+//
+// The tests skip (t.Skip) only where no CUDA device is present; a device
+// that is present but cannot be set up fails them.
+package cuda

@@ -1,0 +1,133 @@
+// shim.h: the C side of package cuda (build tag cuda), included by the
+// preamble of every cgo file of the package. Static functions only, so
+// each cgo translation unit gets its own copy and nothing is exported.
+
+#ifndef SUBTEMPER_CUDA_SHIM_H
+#define SUBTEMPER_CUDA_SHIM_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <cuda.h>
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+
+// The few driver, cuBLAS and cuSOLVER calls the backend needs, wrapped so
+// that Go passes device addresses as integers (CUdeviceptr) and never
+// converts an integer to a Go pointer, and so that kernel arguments are
+// packed on the C stack (cuLaunchKernel takes an array of pointers to
+// them, which Go memory must not hold).
+
+#define DP(p) ((double *)(uintptr_t)(p))
+#define IP(p) ((int *)(uintptr_t)(p))
+
+static CUresult st_memcpy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+	return cuMemcpyHtoDAsync(dst, src, n, s);
+}
+static CUresult st_memcpy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+	return cuMemcpyDtoHAsync(dst, src, n, s);
+}
+
+// ---- cuBLAS (column-major; see the Go callers for the row-major mapping)
+
+static cublasStatus_t st_dgemm(cublasHandle_t h, int ta, int tb, int m, int n, int k,
+		double alpha, CUdeviceptr a, int lda, CUdeviceptr b, int ldb,
+		double beta, CUdeviceptr c, int ldc) {
+	return cublasDgemm(h, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+		m, n, k, &alpha, DP(a), lda, DP(b), ldb, &beta, DP(c), ldc);
+}
+
+// st_dsymm_right_upper: C (m×n) = B (m×n) · A (n×n, symmetric, upper).
+static cublasStatus_t st_dsymm_right_upper(cublasHandle_t h, int m, int n,
+		CUdeviceptr a, int lda, CUdeviceptr b, int ldb, CUdeviceptr c, int ldc) {
+	double one = 1.0, zero = 0.0;
+	return cublasDsymm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, m, n,
+		&one, DP(a), lda, DP(b), ldb, &zero, DP(c), ldc);
+}
+
+// ---- cuSOLVER, always on the upper column-major triangle
+
+static cusolverStatus_t st_potrf_bufsize(cusolverDnHandle_t h, int n, int *lwork) {
+	return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_UPPER, n, NULL, n, lwork);
+}
+static cusolverStatus_t st_potri_bufsize(cusolverDnHandle_t h, int n, int *lwork) {
+	return cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_UPPER, n, NULL, n, lwork);
+}
+static cusolverStatus_t st_potrf(cusolverDnHandle_t h, int n, CUdeviceptr a, int lda,
+		CUdeviceptr work, int lwork, CUdeviceptr info) {
+	return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_UPPER, n, DP(a), lda, DP(work), lwork, IP(info));
+}
+static cusolverStatus_t st_potrs(cusolverDnHandle_t h, int n, int nrhs, CUdeviceptr a, int lda,
+		CUdeviceptr b, int ldb, CUdeviceptr info) {
+	return cusolverDnDpotrs(h, CUBLAS_FILL_MODE_UPPER, n, nrhs, DP(a), lda, DP(b), ldb, IP(info));
+}
+static cusolverStatus_t st_potri(cusolverDnHandle_t h, int n, CUdeviceptr a, int lda,
+		CUdeviceptr work, int lwork, CUdeviceptr info) {
+	return cusolverDnDpotri(h, CUBLAS_FILL_MODE_UPPER, n, DP(a), lda, DP(work), lwork, IP(info));
+}
+
+// ---- kernel launches (signatures as in kernels.cu)
+
+static CUresult st_launch(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by,
+		CUstream s, void **args) {
+	return cuLaunchKernel(f, gx, gy, 1, bx, by, 1, 0, s, args, NULL);
+}
+static CUresult k_gp_scale(CUfunction f, unsigned g, unsigned b, CUstream s, CUdeviceptr x,
+		CUdeviceptr idx, CUdeviceptr y, CUdeviceptr ell, int m, int d, CUdeviceptr z, CUdeviceptr ys) {
+	void *args[] = {&x, &idx, &y, &ell, &m, &d, &z, &ys};
+	return st_launch(f, g, 1, b, 1, s, args);
+}
+static CUresult k_gp_kernel(CUfunction f, unsigned g, unsigned bx, unsigned by, CUstream s,
+		CUdeviceptr z, int m, int d, double sf2, double diag, CUdeviceptr a) {
+	void *args[] = {&z, &m, &d, &sf2, &diag, &a};
+	return st_launch(f, g, 1, bx, by, s, args);
+}
+static CUresult k_gp_pmat(CUfunction f, unsigned g, unsigned bx, unsigned by, CUstream s,
+		CUdeviceptr a, CUdeviceptr z, int m, int d, double sf2, CUdeviceptr alpha, CUdeviceptr w,
+		CUdeviceptr info) {
+	void *args[] = {&a, &z, &m, &d, &sf2, &alpha, &w, &info};
+	return st_launch(f, g, 1, bx, by, s, args);
+}
+static CUresult k_gp_quad_logdet(CUfunction f, unsigned b, CUstream s, CUdeviceptr l, int m,
+		CUdeviceptr ys, CUdeviceptr alpha, CUdeviceptr info, CUdeviceptr out) {
+	void *args[] = {&l, &m, &ys, &alpha, &info, &out};
+	return st_launch(f, 1, 1, b, 1, s, args);
+}
+static CUresult k_gp_grad_partial(CUfunction f, unsigned g, unsigned bx, unsigned by, CUstream s,
+		CUdeviceptr z, CUdeviceptr q, CUdeviceptr w, int m, int d, int rpb, CUdeviceptr info,
+		CUdeviceptr partial) {
+	void *args[] = {&z, &q, &w, &m, &d, &rpb, &info, &partial};
+	return st_launch(f, g, 1, bx, by, s, args);
+}
+static CUresult k_gp_grad_final(CUfunction f, unsigned b, CUstream s, CUdeviceptr partial, int nb,
+		int d, double sn2, CUdeviceptr info, CUdeviceptr out) {
+	void *args[] = {&partial, &nb, &d, &sn2, &info, &out};
+	return st_launch(f, 1, 1, b, 1, s, args);
+}
+static CUresult k_mirror_lower(CUfunction f, unsigned g, unsigned bx, unsigned by, CUstream s,
+		CUdeviceptr a, int n) {
+	void *args[] = {&a, &n};
+	return st_launch(f, g, 1, bx, by, s, args);
+}
+static CUresult k_colsum_partial(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by,
+		CUstream s, CUdeviceptr a, int rows, int cols, int lda, int rpb, CUdeviceptr partial) {
+	void *args[] = {&a, &rows, &cols, &lda, &rpb, &partial};
+	return st_launch(f, gx, gy, bx, by, s, args);
+}
+static CUresult k_gather_rows(CUfunction f, unsigned g, unsigned b, CUstream s, CUdeviceptr src,
+		CUdeviceptr idx, int rows, int cols, int ld, CUdeviceptr dst) {
+	void *args[] = {&src, &idx, &rows, &cols, &ld, &dst};
+	return st_launch(f, g, 1, b, 1, s, args);
+}
+static CUresult k_mvn_final(CUfunction f, unsigned g, unsigned b, CUstream s, CUdeviceptr pg,
+		int nbg, CUdeviceptr pw, int nbw, CUdeviceptr t, int B, int d, int k, CUdeviceptr out,
+		CUdeviceptr resid) {
+	void *args[] = {&pg, &nbg, &pw, &nbw, &t, &B, &d, &k, &out, &resid};
+	return st_launch(f, g, 1, b, 1, s, args);
+}
+static CUresult k_logdet_diag(CUfunction f, unsigned b, CUstream s, CUdeviceptr l, int m,
+		CUdeviceptr info, CUdeviceptr out) {
+	void *args[] = {&l, &m, &info, &out};
+	return st_launch(f, 1, 1, b, 1, s, args);
+}
+
+#endif
