@@ -184,6 +184,11 @@ func checkSubset(name string, subset []int, n int) (int, error) {
 	if len(subset) == 0 {
 		return 0, fmt.Errorf("linalg/%s: empty subset", name)
 	}
+	if len(subset) > n {
+		// The workspaces hold n rows; an index list may repeat indices
+		// but not be longer than the data.
+		return 0, fmt.Errorf("linalg/%s: subset of %d indices for %d observations", name, len(subset), n)
+	}
 	for k, i := range subset {
 		if i < 0 || i >= n {
 			return 0, fmt.Errorf("linalg/%s: subset[%d] = %d outside 0..%d", name, k, i, n-1)

@@ -282,6 +282,20 @@ func (c *Chain) moveTo(m int, s *State) {
 	s.HasGrad = c.needGrad && !math.IsInf(s.LogDensity, -1)
 }
 
+// valueAt makes s's log density that of level m without a gradient (for
+// STT one log-likelihood evaluation on X_m; free for TT). s's cached
+// gradient is invalid afterwards for STT.
+func (c *Chain) valueAt(m int, s *State) {
+	d := &c.dens[m]
+	if c.driver != STT {
+		d.rebase(s)
+		return
+	}
+	s.LogLik = d.evalLik(s.U, nil)
+	s.LogDensity = d.combine(s.LogLik, s.LogPrior)
+	s.HasGrad = false
+}
+
 // ttStep is one tempered transition in Neal (1996)'s form: from θ̂_0 = θ,
 // for m = 1..M the transition T̂_m at level m gives θ̂_m from θ̂_{m−1}; then
 // for m = M..1 the transition Ť_m at level m gives θ̌_{m−1} from θ̌_m
@@ -314,7 +328,14 @@ func (c *Chain) ttStep() {
 	for m := M; m >= 1; m-- {
 		c.step(m, w)
 		upper := w.LogDensity // log h_m(θ̌_{m−1})
-		c.moveTo(m-1, w)      // log h_{m−1}(θ̌_{m−1})
+		if m == 1 {
+			// No transition runs at level 0 in this form: its value is
+			// enough, and a gradient there would cost a full-data
+			// evaluation with gradient every iteration.
+			c.valueAt(0, w)
+		} else {
+			c.moveTo(m-1, w) // log h_{m−1}(θ̌_{m−1})
+		}
 		if math.IsInf(w.LogDensity, -1) {
 			c.stats.TTAborted++
 			return

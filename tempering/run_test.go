@@ -134,6 +134,9 @@ func TestEvalCounts(t *testing.T) {
 						extra += iters
 					}
 				}
+				if d == STT && m == 0 && evg != 0 {
+					t.Errorf("%T/%v level 0: %d gradient evaluations; TT's level 0 needs values only", k, d, evg)
+				}
 				got := ev + evg
 				if hmc && d == SPT {
 					// States swapped in arrive without a gradient: HMC

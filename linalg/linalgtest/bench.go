@@ -1,0 +1,193 @@
+package linalgtest
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/subtemper/subtemper/linalg"
+)
+
+// BenchSizes are the orders the benchmarks run at by default.
+var BenchSizes = []int{256, 512, 1024, 2048, 4096}
+
+// BenchGPDim is the input dimension of the GP step benchmark.
+const BenchGPDim = 18
+
+// Each Bench function runs one sub-benchmark "N=<n>" per size on backend
+// be and reports GFLOP/s with the conventional flop count of the
+// operation. Call it from b.Run(be.Name(), ...) to get names of the form
+// Cholesky/<backend>/N=<n>. Matrix set-up is outside the timer.
+
+func gflops(b *testing.B, flops float64) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(flops*float64(b.N)/s/1e9, "GFLOP/s")
+	}
+}
+
+func newWorkspace(b *testing.B, be linalg.Backend, n int) linalg.Matrix {
+	m, err := be.NewMatrix(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// BenchCholesky times Matrix.Cholesky (n³/3 flops); the upload of the
+// matrix before each call is not timed.
+func BenchCholesky(b *testing.B, be linalg.Backend, sizes []int) {
+	for _, n := range sizes {
+		var a []float64
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			if a == nil {
+				a = BenchSPD(n, 1)
+			}
+			m := newWorkspace(b, be, n)
+			defer m.Close()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				if err := m.Set(n, a); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := m.Cholesky(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			gflops(b, math.Pow(float64(n), 3)/3)
+		})
+	}
+}
+
+// BenchSolve times Matrix.Solve with a held factor (2n² flops).
+func BenchSolve(b *testing.B, be linalg.Backend, sizes []int) {
+	for _, n := range sizes {
+		var a []float64
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			if a == nil {
+				a = BenchSPD(n, 1)
+			}
+			m := newWorkspace(b, be, n)
+			defer m.Close()
+			if err := m.Set(n, a); err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Cholesky(); err != nil {
+				b.Fatal(err)
+			}
+			x := make([]float64, n)
+			rhs := make([]float64, n)
+			for i := range rhs {
+				rhs[i] = 1
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := m.Solve(rhs, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+			gflops(b, 2*float64(n)*float64(n))
+		})
+	}
+}
+
+// BenchInverse times Matrix.Inverse from a held factor (potri: 2n³/3
+// flops); the upload and factorisation before each call are not timed.
+func BenchInverse(b *testing.B, be linalg.Backend, sizes []int) {
+	for _, n := range sizes {
+		var a []float64
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			if a == nil {
+				a = BenchSPD(n, 1)
+			}
+			m := newWorkspace(b, be, n)
+			defer m.Close()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				if err := m.Set(n, a); err != nil {
+					b.Fatal(err)
+				}
+				if err := m.Cholesky(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := m.Inverse(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			gflops(b, 2*math.Pow(float64(n), 3)/3)
+		})
+	}
+}
+
+// BenchGEMM times Matrix.Mul of two n×n matrices (2n³ flops).
+func BenchGEMM(b *testing.B, be linalg.Backend, sizes []int) {
+	for _, n := range sizes {
+		var a []float64
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			if a == nil {
+				a = BenchSPD(n, 1)
+			}
+			x, y, c := newWorkspace(b, be, n), newWorkspace(b, be, n), newWorkspace(b, be, n)
+			defer x.Close()
+			defer y.Close()
+			defer c.Close()
+			if err := x.Set(n, a); err != nil {
+				b.Fatal(err)
+			}
+			if err := y.Set(n, a); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := c.Mul(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+			gflops(b, 2*math.Pow(float64(n), 3))
+		})
+	}
+}
+
+// BenchGPStep times one GP.LogLik with gradient on all n observations at
+// D = BenchGPDim: kernel build, Cholesky, solve, inverse and the gradient
+// reduction. The GFLOP/s reported counts only the Cholesky and the
+// inverse (n³/3 + 2n³/3 = n³), so comparing it with their own rates shows
+// what the rest costs.
+func BenchGPStep(b *testing.B, be linalg.Backend, sizes []int) {
+	const d = BenchGPDim
+	for _, n := range sizes {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			x := make([]float64, n*d)
+			y := make([]float64, n)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			for i := range y {
+				y[i] = rng.NormFloat64()
+			}
+			g, err := be.NewGP(x, n, d, y)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer g.Close()
+			u := make([]float64, d+2)
+			for j := 0; j < d; j++ {
+				u[j] = math.Log(float64(d)) / 2
+			}
+			u[d+1] = math.Log(0.1)
+			grad := make([]float64, d+2)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := g.LogLik(nil, u, grad); err != nil {
+					b.Fatal(err)
+				}
+			}
+			gflops(b, math.Pow(float64(n), 3))
+		})
+	}
+}

@@ -1,0 +1,337 @@
+package linalgtest
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/subtemper/subtemper/linalg"
+)
+
+// gpCase is a GP regression data set with hyperparameters.
+type gpCase struct {
+	n, d   int
+	x, y   []float64
+	u      []float64
+	subset []int
+	jitter float64
+}
+
+// gpCases returns data sets at every size in Sizes: inputs N(3, 1) (an
+// offset that the Gram-matrix kernel build must not lose precision to),
+// length scales around √D, σf ≈ 1.2, σn = 0.3, with and without a
+// subset.
+func gpCases(seed uint64) []gpCase {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	var cs []gpCase
+	for _, n := range Sizes {
+		for _, d := range []int{3, 18} {
+			if n > 129 && d == 3 {
+				continue
+			}
+			c := gpCase{n: n, d: d, x: make([]float64, n*d), y: make([]float64, n), u: make([]float64, d+2)}
+			for i := range c.x {
+				c.x[i] = 3 + rng.NormFloat64()
+			}
+			for i := range c.y {
+				c.y[i] = rng.NormFloat64()
+			}
+			for j := 0; j < d; j++ {
+				c.u[j] = 0.5*math.Log(float64(d)) + 0.3*rng.NormFloat64()
+			}
+			c.u[d], c.u[d+1] = 0.2, math.Log(0.3)
+			cs = append(cs, c)
+			if n > 2 {
+				s := c
+				s.subset = rng.Perm(n)[:n/2+1]
+				s.jitter = 1e-3
+				cs = append(cs, s)
+			}
+		}
+	}
+	return cs
+}
+
+func (c gpCase) size() int {
+	if c.subset == nil {
+		return c.n
+	}
+	return len(c.subset)
+}
+
+// kappa bounds the condition number of the kernel matrix:
+// λmax ≤ m·σf² + σn² + jitter (Gershgorin), λmin ≥ σn² + jitter.
+func (c gpCase) kappa() float64 {
+	sf2, sn2 := math.Exp(2*c.u[c.d]), math.Exp(2*c.u[c.d+1])
+	return 1 + float64(c.size())*sf2/(sn2+c.jitter)
+}
+
+func (c gpCase) indices() []int {
+	if c.subset != nil {
+		return c.subset
+	}
+	s := make([]int, c.n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// naiveKernel is K_SS + (σn²+jitter)·I from explicit differences of the
+// inputs, row-major, both triangles.
+func naiveKernel(c gpCase, u []float64) []float64 {
+	idx := c.indices()
+	m, d := len(idx), c.d
+	sf2, sn2 := math.Exp(2*u[d]), math.Exp(2*u[d+1])
+	k := make([]float64, m*m)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			var s float64
+			for q := 0; q < d; q++ {
+				diff := (c.x[idx[i]*d+q] - c.x[idx[j]*d+q]) / math.Exp(u[q])
+				s += diff * diff
+			}
+			k[i*m+j] = sf2 * math.Exp(-0.5*s)
+		}
+		k[i*m+i] += sn2 + c.jitter
+	}
+	return k
+}
+
+// naiveLogLik is log N(y_S | 0, K) with gonum/mat on the naive kernel.
+func naiveLogLik(c gpCase, u []float64) float64 {
+	idx := c.indices()
+	m := len(idx)
+	k := naiveKernel(c, u)
+	var ch mat.Cholesky
+	if !ch.Factorize(mat.NewSymDense(m, k)) {
+		return math.NaN()
+	}
+	ys := mat.NewVecDense(m, nil)
+	for i, j := range idx {
+		ys.SetVec(i, c.y[j])
+	}
+	var al mat.VecDense
+	if err := ch.SolveVecTo(&al, ys); err != nil {
+		return math.NaN()
+	}
+	return -0.5*mat.Dot(ys, &al) - 0.5*ch.LogDet() - 0.5*float64(m)*math.Log(2*math.Pi)
+}
+
+func checkGPKernel(b linalg.Backend) error {
+	var f failures
+	ref := linalg.Default()
+	for _, c := range gpCases(5) {
+		g, err := b.NewGP(c.x, c.n, c.d, c.y)
+		if err != nil {
+			f.errorf("N=%d D=%d: new gp: %v", c.n, c.d, err)
+			continue
+		}
+		g.SetJitter(c.jitter)
+		m := c.size()
+		got := make([]float64, m*m)
+		if err := g.Kernel(got, c.subset, c.u); err != nil {
+			f.errorf("N=%d D=%d subset=%d: kernel: %v", c.n, c.d, len(c.subset), err)
+			continue
+		}
+		want := naiveKernel(c, c.u)
+		// The Gram-matrix form |z_i|² + |z_j|² − 2 z_i·z_j of the squared
+		// distance has absolute error O(D·ε·max|z|²) on centred inputs.
+		var zmax float64
+		idx := c.indices()
+		for _, i := range idx {
+			var s float64
+			for q := 0; q < c.d; q++ {
+				var mean float64
+				for r := 0; r < c.n; r++ {
+					mean += c.x[r*c.d+q]
+				}
+				mean /= float64(c.n)
+				z := (c.x[i*c.d+q] - mean) / math.Exp(c.u[q])
+				s += z * z
+			}
+			zmax = math.Max(zmax, s)
+		}
+		sf2 := math.Exp(2 * c.u[c.d])
+		bound := 16 * float64(c.d+2) * eps * sf2 * (1 + zmax)
+		var worst float64
+		for i := range want {
+			worst = math.Max(worst, math.Abs(got[i]-want[i]))
+		}
+		if anyNaN(got) || !(worst <= bound) {
+			f.errorf("N=%d D=%d subset=%d: kernel differs from explicit differences by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), worst, bound)
+		}
+		for i := 0; i < m; i++ {
+			if want := sf2 + math.Exp(2*c.u[c.d+1]) + c.jitter; math.Abs(got[i*m+i]-want) > 4*eps*want {
+				f.errorf("N=%d D=%d: K[%d,%d] = %v, want σf²+σn²+jitter = %v", c.n, c.d, i, i, got[i*m+i], want)
+				break
+			}
+		}
+		rg, _ := ref.NewGP(c.x, c.n, c.d, c.y)
+		rg.SetJitter(c.jitter)
+		rk := make([]float64, m*m)
+		_ = rg.Kernel(rk, c.subset, c.u)
+		worst = 0
+		for i := range rk {
+			worst = math.Max(worst, math.Abs(got[i]-rk[i]))
+		}
+		if !(worst <= bound) {
+			f.errorf("N=%d D=%d subset=%d: kernel differs from gonum's by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), worst, bound)
+		}
+	}
+	return f.err()
+}
+
+func checkGPLogLik(b linalg.Backend) error {
+	var f failures
+	ref := linalg.Default()
+	for _, c := range gpCases(6) {
+		g, err := b.NewGP(c.x, c.n, c.d, c.y)
+		if err != nil {
+			f.errorf("N=%d D=%d: new gp: %v", c.n, c.d, err)
+			continue
+		}
+		g.SetJitter(c.jitter)
+		if g.N() != c.n || g.D() != c.d {
+			f.errorf("N=%d D=%d: handle reports N=%d D=%d", c.n, c.d, g.N(), g.D())
+		}
+		m := c.size()
+		kap := c.kappa()
+		grad := make([]float64, c.d+2)
+		ll, err := g.LogLik(c.subset, c.u, grad)
+		if err != nil {
+			f.errorf("N=%d D=%d subset=%d: loglik: %v", c.n, c.d, len(c.subset), err)
+			continue
+		}
+		llOnly, err := g.LogLik(c.subset, c.u, nil)
+		if err != nil || llOnly != ll {
+			f.errorf("N=%d D=%d subset=%d: loglik without gradient %v (%v), with %v", c.n, c.d, len(c.subset), llOnly, err, ll)
+		}
+		rg, _ := ref.NewGP(c.x, c.n, c.d, c.y)
+		rg.SetJitter(c.jitter)
+		rgrad := make([]float64, c.d+2)
+		rll, err := rg.LogLik(c.subset, c.u, rgrad)
+		if err != nil {
+			f.errorf("N=%d D=%d: reference loglik: %v", c.n, c.d, err)
+			continue
+		}
+		tl := tol(m, kap) * math.Max(float64(m), math.Abs(rll))
+		if d := math.Abs(ll - rll); !(d <= tl) {
+			f.errorf("N=%d D=%d subset=%d: loglik %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), ll, rll, d, tl)
+		}
+		var gmax float64
+		for _, v := range rgrad {
+			gmax = math.Max(gmax, math.Abs(v))
+		}
+		tg := tol(m, kap) * math.Max(float64(m), gmax)
+		for j := range grad {
+			if d := math.Abs(grad[j] - rgrad[j]); !(d <= tg) {
+				f.errorf("N=%d D=%d subset=%d: grad[%d] = %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), j, grad[j], rgrad[j], d, tg)
+			}
+		}
+		if m > 129 {
+			continue // the naive O(m³) finite differences are too slow here
+		}
+		want := naiveLogLik(c, c.u)
+		if d := math.Abs(ll - want); !(d <= tl) {
+			f.errorf("N=%d D=%d subset=%d: loglik %.17g, naive %.17g: differ by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), ll, want, d, tl)
+		}
+		// Central differences, h = 1e-5: truncation O(h²) and rounding
+		// O(ε|ℓ|/h) are both below 1e-6 of max(1, |∂ℓ|) here.
+		up := append([]float64(nil), c.u...)
+		for j := range c.u {
+			const h = 1e-5
+			up[j] = c.u[j] + h
+			lp := naiveLogLik(c, up)
+			up[j] = c.u[j] - h
+			lm := naiveLogLik(c, up)
+			up[j] = c.u[j]
+			fd := (lp - lm) / (2 * h)
+			if d := math.Abs(fd - grad[j]); !(d <= 1e-5*math.Max(1, math.Abs(fd))) {
+				f.errorf("N=%d D=%d subset=%d: grad[%d] = %.10g, finite difference %.10g", c.n, c.d, len(c.subset), j, grad[j], fd)
+			}
+		}
+	}
+	return f.err()
+}
+
+func checkMVN(b linalg.Backend) error {
+	var f failures
+	ref := linalg.Default()
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range Sizes {
+		for _, d := range []int{1, 3, 18} {
+			w := make([]float64, n*d)
+			for i := range w {
+				w[i] = 2 + rng.NormFloat64()
+			}
+			mv, err := b.NewMVN(w, n, d)
+			if err != nil {
+				f.errorf("N=%d D=%d: new mvn: %v", n, d, err)
+				continue
+			}
+			if mv.N() != n || mv.D() != d {
+				f.errorf("N=%d D=%d: handle reports N=%d D=%d", n, d, mv.N(), mv.D())
+			}
+			rm, _ := ref.NewMVN(w, n, d)
+			subsets := [][]int{nil, rng.Perm(n)[:(n+1)/2]}
+			if n >= 3 {
+				subsets = append(subsets, []int{n - 1, 0, n - 1}) // repeats are allowed
+			}
+			for _, s := range subsets {
+				for _, B := range []int{1, 3, 17} {
+					t := make([]float64, B*d)
+					for i := range t {
+						t[i] = 2 + rng.NormFloat64()
+					}
+					out := make([]float64, B)
+					resid := make([]float64, B*d)
+					if err := mv.SumSq(s, t, B, out, resid); err != nil {
+						f.errorf("N=%d D=%d B=%d subset=%v: sumsq: %v", n, d, B, len(s), err)
+						continue
+					}
+					idx := s
+					if idx == nil {
+						idx = make([]int, n)
+						for i := range idx {
+							idx[i] = i
+						}
+					}
+					for bb := 0; bb < B; bb++ {
+						var want, scale float64
+						for _, i := range idx {
+							for j := 0; j < d; j++ {
+								diff := w[i*d+j] - t[bb*d+j]
+								want += diff * diff
+								scale += w[i*d+j]*w[i*d+j] + t[bb*d+j]*t[bb*d+j]
+							}
+						}
+						bound := 16 * float64(len(idx)+d) * eps * scale
+						if dd := math.Abs(out[bb] - want); !(dd <= bound) {
+							f.errorf("N=%d D=%d B=%d subset=%d: out[%d] = %.17g, loop %.17g: differ by %.3g, tolerance %.3g", n, d, B, len(s), bb, out[bb], want, dd, bound)
+						}
+						for j := 0; j < d; j++ {
+							var r, sc float64
+							for _, i := range idx {
+								r += w[i*d+j] - t[bb*d+j]
+								sc += math.Abs(w[i*d+j]) + math.Abs(t[bb*d+j])
+							}
+							if dd := math.Abs(resid[bb*d+j] - r); !(dd <= 16*float64(len(idx)+1)*eps*sc) {
+								f.errorf("N=%d D=%d B=%d subset=%d: resid[%d,%d] = %.17g, loop %.17g", n, d, B, len(s), bb, j, resid[bb*d+j], r)
+							}
+						}
+					}
+					rout := make([]float64, B)
+					_ = rm.SumSq(s, t, B, rout, nil)
+					for bb := range rout {
+						if dd := math.Abs(out[bb] - rout[bb]); !(dd <= 1e-12*math.Max(1, rout[bb])*float64(len(idx)+d)) {
+							f.errorf("N=%d D=%d B=%d: out[%d] = %.17g, gonum %.17g", n, d, B, bb, out[bb], rout[bb])
+						}
+					}
+				}
+			}
+		}
+	}
+	return f.err()
+}

@@ -1,0 +1,88 @@
+//go:build openblas
+
+package openblas
+
+import (
+	"strconv"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/netlib/blas/netlib"
+
+	"github.com/subtemper/subtemper/linalg"
+)
+
+// Name is the name under which the backend is registered.
+const Name = "openblas"
+
+// Compile-time checks that the parts fit the CPU backend.
+var (
+	_ blas.Float64  = netlib.Implementation{}
+	_ linalg.LAPACK = LAPACK{}
+)
+
+func init() {
+	if err := linalg.Register(linalg.NewCPU(Name, netlib.Implementation{}, LAPACK{})); err != nil {
+		panic(err) // a second registration of the name is a programming error
+	}
+}
+
+// LAPACK is the linalg.LAPACK implementation of this backend: row-major
+// Dpotrf and Dpotri mapped onto OpenBLAS's column-major dpotrf_ and
+// dpotri_ with the triangle swapped, so no matrix is copied.
+type LAPACK struct{}
+
+// Dpotrf computes the Cholesky factorisation of the n×n symmetric positive
+// definite row-major matrix a in place, reading and writing the triangle
+// ul. It reports whether the matrix was positive definite. As in gonum, it
+// panics on invalid arguments.
+func (LAPACK) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) bool {
+	f := checkArgs("Dpotrf", ul, n, a, lda)
+	if n == 0 {
+		return true
+	}
+	info := dpotrf(f, n, a, lda)
+	if info < 0 {
+		panic("openblas: Dpotrf: argument " + strconv.Itoa(-info) + " rejected by dpotrf_")
+	}
+	return info == 0
+}
+
+// Dpotri replaces the Cholesky factor held in the triangle ul of the
+// row-major matrix a by the same triangle of the inverse of the original
+// matrix. It reports false if the factor is singular.
+func (LAPACK) Dpotri(ul blas.Uplo, n int, a []float64, lda int) bool {
+	f := checkArgs("Dpotri", ul, n, a, lda)
+	if n == 0 {
+		return true
+	}
+	info := dpotri(f, n, a, lda)
+	if info < 0 {
+		panic("openblas: Dpotri: argument " + strconv.Itoa(-info) + " rejected by dpotri_")
+	}
+	return info == 0
+}
+
+// checkArgs validates the arguments the way gonum's LAPACK does and returns
+// the Fortran triangle: row-major Lower is column-major 'U'.
+func checkArgs(fn string, ul blas.Uplo, n int, a []float64, lda int) byte {
+	var f byte
+	switch ul {
+	case blas.Lower:
+		f = 'U'
+	case blas.Upper:
+		f = 'L'
+	default:
+		panic("openblas: " + fn + ": bad uplo")
+	}
+	switch {
+	case n < 0:
+		panic("openblas: " + fn + ": n < 0")
+	case lda < max(1, n):
+		panic("openblas: " + fn + ": lda < max(1, n)")
+	case n > 0 && len(a) < (n-1)*lda+n:
+		panic("openblas: " + fn + ": insufficient length of a")
+	case n > 1<<31-1 || lda > 1<<31-1:
+		panic("openblas: " + fn + ": dimension exceeds 32-bit LAPACK integers")
+	}
+	return f
+}
