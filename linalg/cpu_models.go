@@ -28,8 +28,8 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 		be: c, n: n, d: d,
 		x: make([]float64, n*d), y: append([]float64(nil), y...),
 		a: make([]float64, n*n), p: make([]float64, n*n),
-		z: make([]float64, n*d), q: make([]float64, n*d),
-		ys: make([]float64, n), alpha: make([]float64, n), r: make([]float64, n), sq: make([]float64, n),
+		z: make([]float64, n*(d+1)), q: make([]float64, n*(d+1)),
+		ys: make([]float64, n), alpha: make([]float64, n), sq: make([]float64, n),
 		ell: make([]float64, d),
 	}
 	// The kernel depends on differences of inputs only: centre each column
@@ -103,24 +103,26 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 	}
 	g.m = m
 	d := g.d
+	ld := d + 1
 	for k := 0; k < m; k++ {
 		idx := k
 		if subset != nil {
 			idx = subset[k]
 		}
 		var s float64
-		row := g.z[k*d : k*d+d]
+		row := g.z[k*ld : k*ld+d]
 		xr := g.x[idx*d : idx*d+d]
 		for j := range row {
 			v := xr[j] / g.ell[j]
 			row[j] = v
 			s += v * v
 		}
+		g.z[k*ld+d] = 1 // the column of ones gives P·1 from the same product
 		g.sq[k] = s
 		g.ys[k] = g.y[idx]
 	}
 	a := g.a[:m*m]
-	g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*d], d, 0, a, m)
+	g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*ld], ld, 0, a, m)
 	sf2, diag := g.sf2, g.sf2+g.sn2+g.jitter
 	for i := 0; i < m; i++ {
 		row := a[i*m : i*m+i]
@@ -184,40 +186,36 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 	if !g.be.la.Dpotri(blas.Lower, m, a, m) {
 		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: inverse of %d×%d kernel: %w", g.be.name, m, m, ErrNotPositiveDefinite)
 	}
-	// P = (ααᵀ − K⁻¹) ∘ Kf on the lower triangle; r = P·1; gf = Σ P; trW.
+	// P = (ααᵀ − K⁻¹) ∘ Kf on the lower triangle (elementwise), and
+	// tr(ααᵀ − K⁻¹).
 	p := g.p[:m*m]
-	r := g.r[:m]
-	clear(r)
-	var gf, trW float64
+	var trW float64
 	for i := 0; i < m; i++ {
 		ai := alpha[i]
 		arow := a[i*m : i*m+i+1]
 		prow := p[i*m : i*m+i+1]
-		var ri float64
-		for j := 0; j < i; j++ {
-			v := (ai*alpha[j] - arow[j]) * prow[j]
-			prow[j] = v
-			ri += v
-			r[j] += v
-			gf += 2 * v
+		for j, kinv := range arow {
+			prow[j] *= ai*alpha[j] - kinv
 		}
-		w := ai*ai - arow[i]
-		v := w * prow[i]
-		prow[i] = v
-		r[i] += ri + v
-		gf += v
-		trW += w
+		trW += ai*ai - arow[i]
 	}
-	q := g.q[:m*d]
-	z := g.z[:m*d]
-	g.be.bl.Dsymm(blas.Left, blas.Lower, m, d, 1, p, m, z, d, 0, q, d)
+	// Q = P·[Z 1]: its last column is r = P·1. With ∂K_ij/∂log ℓ_d =
+	// Kf_ij (z_id − z_jd)², ½ Σ_ij P_ij (z_id − z_jd)² = Σ_i z_id (z_id r_i −
+	// Q_id); ∂K/∂log σf = 2Kf gives Σ_ij P_ij = Σ_i r_i; ∂K/∂log σn = 2σn² I
+	// gives σn² tr(W).
+	ld := d + 1
+	q := g.q[:m*ld]
+	z := g.z[:m*ld]
+	g.be.bl.Dsymm(blas.Left, blas.Lower, m, ld, 1, p, m, z, ld, 0, q, ld)
 	for j := 0; j < d; j++ {
 		grad[j] = 0
 	}
+	var gf float64
 	for i := 0; i < m; i++ {
-		zi := z[i*d : i*d+d]
-		qi := q[i*d : i*d+d]
-		ri := r[i]
+		zi := z[i*ld : i*ld+d]
+		qi := q[i*ld : i*ld+ld]
+		ri := qi[d]
+		gf += ri
 		for j, zv := range zi {
 			grad[j] += zv * (zv*ri - qi[j])
 		}
