@@ -107,7 +107,7 @@ func (f *flagSet) help(w io.Writer) {
 		})
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "  --help\tprint this help and exit\n")
+	fmt.Fprintf(w, "\n  --help  print this help and exit\n")
 	if f.notes != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(f.notes, "\n"))
 	}
@@ -154,6 +154,8 @@ func cleanFlagErr(err error) string {
 	if strings.HasPrefix(s, "invalid value ") {
 		// invalid value "x" for flag -n: parse error
 		s = strings.Replace(s, " for flag -", " for flag --", 1)
+		s = strings.Replace(s, ": parse error", ": not a valid number", 1)
+		s = strings.Replace(s, ": value out of range", ": out of range", 1)
 	}
 	if strings.HasPrefix(s, "invalid boolean value ") {
 		s = strings.Replace(s, " for -", " for --", 1)
@@ -200,3 +202,20 @@ func parseFloatList(name, s string) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// inputErr marks err, from a reader of the user's files, as bad input
+// (exit code 2), dropping the package prefix ("gp: ", "mvn: ", "diag: ")
+// from its message: it names the file, line and column already.
+func inputErr(err error) error { return usageError{trimmedErr{err}} }
+
+type trimmedErr struct{ err error }
+
+func (e trimmedErr) Error() string {
+	s := e.err.Error()
+	for _, p := range []string{"gp: ", "mvn: ", "diag: "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	return s
+}
+
+func (e trimmedErr) Unwrap() error { return e.err }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/subtemper/subtemper/diag"
-	"github.com/subtemper/subtemper/internal/report"
+	plot "github.com/subtemper/subtemper/internal/report"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -86,7 +86,7 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 			}
 		}
 		base := filepath.Join(dir, "traces")
-		add(base, report.Traces(base, j.names, tr))
+		add(base, plot.Traces(base, j.names, tr))
 
 		var times [][]float64
 		if res.Times != nil {
@@ -100,20 +100,20 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 		}
 		rc := prefixRhat(byVariable(nat, len(j.names), n), times, n, 30)
 		if len(rc.Draws) > 0 {
-			series := func(x []float64) []report.Series {
-				return []report.Series{
+			series := func(x []float64) []plot.Series {
+				return []plot.Series{
 					{Name: "rank-normalized split R-hat", X: x, Y: rc.Rhat},
 					{Name: "paper's R-hat (eq. 8)", X: x, Y: rc.Paper, Dashed: true},
 				}
 			}
 			base = filepath.Join(dir, "rhat_draws")
-			add(base, report.Line(base, report.LineSpec{
+			add(base, plot.Line(base, plot.LineSpec{
 				Title: "median R-hat over parameters", XLabel: "draws per chain (after warm-up)", YLabel: "R-hat",
 				Series: series(rc.Draws), HLine: 1.1, HLineSet: true,
 			}))
 			if times != nil {
 				base = filepath.Join(dir, "rhat_seconds")
-				add(base, report.Line(base, report.LineSpec{
+				add(base, plot.Line(base, plot.LineSpec{
 					Title: "median R-hat over parameters", XLabel: "wall-clock seconds", YLabel: "R-hat",
 					Series: series(rc.Seconds), HLine: 1.1, HLineSet: true,
 				}))
@@ -128,7 +128,7 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 			vals[i] = float64(l.AcceptRate)
 		}
 		base := filepath.Join(dir, "accept_levels")
-		add(base, report.Bars(base, report.BarSpec{
+		add(base, plot.Bars(base, plot.BarSpec{
 			Title: "inner-kernel acceptance per level", XLabel: "level m", YLabel: "acceptance rate", Labels: labels, Values: vals,
 		}))
 	}
@@ -140,7 +140,7 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 			vals[i] = float64(s.Rate)
 		}
 		base := filepath.Join(dir, "swap_acceptance")
-		add(base, report.Bars(base, report.BarSpec{
+		add(base, plot.Bars(base, plot.BarSpec{
 			Title: "swap acceptance per adjacent pair", XLabel: "levels (m-1, m)", YLabel: "acceptance rate", Labels: labels, Values: vals,
 		}))
 	}

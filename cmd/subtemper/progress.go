@@ -28,19 +28,20 @@ func startProgress(w io.Writer, chains, perChain int, force bool) *progress {
 	pr := &progress{counts: make([]atomic.Int64, chains), total: int64(chains) * int64(perChain), stopc: make(chan struct{})}
 	pr.p = mpb.New(
 		mpb.WithOutput(w),
-		mpb.WithWidth(40),
 		mpb.WithRefreshRate(200*time.Millisecond),
 		mpb.ContainerOptional(mpb.WithAutoRefresh(), force),
 	)
 	pr.bar = pr.p.AddBar(pr.total,
+		mpb.BarWidth(32),
 		mpb.PrependDecorators(
-			decor.Name("sampling ", decor.WC{C: decor.DindentRight}),
-			decor.CountersNoUnit("%d/%d it", decor.WC{W: 16}),
+			decor.Name("sampling "),
+			decor.CountersNoUnit("%d/%d it "),
 		),
 		mpb.AppendDecorators(
 			decor.Percentage(decor.WC{W: 5}),
-			decor.AverageSpeed(nil, " %.0f it/s", decor.WC{W: 11}),
-			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WC{W: 9}), " done"),
+			decor.AverageSpeed(nil, "  %.0f it/s"),
+			decor.Name("  ETA "),
+			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), "0s"),
 		),
 	)
 	pr.wg.Add(1)

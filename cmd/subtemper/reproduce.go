@@ -3,15 +3,156 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/subtemper/subtemper/bench"
 )
 
-// cmdReproduce runs the paper's experiment grid. (Placeholder: implemented
-// with the bench package.)
+const reproduceIntro = `Runs the paper's experiment grid (§4) and writes CSV and Markdown tables
+shaped like its Tables 1–2 and figures like its Figs. 1–4 (PNG and SVG) to
+--out. Experiments: runtime (Fig. 1: seconds per iteration against N, cost
+ratios to HMC alone, measured beside the count-based prediction), ess
+(Tables 1–2 and Fig. 3: median ESS per second), convergence (Fig. 2:
+median R-hat against draws and seconds), or all.
+
+Paper settings: M = 6 levels, β_m = 2^{-m/2}; MH σ = 0.1·β_m^{-1/2}; HMC
+ε = 0.01 with L = 10 (MVN) / 5 (GP), no step-size adaptation; three chains
+from θ*, θ*/2, 2θ*, each sampler run until the median R-hat < 1.1 or its
+budget ends. --budget quick finishes in about 10 minutes on 2 cores (a
+smaller grid with short runs; see docs/REPRODUCTION.md); full is the whole
+grid, meant for a cluster with --shard.`
+
+const reproduceNotes = `Sharding: --shard i/n runs the cells k of the grid with k mod n == i, each
+seeded from (--seed, cell key), so results do not depend on the sharding.
+Each shard writes cells/*.json and manifest.json to its --out; then
+` + "`subtemper merge DIR... --out DIR`" + ` writes the tables and figures of all shards.
+
+Environment: SUBTEMPER_BACKEND (default backend), SUBTEMPER_BLAS_THREADS
+(OpenBLAS threads; default OpenBLAS's own).`
+
+// cmdReproduce runs the paper's experiment grid (bench.Reproduce).
 func cmdReproduce(ctx context.Context, args []string, io *stdio) error {
-	return errors.New("not implemented yet")
+	var budget, out, shard, backend string
+	var seed uint64
+	var quiet bool
+	fs := newFlagSet("subtemper reproduce", "subtemper reproduce runtime|ess|convergence|all [flags]", reproduceIntro)
+	fs.group("Run")
+	fs.str(&budget, "budget", "quick", "quick or full")
+	fs.str(&out, "out", "reproduce-out", "output folder")
+	fs.str(&shard, "shard", "0/1", "run shard `i/n` of the grid (0 ≤ i < n)")
+	fs.str(&backend, "backend", "", "linear-algebra backend (default: $SUBTEMPER_BACKEND, else the fastest compiled in)")
+	fs.uint64(&seed, "seed", 1, "seed of the data and of every cell")
+	fs.boolean(&quiet, "quiet", false, "no progress lines on stderr")
+	fs.notes = reproduceNotes
+	pos, err := fs.parse(args, io.out)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("name an experiment: runtime, ess, convergence or all (run `subtemper reproduce --help`)")
+	}
+	for _, e := range pos {
+		switch e {
+		case "runtime", "ess", "convergence", "all":
+		default:
+			return usagef("unknown experiment %q: want runtime, ess, convergence or all", e)
+		}
+	}
+	b, ok := bench.Budgets[budget]
+	if !ok {
+		return usagef("--budget %q: want quick or full", budget)
+	}
+	sh, err := bench.ParseShard(shard)
+	if err != nil {
+		return usagef("--shard %q: want i/n with 0 ≤ i < n", shard)
+	}
+	if strings.TrimSpace(out) == "" {
+		return usagef("--out is empty")
+	}
+	be, err := bench.Backend(backend)
+	if err != nil {
+		return usagef("--backend: %v", err)
+	}
+	if _, err := bench.ApplyThreads(); err != nil {
+		return usagef("%v", err)
+	}
+	start := time.Now()
+	opt := bench.ReproduceOptions{
+		Experiments: pos, Budget: b, Backend: be, Seed: seed, Shard: sh, Out: out,
+	}
+	if !quiet {
+		opt.Progress = func(done, total int, c *bench.Cell) {
+			if c != nil {
+				fmt.Fprintf(io.err, "[%d/%d %s] %s\n", done+1, total, time.Since(start).Round(time.Second), c.Key())
+			}
+		}
+	}
+	res, err := bench.Reproduce(ctx, opt)
+	elapsed := time.Since(start).Round(time.Second)
+	if errors.Is(err, bench.ErrInterrupted) {
+		fmt.Fprintf(io.err, "interrupted after %s: %d cells written to %s\n", elapsed, len(res), out)
+		return errInterrupted
+	}
+	if err != nil {
+		return fmt.Errorf("reproduce: %w", err)
+	}
+	fmt.Fprintf(io.out, "%d cells (budget %s, backend %s, shard %s) in %s; results in %s\n", len(res), b.Name, be.Name(), shard, elapsed, out)
+	if sh.N <= 1 {
+		fmt.Fprintf(io.out, "report: %s\n", filepath.Join(out, "REPORT.md"))
+	} else {
+		fmt.Fprintf(io.out, "merge the shards with: subtemper merge DIR... --out DIR\n")
+	}
+	return nil
 }
 
-// cmdMerge merges the shards of a sharded reproduce run. (Placeholder.)
+// cmdMerge merges the shards of a sharded reproduce run (bench.Merge).
 func cmdMerge(ctx context.Context, args []string, io *stdio) error {
-	return errors.New("not implemented yet")
+	var out string
+	var partial bool
+	fs := newFlagSet("subtemper merge", "subtemper merge DIR... --out DIR [flags]",
+		`Reads the cells/*.json and manifest.json of the output folders of the shards
+of a `+"`subtemper reproduce --shard i/n`"+` run, checks that every cell of the grid
+is present exactly once, and writes the same tables and figures as an
+unsharded run to --out, deterministically (cells sorted by key).`)
+	fs.str(&out, "out", "", "output folder (required)")
+	fs.boolean(&partial, "partial", false, "exit 0 even when cells are missing (the tables then have gaps)")
+	dirs, err := fs.parse(args, io.out)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return usagef("name the shards' output folders (run `subtemper merge --help`)")
+	}
+	if strings.TrimSpace(out) == "" {
+		return usagef("--out is required")
+	}
+	rep, err := bench.Merge(dirs, out)
+	if rep != nil {
+		for _, k := range rep.Duplicates {
+			fmt.Fprintf(io.err, "duplicate cell (first copy kept): %s\n", k)
+		}
+		for _, k := range rep.Partial {
+			fmt.Fprintf(io.err, "interrupted cell (partial results): %s\n", k)
+		}
+		for _, m := range rep.Mismatch {
+			fmt.Fprintf(io.err, "manifest disagrees with the first: %s\n", m)
+		}
+		for _, k := range rep.Missing {
+			fmt.Fprintf(io.err, "missing cell: %s\n", k)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	fmt.Fprintf(io.out, "merged %d cells from %d folders into %s (%d missing, %d duplicates)\n", len(rep.Cells), len(dirs), out, len(rep.Missing), len(rep.Duplicates))
+	if len(rep.Mismatch) > 0 {
+		return fmt.Errorf("merge: %d shard manifests disagree on the grid, budget or seed", len(rep.Mismatch))
+	}
+	if len(rep.Missing) > 0 && !partial {
+		return fmt.Errorf("merge: %d of %d cells missing (tables written with gaps; --partial accepts this)", len(rep.Missing), len(rep.Missing)+len(rep.Cells))
+	}
+	return nil
 }

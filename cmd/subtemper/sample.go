@@ -279,6 +279,7 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 		},
 		Timings: timingsJSON{
 			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, MeanChainSeconds: meanSec,
+			ESSPerSecond: "ess_bulk / mean_chain_seconds",
 		},
 		Variables:  []variableJSON{},
 		RoundTrips: res.Stats.RoundTrips,

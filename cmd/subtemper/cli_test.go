@@ -1,0 +1,578 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/linalg"
+)
+
+// bin is the subtemper binary built once by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "subtemper-cli-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "subtemper")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building subtemper: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what a run of the binary gave.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runBin runs the binary with args (and stdin, if not empty).
+func runBin(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %v: %v", args, err)
+	}
+	return result{o.String(), e.String(), code}
+}
+
+func mustCode(t *testing.T, r result, want int, args ...string) {
+	t.Helper()
+	if r.code != want {
+		t.Fatalf("subtemper %s: exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, want, r.stdout, r.stderr)
+	}
+}
+
+// readCSV reads a whole CSV file.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// variableKeys are the per-variable fields diag --json and summary.json share.
+var variableKeys = []string{"name", "mean", "median", "sd", "mad", "q5", "q95", "rhat", "rhat_bulk", "rhat_tail",
+	"ess_bulk", "ess_tail", "ess_mean", "mcse_mean", "rhat_paper", "ess_paper"}
+
+func checkVariables(t *testing.T, vars any, names []string) {
+	t.Helper()
+	vs, ok := vars.([]any)
+	if !ok || len(vs) != len(names) {
+		t.Fatalf("variables = %v, want %d entries", vars, len(names))
+	}
+	for i, v := range vs {
+		m := v.(map[string]any)
+		for _, k := range variableKeys {
+			if _, ok := m[k]; !ok {
+				t.Errorf("variable %d lacks %q", i, k)
+			}
+		}
+		if m["name"] != names[i] {
+			t.Errorf("variable %d is %v, want %s", i, m["name"], names[i])
+		}
+	}
+}
+
+// smallGP are flags for a fast GP run.
+var smallGP = []string{"--n", "24", "--dims", "2", "--warmup", "20", "--draws", "40", "--levels", "2", "--quiet"}
+
+func TestGPSyntheticFiles(t *testing.T) {
+	out := t.TempDir()
+	args := append([]string{"gp", "--out", out, "--plots", "--chains", "2"}, smallGP...)
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if r.stderr != "" {
+		t.Errorf("--quiet run wrote to stderr: %q", r.stderr)
+	}
+	for _, want := range []string{"ell_x1", "ell_x2", "sf", "sn", "rhat", "ess_bulk", "rhat_paper", "ess_bulk/s", "tempered-transition acceptance", "seed 1"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	recs := readCSV(t, filepath.Join(out, "draws.csv"))
+	if got, want := strings.Join(recs[0], ","), "chain,draw,ell_x1,ell_x2,sf,sn"; got != want {
+		t.Errorf("draws.csv header %q, want %q", got, want)
+	}
+	if len(recs) != 1+2*40 {
+		t.Errorf("draws.csv has %d rows, want %d", len(recs)-1, 2*40)
+	}
+	for _, v := range recs[1][2:] {
+		var x float64
+		if _, err := fmt.Sscan(v, &x); err != nil || !(x > 0) {
+			t.Errorf("draws.csv value %q is not a positive number (natural units)", v)
+		}
+	}
+	data := readCSV(t, filepath.Join(out, "data.csv"))
+	if len(data) != 25 || strings.Join(data[0], ",") != "x1,x2,y" {
+		t.Errorf("data.csv: %d rows, header %v", len(data), data[0])
+	}
+	s := readJSON(t, filepath.Join(out, "summary.json"))
+	if s["interrupted"] != false {
+		t.Errorf("interrupted = %v, want false", s["interrupted"])
+	}
+	checkVariables(t, s["variables"], []string{"ell_x1", "ell_x2", "sf", "sn"})
+	settings := s["settings"].(map[string]any)
+	for _, k := range []string{"sampler", "inner", "chains", "warmup", "draws", "thin", "levels", "beta-min", "swap", "step-size", "leapfrog", "mh-scale", "adapt", "backend", "seed", "out", "plots", "n", "dims", "data-seed", "standardize"} {
+		if _, ok := settings[k]; !ok {
+			t.Errorf("settings lacks %q", k)
+		}
+	}
+	if settings["sampler"] != "stt" || settings["inner"] != "hmc" || settings["draws"] != 40.0 {
+		t.Errorf("settings = %v", settings)
+	}
+	if s["seed"] != 1.0 || s["backend"] != "gonum" || s["adapt_step_size"] != gpDefaultAdapt {
+		t.Errorf("seed %v backend %v adapt %v", s["seed"], s["backend"], s["adapt_step_size"])
+	}
+	ladder := s["ladder"].(map[string]any)
+	if len(ladder["betas"].([]any)) != 3 || len(ladder["subset_sizes"].([]any)) != 3 {
+		t.Errorf("ladder = %v", ladder)
+	}
+	tm := s["timings"].(map[string]any)
+	if len(tm["chain_seconds"].([]any)) != 2 || !(tm["wall_seconds"].(float64) > 0) {
+		t.Errorf("timings = %v", tm)
+	}
+	if len(s["levels"].([]any)) != 3 {
+		t.Errorf("levels = %v", s["levels"])
+	}
+	for _, k := range []string{"tempered_transitions", "round_trips", "failed_evaluations", "median_rhat", "median_ess_bulk_per_second", "swaps", "data"} {
+		if _, ok := s[k]; !ok {
+			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	for _, f := range []string{"traces", "rhat_draws", "rhat_seconds", "accept_levels"} {
+		for _, ext := range []string{".png", ".svg"} {
+			fi, err := os.Stat(filepath.Join(out, f+ext))
+			if err != nil || fi.Size() == 0 {
+				t.Errorf("figure %s%s: %v", f, ext, err)
+			}
+		}
+	}
+
+	// The draws the run wrote are valid input for diag.
+	r = runBin(t, "", "diag", filepath.Join(out, "draws.csv"), "--json")
+	mustCode(t, r, 0, "diag")
+	var d map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("diag --json: %v\n%s", err, r.stdout)
+	}
+	checkVariables(t, d["variables"], []string{"ell_x1", "ell_x2", "sf", "sn"})
+}
+
+// writeGPData writes a small synthetic GP dataset and returns its path.
+func writeGPData(t *testing.T, dir string, n, d int) (string, *gp.Data) {
+	t.Helper()
+	data, _, err := gp.Synthetic(n, d, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "gp.csv")
+	if err := gp.WriteCSVFile(p, data); err != nil {
+		t.Fatal(err)
+	}
+	return p, data
+}
+
+func TestGPDataJSON(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := writeGPData(t, dir, 30, 2)
+	args := []string{"gp", "--data", path, "--target", "y", "--standardize", "--sampler", "spt", "--inner", "mh", "--swap", "deo",
+		"--warmup", "10", "--draws", "30", "--levels", "3", "--json", "--quiet"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	var s map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, r.stdout)
+	}
+	checkVariables(t, s["variables"], []string{"ell_x1", "ell_x2", "sf", "sn"})
+	if sw := s["swaps"].([]any); len(sw) != 3 {
+		t.Errorf("swaps = %v, want 3 adjacent pairs", sw)
+	}
+	if data := s["data"].(map[string]any); data["standardized"] != true || data["file"] != path {
+		t.Errorf("data = %v", data)
+	}
+}
+
+func TestMVN(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"mvn", "--n", "40", "--dims", "3", "--warmup", "10", "--draws", "25", "--levels", "2", "--out", out, "--quiet"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	recs := readCSV(t, filepath.Join(out, "draws.csv"))
+	if got := strings.Join(recs[0], ","); got != "chain,draw,theta_1,theta_2,theta_3" {
+		t.Errorf("header %q", got)
+	}
+	if len(recs) != 1+3*25 {
+		t.Errorf("%d rows, want %d", len(recs)-1, 3*25)
+	}
+	s := readJSON(t, filepath.Join(out, "summary.json"))
+	checkVariables(t, s["variables"], []string{"theta_1", "theta_2", "theta_3"})
+	if s["settings"].(map[string]any)["leapfrog"] != 10.0 {
+		t.Errorf("mvn's default L = %v, want 10", s["settings"].(map[string]any)["leapfrog"])
+	}
+
+	// The same data from files, with Σ.
+	dir := t.TempDir()
+	x := writeFile(t, dir, "x.csv", "a,b\n0.1,0.2\n-0.3,0.5\n0.2,-0.1\n1.0,0.7\n")
+	sig := writeFile(t, dir, "sigma.csv", "1,0.5\n0.5,1\n")
+	args = []string{"mvn", "--data", x, "--sigma", sig, "--prior-sd", "2", "--warmup", "5", "--draws", "10", "--sampler", "pt", "--levels", "2", "--json", "--quiet"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if !strings.Contains(r.stdout, `"theta_2"`) {
+		t.Errorf("output lacks theta_2:\n%s", r.stdout)
+	}
+}
+
+func TestDiag(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("chain,draw,a,b\n")
+	for c := 1; c <= 2; c++ {
+		for d := 1; d <= 20; d++ {
+			fmt.Fprintf(&b, "%d,%d,%g,%g\n", c, d, math.Sin(float64(c*d)), float64(d%7)+0.1*float64(c))
+		}
+	}
+	dir := t.TempDir()
+	p := writeFile(t, dir, "draws.csv", b.String())
+	r := runBin(t, "", "diag", p)
+	mustCode(t, r, 0, "diag", p)
+	for _, want := range []string{"variable", "rhat", "ess_bulk", "ess_tail", "rhat_paper", "2 chains × 20 draws"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("diag output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runBin(t, b.String(), "diag", "--json", "-")
+	mustCode(t, r, 0, "diag", "--json", "-")
+	var d map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("diag --json: %v\n%s", err, r.stdout)
+	}
+	if len(d) != 1 {
+		t.Errorf("diag --json has keys %v, want only variables", d)
+	}
+	checkVariables(t, d["variables"], []string{"a", "b"})
+}
+
+func TestEvalJSONShape(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := writeGPData(t, dir, 15, 2)
+	args := []string{"eval", "gp", "--data", path, "--lengthscales", "1.5,0.7", "--sf", "2", "--sn", "0.3", "--json"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if got := strings.Join(keys, ","); got != "gradient,log_jacobian,log_marginal_likelihood,log_prior" {
+		t.Errorf("keys %s", got)
+	}
+	if g := m["gradient"].([]any); len(g) != 4 {
+		t.Errorf("gradient has %d entries, want D+2 = 4", len(g))
+	}
+	r = runBin(t, "", args[:len(args)-1]...)
+	mustCode(t, r, 0, args[:len(args)-1]...)
+	if !strings.Contains(r.stdout, "log marginal likelihood") {
+		t.Errorf("human output:\n%s", r.stdout)
+	}
+}
+
+// TestEvalInProcess checks `eval gp --json` against gp.Model directly.
+func TestEvalInProcess(t *testing.T) {
+	dir := t.TempDir()
+	path, data := writeGPData(t, dir, 20, 3)
+	var o, e bytes.Buffer
+	io := &stdio{in: strings.NewReader(""), out: &o, err: &e}
+	code := run(context.Background(), []string{"eval", "gp", "--data", path, "--lengthscales", "1,2,0.5", "--sf", "1.5", "--sn", "0.2", "--json"}, io)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	var got struct {
+		LML      float64   `json:"log_marginal_likelihood"`
+		Gradient []float64 `json:"gradient"`
+		LogPrior float64   `json:"log_prior"`
+		LogJac   float64   `json:"log_jacobian"`
+	}
+	if err := json.Unmarshal(o.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	m, err := gp.New(linalg.Default(), data, gp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	theta := []float64{1, 2, 0.5, 1.5, 0.2}
+	u, _ := gp.LogTheta(nil, theta)
+	grad := make([]float64, len(u))
+	ll, err := m.LogLik(nil, u, grad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+	if !close(got.LML, ll) {
+		t.Errorf("log_marginal_likelihood %v, model %v", got.LML, ll)
+	}
+	for i := range grad {
+		if !close(got.Gradient[i], grad[i]) {
+			t.Errorf("gradient[%d] %v, model %v", i, got.Gradient[i], grad[i])
+		}
+	}
+	if lp := m.LogPrior(u, nil); !close(got.LogPrior, lp) {
+		t.Errorf("log_prior %v, model %v", got.LogPrior, lp)
+	}
+	var jac float64
+	for _, v := range u {
+		jac += v
+	}
+	if !close(got.LogJac, jac) {
+		t.Errorf("log_jacobian %v, want Σ log θ = %v", got.LogJac, jac)
+	}
+	// log_prior includes the Jacobian: minus it, the density of θ.
+	p := gp.Prior{}
+	if want := p.LogDensity(u, nil); !close(got.LogPrior, want) {
+		t.Errorf("log_prior %v, Prior.LogDensity %v", got.LogPrior, want)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := writeGPData(t, dir, 10, 2)
+	empty := writeFile(t, dir, "empty.csv", "")
+	nan := writeFile(t, dir, "nan.csv", "x1,y\n1,2\nNaN,3\n4,5\n")
+	ragged := writeFile(t, dir, "ragged.csv", "x1,y\n1,2\n3\n4,5\n")
+	x := writeFile(t, dir, "x.csv", "a,b\n0.1,0.2\n-0.3,0.5\n")
+	notPD := writeFile(t, dir, "notpd.csv", "1,2\n2,1\n")
+	badDraws := writeFile(t, dir, "bad.csv", "chain,draw,a\n1,1,0.5\n1,2,oops\n")
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"empty CSV", []string{"gp", "--data", empty}, []string{"empty.csv"}},
+		{"NaN cell", []string{"gp", "--data", nan}, []string{"nan.csv:3"}},
+		{"ragged row", []string{"gp", "--data", ragged}, []string{"ragged.csv:3"}},
+		{"unknown flag", []string{"gp", "--bogus"}, []string{"--bogus"}},
+		{"bad sampler", []string{"gp", "--sampler", "xyz"}, []string{"--sampler", "xyz"}},
+		{"bad inner", []string{"mvn", "--inner", "nuts"}, []string{"--inner"}},
+		{"bad swap", []string{"gp", "--swap", "odd"}, []string{"--swap"}},
+		{"beta-min", []string{"gp", "--beta-min", "1.5"}, []string{"--beta-min"}},
+		{"chains 0", []string{"gp", "--chains", "0"}, []string{"--chains"}},
+		{"levels 0", []string{"mvn", "--levels", "0"}, []string{"--levels"}},
+		{"negative warmup", []string{"gp", "--warmup", "-1"}, []string{"--warmup"}},
+		{"step size", []string{"gp", "--step-size", "0"}, []string{"--step-size"}},
+		{"not a number", []string{"gp", "--draws", "many"}, []string{"--draws"}},
+		{"backend", []string{"gp", "--backend", "quantum"}, []string{"--backend", "gonum"}},
+		{"plots without out", []string{"gp", "--plots"}, []string{"--plots", "--out"}},
+		{"target without data", []string{"gp", "--target", "y"}, []string{"--target"}},
+		{"n with data", []string{"gp", "--data", good, "--n", "5"}, []string{"--n"}},
+		{"unknown target", []string{"gp", "--data", good, "--target", "zz"}, []string{"zz"}},
+		{"lengthscales count", []string{"eval", "gp", "--data", good, "--lengthscales", "1,2,3", "--sf", "1", "--sn", "1"}, []string{"--lengthscales", "3", "2 input columns"}},
+		{"lengthscale negative", []string{"eval", "gp", "--data", good, "--lengthscales", "1,-2", "--sf", "1", "--sn", "1"}, []string{"--lengthscales"}},
+		{"lengthscale not number", []string{"eval", "gp", "--data", good, "--lengthscales", "1,abc", "--sf", "1", "--sn", "1"}, []string{"--lengthscales", "abc"}},
+		{"sf missing", []string{"eval", "gp", "--data", good, "--lengthscales", "1,2", "--sn", "1"}, []string{"--sf"}},
+		{"eval model", []string{"eval", "mvn", "--data", good}, []string{"gp"}},
+		{"sigma not PD", []string{"mvn", "--data", x, "--sigma", notPD}, []string{"notpd.csv", "positive definite"}},
+		{"data without sigma", []string{"mvn", "--data", x}, []string{"--sigma"}},
+		{"prior-sd", []string{"mvn", "--prior-sd", "-1"}, []string{"--prior-sd"}},
+		{"diag bad value", []string{"diag", badDraws}, []string{"bad.csv:3:3", "oops"}},
+		{"diag no file", []string{"diag"}, []string{"FILE"}},
+		{"diag missing file", []string{"diag", filepath.Join(dir, "nope.csv")}, []string{"nope.csv"}},
+		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runBin(t, "", c.args...)
+			mustCode(t, r, 2, c.args...)
+			for _, w := range c.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q: %s", w, r.stderr)
+				}
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout not empty: %q", r.stdout)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, c := range []string{"gp", "mvn", "diag", "eval"} {
+		r := runBin(t, "", c, "--help")
+		mustCode(t, r, 0, c, "--help")
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(line, "  --") && !strings.Contains(line, "--help") && !strings.Contains(line, "(default ") {
+				t.Errorf("%s --help: flag line without its default: %q", c, line)
+			}
+		}
+	}
+	r := runBin(t, "", "gp", "--help")
+	for _, want := range []string{"--sampler string", "(default stt)", "(default hmc)", "--adapt", "(default false)", "--backend", "gonum", "--leapfrog L", "(default 5)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("gp --help lacks %q", want)
+		}
+	}
+	r = runBin(t, "", "mvn", "--help")
+	if !strings.Contains(r.stdout, "--leapfrog L") || !strings.Contains(r.stdout, "(default 10)") {
+		t.Errorf("mvn --help does not give L = 10:\n%s", r.stdout)
+	}
+	r = runBin(t, "", "help")
+	mustCode(t, r, 0, "help")
+	if !strings.Contains(r.stdout, "reproduce") {
+		t.Errorf("help lacks the commands:\n%s", r.stdout)
+	}
+}
+
+// TestInterrupt sends SIGINT to a long run once it samples and checks that
+// it exits with 130 after writing its draws, marked interrupted.
+func TestInterrupt(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(bin, "gp", "--n", "30", "--dims", "2", "--warmup", "0", "--draws", "1000000", "--levels", "2", "--out", out)
+	var o bytes.Buffer
+	cmd.Stdout = &o
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var errText strings.Builder
+	started := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			errText.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), "sampling") {
+				once = true
+				close(started)
+			}
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("no 'sampling' line on stderr within 30 s")
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitErr := make(chan error, 1)
+	go func() { <-done; waitErr <- cmd.Wait() }()
+	select {
+	case err = <-waitErr:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run did not stop within 30 s of SIGINT")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want code 130\nstderr:\n%s", err, errText.String())
+	}
+	recs := readCSV(t, filepath.Join(out, "draws.csv"))
+	if len(recs) < 2 {
+		t.Fatalf("draws.csv has no draws")
+	}
+	s := readJSON(t, filepath.Join(out, "summary.json"))
+	if s["interrupted"] != true {
+		t.Errorf("summary.json interrupted = %v", s["interrupted"])
+	}
+	per := s["draws"].(map[string]any)["per_chain"].([]any)
+	total := 0
+	for _, p := range per {
+		total += int(p.(float64))
+	}
+	if total != len(recs)-1 {
+		t.Errorf("summary.json counts %d draws, draws.csv holds %d", total, len(recs)-1)
+	}
+	if !strings.Contains(o.String(), "INTERRUPTED") {
+		t.Errorf("stdout does not say the run was interrupted:\n%s", o.String())
+	}
+	if !strings.Contains(errText.String(), "interrupted") {
+		t.Errorf("stderr does not say interrupted:\n%s", errText.String())
+	}
+}
+
+// TestFlagParsing checks flags after positional arguments and "--".
+func TestFlagParsing(t *testing.T) {
+	var x bool
+	fs := newFlagSet("t", "t", "")
+	fs.boolean(&x, "json", false, "j")
+	pos, err := fs.parse([]string{"a.csv", "--json", "--", "--b"}, discard{})
+	if err != nil || !x || !slices.Equal(pos, []string{"a.csv", "--b"}) {
+		t.Errorf("parse: pos %v, json %v, err %v", pos, x, err)
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/subtemper/subtemper/diag"
+)
+
+// diagOutput is `diag --json`'s output.
+type diagOutput struct {
+	Variables []variableJSON `json:"variables"`
+}
+
+// cmdDiag is the diag command.
+func cmdDiag(ctx context.Context, args []string, io *stdio) error {
+	var asJSON bool
+	fs := newFlagSet("subtemper diag", "subtemper diag FILE.csv [--json]",
+		`Convergence diagnostics of MCMC draws in long CSV form: a header row with columns
+chain and draw (integer labels) and one column per variable, one row per draw — the
+form subtemper writes (draws.csv) and ArviZ and R's posterior read. FILE "-" reads
+stdin. Lines starting with # are comments; NA, NaN, Inf and -Inf are accepted.
+
+Prints, per variable, posterior::summarise_draws' columns (mean, median, sd, mad, q5,
+q95, rhat = max(rhat_bulk, rhat_tail), ess_bulk, ess_tail; Vehtari et al. 2021) and the
+paper's R-hat (eq. 8) and ESS (eq. 9). --json prints
+{"variables": [{"name", "mean", "median", "sd", "mad", "q5", "q95", "rhat", "rhat_bulk",
+"rhat_tail", "ess_bulk", "ess_tail", "ess_mean", "mcse_mean", "rhat_paper",
+"ess_paper"}, ...]}, with null for values that cannot be estimated (NA in the table).`)
+	fs.boolean(&asJSON, "json", false, "print JSON instead of a table")
+	fs.notes = "Exit codes: 0 success, 2 bad usage or a malformed file (the message names its line and column)."
+	pos, err := fs.parse(args, io.out)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want exactly one FILE.csv argument (or - for stdin), got %d (run `subtemper diag --help`)", len(pos))
+	}
+	var d *diag.Draws
+	label := pos[0]
+	if pos[0] == "-" {
+		label = "<stdin>"
+		d, err = diag.ReadCSV(io.in, label)
+	} else {
+		fh, oerr := os.Open(pos[0])
+		if oerr != nil {
+			return inputErr(oerr)
+		}
+		d, err = diag.ReadCSV(fh, pos[0])
+		fh.Close()
+	}
+	if err != nil {
+		return inputErr(err)
+	}
+	sums, err := diag.Summarize(d)
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w", label, err)}
+	}
+	out := diagOutput{Variables: make([]variableJSON, len(sums))}
+	for i, s := range sums {
+		out.Variables[i] = newVariableJSON(s)
+	}
+	if asJSON {
+		return writeJSON(io.out, out)
+	}
+	n := 0
+	if len(d.Values) > 0 && len(d.Values[0]) > 0 {
+		n = len(d.Values[0][0])
+	}
+	fmt.Fprintf(io.out, "%s: %d chains × %d draws, %d variables\n\n", label, len(d.Chains), n, len(d.Names))
+	printSummaryTable(io.out, out.Variables, false)
+	return nil
+}
