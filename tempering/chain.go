@@ -22,6 +22,7 @@ type Chain struct {
 	work     *State   // TT, STT: the path of a tempered transition
 	perm     []int    // SPT, STT: backing array of the recursive subsets
 	needGrad bool
+	base     int // TT, STT: level-0 transitions after each tempered transition
 	iter     int64
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
@@ -72,6 +73,7 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		dens:     make([]Density, L),
 		kern:     make([]LevelKernel, L),
 		needGrad: s.Kernel.NeedsGrad(),
+		base:     s.BaseSteps,
 		warm:     true,
 		stats:    newStats(L),
 	}
@@ -155,6 +157,7 @@ func (c *Chain) Step() {
 		c.ptStep()
 	case TT, STT:
 		c.ttStep()
+		c.baseSteps()
 	}
 	c.iter++
 	if c.warm {
@@ -348,6 +351,14 @@ func (c *Chain) ttStep() {
 	if logR >= 0 || math.Log(c.rng.Float64()) < logR {
 		c.stats.TTAccepted++
 		cur.CopyFrom(w)
+	}
+}
+
+// baseSteps runs the configured ordinary transitions at level 0 after a
+// tempered transition (whatever its outcome).
+func (c *Chain) baseSteps() {
+	for range c.base {
+		c.step(0, c.states[0])
 	}
 }
 

@@ -13,6 +13,7 @@ type exactCase struct {
 	kernel Kernel
 	driver Driver
 	sched  SwapSchedule
+	base   int // Settings.BaseSteps
 	draws  int
 }
 
@@ -31,6 +32,8 @@ func exactCases() []exactCase {
 		for _, d := range []Driver{PT, SPT} {
 			cs = append(cs, exactCase{name: k.name + "/" + d.String() + "-deo", kernel: k.k, driver: d, sched: DEO, draws: k.draws})
 		}
+		// STT with an ordinary level-0 transition after each tempered one.
+		cs = append(cs, exactCase{name: k.name + "/stt-base1", kernel: k.k, driver: STT, base: 1, draws: k.draws})
 	}
 	return cs
 }
@@ -44,7 +47,7 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 		c.draws /= 20
 	}
 	res, err := Run(context.Background(), tg, &Settings{
-		Driver: c.driver, Kernel: c.kernel, Swap: c.sched,
+		Driver: c.driver, Kernel: c.kernel, Swap: c.sched, BaseSteps: c.base,
 		Chains: 3, Warmup: 500, Draws: c.draws, Seed: seed,
 	})
 	if err != nil {

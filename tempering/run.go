@@ -54,6 +54,14 @@ type Settings struct {
 	// included) and the total Warmup + Draws·Thin. It is called
 	// concurrently from all chains and must be cheap (an atomic store).
 	Progress func(chain, iter, total int)
+	// BaseSteps is the number of ordinary transitions at level 0 (the
+	// target) that TT and STT run after each tempered transition. Zero
+	// means none: Neal (1996)'s form, in which level 0 moves only through
+	// accepted tempered transitions. One gives the paper's Algorithm 2
+	// transition count (a full-data transition every iteration) at the cost
+	// of one full-data transition per iteration. Ignored by the other
+	// drivers.
+	BaseSteps int
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
 	RecordTimes bool
@@ -83,6 +91,8 @@ func (s *Settings) resolve() (Settings, error) {
 		return r, fmt.Errorf("tempering: number of draws must be ≥ 0, got %d", r.Draws)
 	case r.Thin < 0:
 		return r, fmt.Errorf("tempering: thinning must be ≥ 0, got %d", r.Thin)
+	case r.BaseSteps < 0:
+		return r, fmt.Errorf("tempering: number of base steps must be ≥ 0, got %d", r.BaseSteps)
 	case r.Levels < 0:
 		return r, fmt.Errorf("tempering: number of levels M must be ≥ 1, got %d", r.Levels)
 	}

@@ -388,3 +388,26 @@ func TestAdaptation(t *testing.T) {
 		t.Errorf("adapted ε = %v, acceptance %v: not adapted towards 0.8", eps, rate)
 	}
 }
+
+// TestBaseSteps: TT and STT run Settings.BaseSteps level-0 transitions per
+// iteration, and none by default.
+func TestBaseSteps(t *testing.T) {
+	tg := newMVNTarget(40, 2, 1)
+	for _, d := range []Driver{TT, STT} {
+		for _, base := range []int{0, 2} {
+			c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.05, Steps: 3}, BaseSteps: base}, rand.New(rand.NewPCG(1, 1)), []float64{0.1, 0.2, 0.3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 50 {
+				c.Step()
+			}
+			if got, want := c.Stats().Levels[0].Transitions, int64(50*base); got != want {
+				t.Errorf("%v base %d: %d level-0 transitions, want %d", d, base, got, want)
+			}
+		}
+	}
+	if _, err := NewChain(tg, &Settings{Driver: TT, BaseSteps: -1}, rand.New(rand.NewPCG(1, 1)), []float64{0, 0, 0}); err == nil {
+		t.Error("BaseSteps −1 accepted")
+	}
+}
