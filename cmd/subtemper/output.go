@@ -35,8 +35,10 @@ type runSummary struct {
 	Settings    map[string]any `json:"settings"`  // every flag's value, given or default
 	Seed        uint64         `json:"seed"`
 	Backend     string         `json:"backend"`
-	Sampler     string         `json:"sampler"`
-	Inner       string         `json:"inner"`
+	// BLASThreads is the number of OpenBLAS threads (openblas backend only).
+	BLASThreads int    `json:"openblas_threads,omitempty"`
+	Sampler     string `json:"sampler"`
+	Inner       string `json:"inner"`
 	// Adapt reports whether HMC step-size adaptation ran during warm-up.
 	Adapt bool           `json:"adapt_step_size"`
 	Units string         `json:"units"`

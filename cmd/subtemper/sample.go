@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -18,14 +19,14 @@ import (
 	// Backends register themselves when compiled in (build tags openblas,
 	// cuda); without the tags these imports register nothing.
 	_ "github.com/subtemper/subtemper/cuda"
-	_ "github.com/subtemper/subtemper/linalg/openblas"
+	"github.com/subtemper/subtemper/linalg/openblas"
 )
 
 // samplerFlags are the flags shared by the gp and mvn commands.
 type samplerFlags struct {
 	sampler, inner, swap, backend, out string
 	chains, warmup, draws, thin        int
-	levels, leapfrog                   int
+	levels, leapfrog, baseSteps        int
 	betaMin, stepSize, mhScale         float64
 	adapt                              bool
 	seed                               uint64
@@ -49,6 +50,7 @@ func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
 	fs.integer(&s.thin, "thin", 1, "keep one iteration in `K` after warm-up")
 	fs.integer(&s.levels, "levels", 6, "number `M` of levels above the target (M+1 in all); ladder β_m = β*^{m/M}")
 	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1)")
+	fs.integer(&s.baseSteps, "base-steps", 0, "tt and stt: ordinary transitions at the target level after each tempered transition (0: Neal's form, the target moves only through accepted tempered transitions; 1: the paper's Algorithm 2 count, one full-data transition more per iteration)")
 	fs.str(&s.swap, "swap", "sweep", "swap schedule of pt and spt: sweep (the paper's) or deo (non-reversible even/odd)")
 	fs.float(&s.stepSize, "step-size", d.stepSize, "HMC leapfrog step `ε` (the initial one with --adapt)")
 	fs.integer(&s.leapfrog, "leapfrog", d.leapfrog, "HMC leapfrog steps `L`")
@@ -90,6 +92,9 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	if err := checkNonNegInt("warmup", s.warmup); err != nil {
 		return nil, nil, err
 	}
+	if err := checkNonNegInt("base-steps", s.baseSteps); err != nil {
+		return nil, nil, err
+	}
 	if !(s.betaMin > 0 && s.betaMin < 1) {
 		return nil, nil, usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
 	}
@@ -115,10 +120,15 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	if err != nil {
 		return nil, nil, usagef("--backend %q is not compiled into this binary (available: %s; openblas needs -tags openblas, cuda needs -tags cuda)", s.backend, strings.Join(linalg.Names(), ", "))
 	}
+	if be.Name() == "openblas" && os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+		// Chains run in parallel goroutines, each calling OpenBLAS; a
+		// multithreaded OpenBLAS in each would oversubscribe the cores.
+		openblas.SetThreads(max(1, runtime.NumCPU()/s.chains))
+	}
 	st := &tempering.Settings{
 		Driver: drv, Kernel: k, Levels: s.levels, BetaMin: s.betaMin, Swap: sw,
 		Chains: s.chains, Warmup: s.warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
-		RecordTimes: true,
+		BaseSteps: s.baseSteps, RecordTimes: true,
 	}
 	return st, be, nil
 }
@@ -268,6 +278,7 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 		Settings:    flagValues(j.fs),
 		Seed:        f.seed,
 		Backend:     j.backend,
+		BLASThreads: blasThreads(j.backend),
 		Sampler:     strings.ToLower(f.sampler),
 		Inner:       strings.ToLower(f.inner),
 		Adapt:       f.adapt && strings.EqualFold(f.inner, "hmc"),
@@ -405,4 +416,13 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 	}
 	written = append(written, p)
 	return written, nil
+}
+
+// blasThreads returns the OpenBLAS thread count for the openblas backend,
+// 0 otherwise.
+func blasThreads(backend string) int {
+	if backend != "openblas" {
+		return 0
+	}
+	return openblas.Threads()
 }
