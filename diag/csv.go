@@ -88,6 +88,19 @@ func (e *InputError) Unwrap() error { return e.Err }
 // repeated (chain, draw) pair, a file without draws, and chains with
 // different numbers of draws; an error of r is wrapped.
 func ReadCSV(r io.Reader, name string) (*Draws, error) {
+	return ReadCSVWith(r, name, CSVOptions{})
+}
+
+// CSVOptions tunes ReadCSVWith. The zero value is ReadCSV's behaviour.
+type CSVOptions struct {
+	// Truncate keeps the first n draws (in draw order) of every chain, n
+	// the shortest chain's length, instead of reporting chains of unequal
+	// length as an error. Interrupted runs leave such files.
+	Truncate bool
+}
+
+// ReadCSVWith is ReadCSV with options.
+func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.Comment = '#'
@@ -200,14 +213,19 @@ func ReadCSV(r io.Reader, name string) (*Draws, error) {
 	}
 	slices.Sort(chains)
 	n := len(byChain[chains[0]])
+	if opt.Truncate {
+		for _, c := range chains {
+			n = min(n, len(byChain[c]))
+		}
+	}
 	d := &Draws{Names: names, Chains: chains, Values: make([][][]float64, len(names))}
 	for v := range names {
 		d.Values[v] = make([][]float64, len(chains))
 	}
 	for c, label := range chains {
 		rows := byChain[label]
-		if len(rows) != n {
-			return nil, fail(0, 0, "", "chain %d has %d draws, chain %d has %d: chains must have equal lengths",
+		if len(rows) != n && !opt.Truncate {
+			return nil, fail(0, 0, "", "chain %d has %d draws, chain %d has %d: chains must have equal lengths (an interrupted run? subtemper diag --truncate cuts them to the shortest)",
 				label, len(rows), chains[0], n)
 		}
 		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.draw, b.draw) })
@@ -220,7 +238,7 @@ func ReadCSV(r io.Reader, name string) (*Draws, error) {
 		}
 		for v := range names {
 			x := make([]float64, n)
-			for i, r := range rows {
+			for i, r := range rows[:n] {
 				x[i] = r.vals[v]
 			}
 			d.Values[v][c] = x

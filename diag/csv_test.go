@@ -95,3 +95,18 @@ func TestReadCSVErrors(t *testing.T) {
 		t.Errorf("reader failure after the header: %v", err)
 	}
 }
+
+func TestReadCSVTruncate(t *testing.T) {
+	in := "chain,draw,x\n1,1,0.5\n1,2,0.7\n1,3,0.9\n2,2,1.5\n2,1,1.2\n"
+	if _, err := ReadCSV(strings.NewReader(in), "r.csv"); err == nil || !strings.Contains(err.Error(), "--truncate") {
+		t.Fatalf("unequal chains: err = %v, want an error suggesting --truncate", err)
+	}
+	d, err := ReadCSVWith(strings.NewReader(in), "r.csv", CSVOptions{Truncate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.Variable("x")
+	if len(x) != 2 || len(x[0]) != 2 || len(x[1]) != 2 || x[0][1] != 0.7 || x[1][0] != 1.2 {
+		t.Errorf("truncated draws %v, want [[0.5 0.7] [1.2 1.5]]", x)
+	}
+}

@@ -560,6 +560,13 @@ func TestInterrupt(t *testing.T) {
 	if !strings.Contains(errText.String(), "interrupted") {
 		t.Errorf("stderr does not say interrupted:\n%s", errText.String())
 	}
+	// The interrupted draws can be diagnosed: chains cut to the shortest.
+	args := []string{"diag", "--truncate", "--json", filepath.Join(out, "draws.csv")}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if !strings.Contains(r.stdout, `"variables"`) {
+		t.Errorf("diag --truncate printed no variables:\n%s", r.stdout)
+	}
 }
 
 // TestFlagParsing checks flags after positional arguments and "--".

@@ -15,8 +15,8 @@ type diagOutput struct {
 
 // cmdDiag is the diag command.
 func cmdDiag(ctx context.Context, args []string, io *stdio) error {
-	var asJSON bool
-	fs := newFlagSet("subtemper diag", "subtemper diag FILE.csv [--json]",
+	var asJSON, truncate bool
+	fs := newFlagSet("subtemper diag", "subtemper diag FILE.csv [--json] [--truncate]",
 		`Convergence diagnostics of MCMC draws in long CSV form: a header row with columns
 chain and draw (integer labels) and one column per variable, one row per draw — the
 form subtemper writes (draws.csv) and ArviZ and R's posterior read. FILE "-" reads
@@ -29,6 +29,7 @@ paper's R-hat (eq. 8) and ESS (eq. 9). --json prints
 "rhat_tail", "ess_bulk", "ess_tail", "ess_mean", "mcse_mean", "rhat_paper",
 "ess_paper"}, ...]}, with null for values that cannot be estimated (NA in the table).`)
 	fs.boolean(&asJSON, "json", false, "print JSON instead of a table")
+	fs.boolean(&truncate, "truncate", false, "cut every chain to the shortest chain's length instead of refusing chains of unequal length (an interrupted run's draws.csv)")
 	fs.notes = "Exit codes: 0 success, 2 bad usage or a malformed file (the message names its line and column)."
 	pos, err := fs.parse(args, io.out)
 	if err != nil {
@@ -41,13 +42,13 @@ paper's R-hat (eq. 8) and ESS (eq. 9). --json prints
 	label := pos[0]
 	if pos[0] == "-" {
 		label = "<stdin>"
-		d, err = diag.ReadCSV(io.in, label)
+		d, err = diag.ReadCSVWith(io.in, label, diag.CSVOptions{Truncate: truncate})
 	} else {
 		fh, oerr := os.Open(pos[0])
 		if oerr != nil {
 			return inputErr(oerr)
 		}
-		d, err = diag.ReadCSV(fh, pos[0])
+		d, err = diag.ReadCSVWith(fh, pos[0], diag.CSVOptions{Truncate: truncate})
 		fh.Close()
 	}
 	if err != nil {
