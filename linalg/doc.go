@@ -71,10 +71,11 @@
 // machine), or run chains in parallel with OPENBLAS_NUM_THREADS=1 and
 // GOMAXPROCS = number of cores (the right choice for many chains on small
 // subsets). Never combine parallel chains with a multithreaded OpenBLAS.
-// We keep the default (OpenBLAS on all cores, GOMAXPROCS on all cores)
-// because the tempering drivers evaluate the expensive full-data
-// likelihoods one at a time; they run cheap subset evaluations of many
-// chains in parallel only when the backend is single-threaded. Results do
+// The library keeps OpenBLAS's own default (all cores); the command-line
+// tool, which runs its chains in parallel goroutines, sets the OpenBLAS
+// thread count to max(1, cores/chains) unless OPENBLAS_NUM_THREADS is set,
+// and records it in summary.json. The benchmarks evaluate one likelihood
+// at a time and leave OpenBLAS on all cores. Results do
 // not depend on GOMAXPROCS (gonum's Dgemm computes each output block in
 // the same order whatever the number of workers); OpenBLAS results may
 // differ in the last bits between thread counts.
