@@ -1,0 +1,468 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/subtemper/subtemper/internal/fit"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// Closed forms of the cost of one iteration of a tempering driver, in units
+// of the cost of one iteration of its inner kernel alone on the full data
+// (the driver None), when a transition on n observations costs ∝ n^α. The
+// ladder is geometric, β_m = β*^{m/M}, m = 0..M, so a subsampled level m
+// conditions on N_m = β_m·N observations and costs β_m^α.
+//
+// Three families are given:
+//
+//   - Paper…: the formulas as printed in the paper (§3.1): τ^SPT, τ^STT with
+//     its slip 1 + β*^{α/M}, τ^PT = M and τ^TT = 2(M−1).
+//   - Corrected…: the same counting argument done right (DESIGN.md): the
+//     ladder has M+1 levels, so PT costs M+1 and TT, sampling levels
+//     1..M−1 twice and 0 and M once, 2M; for STT this placement gives
+//     2·τ^SPT − 1 − β*^α.
+//   - Neal…: the count for the form the tempering package implements, Neal
+//     (1996)'s tempered transitions: ascending and descending transitions
+//     both at every level m = 1..M, none at level 0, so τ^TT = 2M and
+//     τ^STT = 2·Σ_{m=1}^M β_m^α = 2(τ^SPT − 1).
+//
+// All three count inner-kernel transitions only. The evaluations that the
+// acceptance ratios need (SPT swaps on the other level's subset, STT's
+// re-evaluation of the path point at each new level) are not in them; the
+// count-based model (Predict) includes them.
+
+// PaperSPT is the paper's eq. (τ^SPT): Σ_{m=0}^M β*^{αm/M} =
+// (1 − β*^{α(1+1/M)}) / (1 − β*^{α/M}). It is correct as printed and equal
+// to CorrectedSPT and NealSPT.
+func PaperSPT(alpha, betaMin float64, M int) float64 {
+	r := math.Pow(betaMin, alpha/float64(M))
+	if r == 1 {
+		return float64(M + 1)
+	}
+	return (1 - math.Pow(betaMin, alpha*(1+1/float64(M)))) / (1 - r)
+}
+
+// PaperSTT is the paper's eq. (τ^STT) as printed: 2·τ^SPT − (1 + β*^{α/M}).
+// At β* = 1/8, M = 6 it gives 4.52 (α = 1) and 1.74 (α = 3).
+func PaperSTT(alpha, betaMin float64, M int) float64 {
+	return 2*PaperSPT(alpha, betaMin, M) - (1 + math.Pow(betaMin, alpha/float64(M)))
+}
+
+// PaperPT is the paper's τ^PT = M.
+func PaperPT(M int) float64 { return float64(M) }
+
+// PaperTT is the paper's τ^TT = 2(M−1).
+func PaperTT(M int) float64 { return float64(2 * (M - 1)) }
+
+// CorrectedSPT is τ^SPT (the paper's formula is right): one transition at
+// each level m = 0..M.
+func CorrectedSPT(alpha, betaMin float64, M int) float64 { return PaperSPT(alpha, betaMin, M) }
+
+// CorrectedSTT is the STT cost for the paper's Algorithm 2 placement (one
+// transition at levels 0 and M, two at levels 1..M−1): 2·τ^SPT − 1 − β*^α.
+// At β* = 1/8, M = 6 it gives 5.10 (α = 1) and 2.09 (α = 3).
+func CorrectedSTT(alpha, betaMin float64, M int) float64 {
+	return 2*PaperSPT(alpha, betaMin, M) - 1 - math.Pow(betaMin, alpha)
+}
+
+// CorrectedPT is M+1: one full-data transition at each of the M+1 levels.
+func CorrectedPT(M int) float64 { return float64(M + 1) }
+
+// CorrectedTT is 2M: levels 0 and M once, levels 1..M−1 twice, all on the
+// full data.
+func CorrectedTT(M int) float64 { return float64(2 * M) }
+
+// NealSPT equals PaperSPT (SPT has no tempered path).
+func NealSPT(alpha, betaMin float64, M int) float64 { return PaperSPT(alpha, betaMin, M) }
+
+// NealSTT is the transition count of Neal (1996)'s form as implemented:
+// two transitions at each level m = 1..M, none at level 0:
+// 2·Σ_{m=1}^M β_m^α = 2(τ^SPT − 1). At β* = 1/8, M = 6 it gives 4.22
+// (α = 1) and 1.09 (α = 3).
+func NealSTT(alpha, betaMin float64, M int) float64 {
+	return 2 * (PaperSPT(alpha, betaMin, M) - 1)
+}
+
+// NealPT is M+1, as CorrectedPT.
+func NealPT(M int) float64 { return float64(M + 1) }
+
+// NealTT is 2M: two full-data transitions at each level 1..M.
+func NealTT(M int) float64 { return float64(2 * M) }
+
+// Form selects a family of closed forms.
+type Form int
+
+const (
+	// Paper is the paper's formulas as printed.
+	Paper Form = iota
+	// Corrected is the paper's counting argument done right (Algorithm 2's
+	// placement of transitions).
+	Corrected
+	// Neal counts the transitions of Neal (1996)'s form, which tempering
+	// implements.
+	Neal
+)
+
+func (f Form) String() string {
+	switch f {
+	case Paper:
+		return "paper"
+	case Corrected:
+		return "corrected"
+	case Neal:
+		return "neal"
+	}
+	return fmt.Sprintf("Form(%d)", int(f))
+}
+
+// ClosedForm returns the closed-form cost ratio of driver d to None in
+// family f, for exponent alpha, smallest inverse temperature betaMin and M
+// levels above the target. None gives 1.
+func ClosedForm(f Form, d tempering.Driver, alpha, betaMin float64, M int) float64 {
+	switch d {
+	case tempering.None:
+		return 1
+	case tempering.SPT:
+		return PaperSPT(alpha, betaMin, M)
+	case tempering.STT:
+		switch f {
+		case Paper:
+			return PaperSTT(alpha, betaMin, M)
+		case Corrected:
+			return CorrectedSTT(alpha, betaMin, M)
+		default:
+			return NealSTT(alpha, betaMin, M)
+		}
+	case tempering.PT:
+		if f == Paper {
+			return PaperPT(M)
+		}
+		return CorrectedPT(M)
+	case tempering.TT:
+		if f == Paper {
+			return PaperTT(M)
+		}
+		return CorrectedTT(M)
+	}
+	return math.NaN()
+}
+
+// Coster gives the cost in seconds of one evaluation of a target on n
+// observations.
+type Coster interface {
+	// Value is the cost of a log-likelihood evaluation without gradient.
+	Value(n int) float64
+	// Grad is the cost of a log-likelihood evaluation with gradient.
+	Grad(n int) float64
+	// Prior is the cost of a log-prior evaluation (with gradient).
+	Prior() float64
+}
+
+// Predict returns the predicted cost in seconds of the work counted in
+// levels (a tempering.Stats's Levels, or a difference of two):
+//
+//	Σ_m Evals_m·c_val(N_m) + EvalsGrad_m·c_grad(N_m) + PriorEvals_m·c_prior.
+//
+// Divide by the number of iterations for the cost per iteration.
+func Predict(levels []tempering.LevelStats, c Coster) float64 {
+	var s float64
+	for _, l := range levels {
+		if l.Evals > 0 {
+			s += float64(l.Evals) * c.Value(l.SubsetSize)
+		}
+		if l.EvalsGrad > 0 {
+			s += float64(l.EvalsGrad) * c.Grad(l.SubsetSize)
+		}
+		s += float64(l.PriorEvals) * c.Prior()
+	}
+	return s
+}
+
+// LevelsDelta returns after − before, level by level (the counters of an
+// interval of a run). Beta and SubsetSize are taken from after. Both must
+// have the same number of levels; otherwise it returns nil.
+func LevelsDelta(after, before []tempering.LevelStats) []tempering.LevelStats {
+	if len(after) != len(before) {
+		return nil
+	}
+	d := make([]tempering.LevelStats, len(after))
+	for m := range after {
+		a, b := &after[m], &before[m]
+		d[m] = tempering.LevelStats{
+			Beta: a.Beta, SubsetSize: a.SubsetSize,
+			Evals: a.Evals - b.Evals, EvalsGrad: a.EvalsGrad - b.EvalsGrad,
+			PriorEvals: a.PriorEvals - b.PriorEvals, Transitions: a.Transitions - b.Transitions,
+			Accepted: a.Accepted - b.Accepted, Failed: a.Failed - b.Failed,
+			Invalid: a.Invalid - b.Invalid, Divergent: a.Divergent - b.Divergent,
+		}
+	}
+	return d
+}
+
+// PowerLaw is c(n) = Prefactor·n^Alpha.
+type PowerLaw struct {
+	Alpha, Prefactor float64
+}
+
+// At returns Prefactor·n^Alpha.
+func (p PowerLaw) At(n int) float64 { return p.Prefactor * math.Pow(float64(n), p.Alpha) }
+
+// CostPoint is the measured cost in seconds of one evaluation on N
+// observations.
+type CostPoint struct {
+	N     int     `json:"n"`
+	Value float64 `json:"value_s"` // log-likelihood without gradient
+	Grad  float64 `json:"grad_s"`  // log-likelihood with gradient
+}
+
+// CostCurve is a measured cost function c(n), evaluated between measured
+// sizes by piecewise-linear interpolation on log–log axes and beyond them
+// by the end segments' slopes. It implements Coster.
+//
+// Piecewise interpolation is the model the benchmarks use to predict:
+// c(n) is not one power law over the sizes a ladder spans (the MVN's
+// per-call D×D triangular solves and the GP's O(N²D) gradient reduction
+// beside its O(N³) Cholesky give local exponents that drift with n), and
+// a single fitted α mispredicts the hot levels by the size of that drift.
+// Fit gives the global power law for comparison.
+type CostCurve struct {
+	// Points sorted by N, sizes distinct.
+	Points []CostPoint `json:"points"`
+	// PriorCost is the cost of one log-prior evaluation with gradient.
+	PriorCost float64 `json:"prior_s"`
+}
+
+var _ Coster = (*CostCurve)(nil)
+
+// Value implements Coster.
+func (c *CostCurve) Value(n int) float64 {
+	return c.interp(n, func(p CostPoint) float64 { return p.Value })
+}
+
+// Grad implements Coster.
+func (c *CostCurve) Grad(n int) float64 {
+	return c.interp(n, func(p CostPoint) float64 { return p.Grad })
+}
+
+// Prior implements Coster.
+func (c *CostCurve) Prior() float64 { return c.PriorCost }
+
+func (c *CostCurve) interp(n int, f func(CostPoint) float64) float64 {
+	p := c.Points
+	switch len(p) {
+	case 0:
+		return math.NaN()
+	case 1:
+		return f(p[0]) * float64(n) / float64(p[0].N)
+	}
+	i := sort.Search(len(p), func(i int) bool { return p[i].N >= n })
+	if i < len(p) && p[i].N == n {
+		return f(p[i])
+	}
+	// segment [i−1, i], clamped to the end segments
+	i = min(max(i, 1), len(p)-1)
+	x0, x1 := math.Log(float64(p[i-1].N)), math.Log(float64(p[i].N))
+	y0, y1 := math.Log(f(p[i-1])), math.Log(f(p[i]))
+	x := math.Log(float64(n))
+	return math.Exp(y0 + (y1-y0)*(x-x0)/(x1-x0))
+}
+
+// Fit returns the power laws fitted by least squares on log–log axes to the
+// measured costs without and with gradient.
+func (c *CostCurve) Fit() (value, grad PowerLaw) {
+	ns := make([]int, len(c.Points))
+	vs := make([]float64, len(c.Points))
+	gs := make([]float64, len(c.Points))
+	for i, p := range c.Points {
+		ns[i], vs[i], gs[i] = p.N, p.Value, p.Grad
+	}
+	value.Alpha, value.Prefactor = fit.FitExponent(ns, vs)
+	grad.Alpha, grad.Prefactor = fit.FitExponent(ns, gs)
+	return value, grad
+}
+
+// PowerLawCost is a Coster made of two power laws (and a prior cost), for
+// predictions with a single fitted α.
+type PowerLawCost struct {
+	ValueLaw, GradLaw PowerLaw
+	PriorCost         float64
+}
+
+var _ Coster = PowerLawCost{}
+
+// Value implements Coster.
+func (p PowerLawCost) Value(n int) float64 { return p.ValueLaw.At(n) }
+
+// Grad implements Coster.
+func (p PowerLawCost) Grad(n int) float64 { return p.GradLaw.At(n) }
+
+// Prior implements Coster.
+func (p PowerLawCost) Prior() float64 { return p.PriorCost }
+
+// PowerLaws returns the fitted power-law Coster of c.
+func (c *CostCurve) PowerLaws() PowerLawCost {
+	v, g := c.Fit()
+	return PowerLawCost{ValueLaw: v, GradLaw: g, PriorCost: c.PriorCost}
+}
+
+// MeasureOptions configures MeasureCost. Zero fields take the defaults.
+type MeasureOptions struct {
+	// MinTime is the least time spent per size and kind of evaluation.
+	// Zero means 100 ms.
+	MinTime time.Duration
+	// Rounds is the number of timed rounds per size and kind, of which the
+	// median per-call time is kept. Zero means 7.
+	Rounds int
+	// Seed draws the subsets (random, as the subsampled levels' are).
+	Seed uint64
+	// At is the point u at which the target is evaluated; nil means the
+	// target's first starting point (tempering.Starter) or the origin.
+	At []float64
+}
+
+// MeasureCost times t's LogLik without and with gradient on random subsets
+// of each size in sizes (all observations for the size NumObs, as level 0
+// evaluates them), and its LogPrior with gradient, and returns the
+// measured CostCurve. Each (size, kind) is timed in Rounds rounds, the
+// sizes visited round-robin, each round calling for about
+// MinTime/Rounds (at least once); the median per-call time over rounds is
+// kept, which is robust to the bursts of load of a shared machine. It returns an error if
+// an evaluation fails or ctx is cancelled.
+func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt MeasureOptions) (*CostCurve, error) {
+	if opt.MinTime == 0 {
+		opt.MinTime = 100 * time.Millisecond
+	}
+	if opt.Rounds == 0 {
+		opt.Rounds = 7
+	}
+	dim, nobs := t.Dim(), t.NumObs()
+	u := opt.At
+	if u == nil {
+		u = make([]float64, dim)
+		if st, ok := t.(tempering.Starter); ok {
+			st.Start(0, 1, u)
+		}
+	}
+	if len(u) != dim {
+		return nil, fmt.Errorf("bench: measuring cost at a point of length %d, target dimension %d", len(u), dim)
+	}
+	ns := slices.Clone(sizes)
+	slices.Sort(ns)
+	ns = slices.Compact(ns)
+	if len(ns) == 0 || ns[0] < 1 || ns[len(ns)-1] > nobs {
+		return nil, fmt.Errorf("bench: measuring cost at sizes %v of a target with %d observations", sizes, nobs)
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f7374))
+	grad := make([]float64, dim)
+	per := opt.MinTime / time.Duration(opt.Rounds)
+	// One timed call site per (size, kind), visited round-robin: a burst of
+	// load on a shared machine then hits every size alike, and the
+	// median over rounds discards it.
+	type site struct {
+		n    int
+		grad []float64
+		secs []float64
+	}
+	var sites []*site
+	for _, n := range ns {
+		sites = append(sites, &site{n: n}, &site{n: n, grad: grad})
+	}
+	// Subsets of each size: a pool of independent random subsets used in
+	// turn, as STT draws fresh ones at every iteration and SPT alternates
+	// between levels (one subset, evaluated again and again, would stay
+	// hotter in the cache than in a run).
+	const poolSize = 8
+	pools := map[int][][]int{}
+	for _, n := range ns {
+		if n < nobs {
+			for range poolSize {
+				pools[n] = append(pools[n], rng.Perm(nobs)[:n])
+			}
+		}
+	}
+	calls := 0
+	call := func(s *site) error {
+		var subset []int
+		if p := pools[s.n]; p != nil {
+			subset = p[calls%poolSize]
+		}
+		calls++
+		_, err := t.LogLik(subset, u, s.grad)
+		return err
+	}
+	for _, s := range sites { // warm caches and workspaces
+		if err := call(s); err != nil {
+			return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
+		}
+	}
+	for range opt.Rounds {
+		for _, s := range sites {
+			sec, err := timeCalls(ctx, 1, per, func() error { return call(s) })
+			if err != nil {
+				return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
+			}
+			s.secs = append(s.secs, sec)
+		}
+	}
+	c := &CostCurve{}
+	for i := 0; i < len(sites); i += 2 {
+		v, g := sites[i], sites[i+1]
+		c.Points = append(c.Points, CostPoint{N: v.n, Value: median(v.secs), Grad: median(g.secs)})
+	}
+	sec, err := timeCalls(ctx, opt.Rounds, per/4, func() error {
+		if v := t.LogPrior(u, grad); math.IsNaN(v) {
+			return errors.New("log prior is NaN")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bench: measuring the cost of LogPrior: %w", err)
+	}
+	c.PriorCost = sec
+	return c, nil
+}
+
+// timeCalls returns the median over rounds of the mean time per call of f,
+// each round calling f until it has run for at least per (at least once).
+func timeCalls(ctx context.Context, rounds int, per time.Duration, f func() error) (float64, error) {
+	if err := f(); err != nil { // warm caches and workspaces
+		return 0, err
+	}
+	secs := make([]float64, rounds)
+	for r := range secs {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		calls := 0
+		t0 := time.Now()
+		var el time.Duration
+		for {
+			if err := f(); err != nil {
+				return 0, err
+			}
+			calls++
+			if el = time.Since(t0); el >= per {
+				break
+			}
+		}
+		secs[r] = el.Seconds() / float64(calls)
+	}
+	return median(secs), nil
+}
+
+// median returns the median of x (sorting a copy).
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if k := len(s); k%2 == 0 {
+		return (s[k/2-1] + s[k/2]) / 2
+	}
+	return s[len(s)/2]
+}

@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/subtemper/subtemper/tempering"
+)
+
+func near(t *testing.T, name string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol {
+		t.Errorf("%s = %.4f, want %.4f ± %g", name, got, want, tol)
+	}
+}
+
+func TestClosedForms(t *testing.T) {
+	const b, M = 1.0 / 8, 6
+	near(t, "PaperSPT(α=1)", PaperSPT(1, b, M), 3.11, 0.005)
+	near(t, "PaperSPT(α=3)", PaperSPT(3, b, M), 1.55, 0.005)
+	near(t, "PaperSTT(α=1)", PaperSTT(1, b, M), 4.52, 0.005)
+	near(t, "PaperSTT(α=3)", PaperSTT(3, b, M), 1.74, 0.005)
+	near(t, "CorrectedSTT(α=1)", CorrectedSTT(1, b, M), 5.10, 0.005)
+	near(t, "CorrectedSTT(α=3)", CorrectedSTT(3, b, M), 2.09, 0.005)
+	near(t, "NealSTT(α=1)", NealSTT(1, b, M), 4.225, 0.001)
+	near(t, "NealSTT(α=3)", NealSTT(3, b, M), 1.0916, 0.0005)
+	near(t, "PaperPT", PaperPT(M), 6, 0)
+	near(t, "PaperTT", PaperTT(M), 10, 0)
+	near(t, "CorrectedPT", CorrectedPT(M), 7, 0)
+	near(t, "CorrectedTT", CorrectedTT(M), 12, 0)
+	near(t, "NealTT", NealTT(M), 12, 0)
+	// The geometric sum against its definition.
+	for _, a := range []float64{1, 2, 3} {
+		var s float64
+		for m := 0; m <= M; m++ {
+			s += math.Pow(math.Pow(b, float64(m)/M), a)
+		}
+		near(t, "SPT sum", PaperSPT(a, b, M), s, 1e-12)
+		near(t, "NealSTT sum", NealSTT(a, b, M), 2*(s-1), 1e-12)
+	}
+	near(t, "ClosedForm(corrected, STT)", ClosedForm(Corrected, tempering.STT, 1, b, M), 5.10, 0.005)
+	near(t, "ClosedForm(paper, TT)", ClosedForm(Paper, tempering.TT, 1, b, M), 10, 0)
+	near(t, "ClosedForm(neal, PT)", ClosedForm(Neal, tempering.PT, 1, b, M), 7, 0)
+	near(t, "ClosedForm(none)", ClosedForm(Neal, tempering.None, 3, b, M), 1, 0)
+}
+
+// powCost is the synthetic cost c(n) = n^α (value), 2·n^α (gradient).
+type powCost struct{ alpha, prior float64 }
+
+func (p powCost) Value(n int) float64 { return math.Pow(float64(n), p.alpha) }
+func (p powCost) Grad(n int) float64  { return 2 * math.Pow(float64(n), p.alpha) }
+func (p powCost) Prior() float64      { return p.prior }
+
+func TestPredictExact(t *testing.T) {
+	c := powCost{alpha: 3, prior: 0.5}
+	lv := []tempering.LevelStats{
+		{SubsetSize: 100, Evals: 2, EvalsGrad: 3, PriorEvals: 4},
+		{SubsetSize: 50, Evals: 1, EvalsGrad: 0, PriorEvals: 2},
+	}
+	want := 2*1e6 + 3*2e6 + 4*0.5 + 1*125000.0 + 2*0.5
+	if got := Predict(lv, c); got != want {
+		t.Errorf("Predict = %v, want %v", got, want)
+	}
+	// A CostCurve measured exactly at octaves reproduces a power law
+	// between them (log–log interpolation of a power law is exact) and
+	// beyond them.
+	cc := &CostCurve{}
+	for _, n := range []int{8, 16, 32, 64} {
+		cc.Points = append(cc.Points, CostPoint{N: n, Value: c.Value(n), Grad: c.Grad(n)})
+	}
+	for _, n := range []int{5, 8, 11, 23, 45, 64, 90} {
+		near(t, "curve value", cc.Value(n)/c.Value(n), 1, 1e-12)
+		near(t, "curve grad", cc.Grad(n)/c.Grad(n), 1, 1e-12)
+	}
+	v, g := cc.Fit()
+	near(t, "fitted α", v.Alpha, 3, 1e-9)
+	near(t, "fitted α grad", g.Alpha, 3, 1e-9)
+	near(t, "fitted prefactor", g.Prefactor, 2, 1e-9)
+}
+
+// TestPredictFromCounters runs real chains of every driver on a small
+// target and checks the count-based prediction under c(n) = n^α against the
+// closed forms that the counts must reproduce exactly: PT (M+1)·L gradient
+// evaluations per iteration at N, TT 2M·L; STT's 2L transitions at each
+// level m ≥ 1 cost 2L·Σ_{m≥1} β_m^α, plus at most one re-evaluation per
+// level on the way up (levels 1..M) and down (M−1..0).
+func TestPredictFromCounters(t *testing.T) {
+	const n, L, M = 1024, 3, PaperLevels
+	tg, err := NewTarget(nil, ModelMVN, n, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := powCost{alpha: 1}
+	kernel := tempering.HMC{StepSize: 0.01, Steps: L}
+	per := func(d tempering.Driver) float64 {
+		p, err := NewPair(tg, d, kernel, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Warmup(1, c)
+		for range 5 {
+			p.Round()
+		}
+		tm := p.Timing(c, nil)
+		return tm.RatioPredicted
+	}
+	betas, _ := tempering.Ladder(M, PaperBetaMin)
+	sizes := tempering.SubsetSizes(betas, n)
+	var up, down float64
+	for m := 1; m <= M; m++ {
+		up += float64(sizes[m]) / n
+		down += float64(sizes[m-1]) / n
+	}
+	near(t, "PT", per(tempering.PT), M+1, 1e-12)
+	near(t, "TT", per(tempering.TT), 2*M, 1e-12)
+	if r := per(tempering.STT); !(r >= 2*up-1e-12 && r <= (2*L*up+up+down)/L+1e-12) {
+		t.Errorf("STT predicted ratio %v, want in [%v, %v]", r, 2*up, (2*L*up+up+down)/L)
+	}
+	if r := per(tempering.SPT); !(r > PaperSPT(1, PaperBetaMin, M) && r < PaperSPT(1, PaperBetaMin, M)+2) {
+		t.Errorf("SPT predicted ratio %v, want a little above τ^SPT = %v (swaps)", r, PaperSPT(1, PaperBetaMin, M))
+	}
+}
+
+func TestMeasureCost(t *testing.T) {
+	tg, err := NewTarget(nil, ModelMVN, 256, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := MeasureCost(context.Background(), tg, CalibrationSizes(256, PaperBetaMin), MeasureOptions{MinTime: 5e6, Rounds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cc.Points) != 4 || cc.Points[0].N != 32 || cc.Points[3].N != 256 {
+		t.Fatalf("points %+v, want N = 32, 64, 128, 256", cc.Points)
+	}
+	for _, p := range cc.Points {
+		if !(p.Value > 0 && p.Grad > 0) {
+			t.Errorf("non-positive cost %+v", p)
+		}
+	}
+	if !(cc.PriorCost > 0) {
+		t.Errorf("prior cost %v", cc.PriorCost)
+	}
+}
+
+func TestCalibrationSizes(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want []int
+	}{{1024, []int{128, 256, 512, 1024}}, {100, []int{12, 25, 50, 100}}, {4, []int{1, 2, 4}}} {
+		got := CalibrationSizes(tc.n, 1.0/8)
+		if len(got) != len(tc.want) {
+			t.Errorf("CalibrationSizes(%d) = %v, want %v", tc.n, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("CalibrationSizes(%d) = %v, want %v", tc.n, got, tc.want)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,319 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// RhatThreshold is the convergence criterion: median R-hat over parameters
+// below it.
+const RhatThreshold = 1.1
+
+// RunOptions configures RunCell.
+type RunOptions struct {
+	Budget  Budget
+	Backend linalg.Backend
+	// Seed is the run's seed; each cell derives its own from it and its key.
+	Seed uint64
+}
+
+// TracePoint is the median R-hat of a sampler after a block of draws.
+type TracePoint struct {
+	Draws   int     `json:"draws"`   // per chain
+	Seconds float64 `json:"seconds"` // mean compute seconds per chain
+	Rhat    float64 `json:"rhat"`    // median over parameters of the paper's R-hat
+}
+
+// SamplerResult is one sampler's outcome in an ESS cell.
+type SamplerResult struct {
+	Driver string `json:"driver"`
+	// Draws per chain, and the number kept (the second half) for ESS.
+	Draws int `json:"draws"`
+	Kept  int `json:"kept"`
+	// Seconds is the compute time of all chains (all draws); KeptSeconds
+	// that of the kept draws.
+	Seconds     float64 `json:"seconds"`
+	KeptSeconds float64 `json:"kept_seconds"`
+	// Rhat is the median over parameters of the paper's R-hat on the kept
+	// draws; RhatRank that of the rank-normalized split R-hat.
+	Rhat     float64 `json:"rhat"`
+	RhatRank float64 `json:"rhat_rank"`
+	// ESS is the median over parameters of the paper's ESS on the kept
+	// draws; ESSBulk the median bulk-ESS.
+	ESS     float64 `json:"ess"`
+	ESSBulk float64 `json:"ess_bulk"`
+	// ESSPerSec = ESS / KeptSeconds.
+	ESSPerSec float64 `json:"ess_per_sec"`
+	// Converged: Rhat < 1.1.
+	Converged bool         `json:"converged"`
+	Trace     []TracePoint `json:"trace"`
+	// AcceptRate is the inner kernel's acceptance at level 0; SwapRate the
+	// mean swap acceptance (PT, SPT); TTRate the tempered-transition
+	// acceptance (TT, STT).
+	AcceptRate float64 `json:"accept_rate"`
+	SwapRate   float64 `json:"swap_rate"`
+	TTRate     float64 `json:"tt_rate"`
+	// StopReason is "converged", "max_draws", "max_seconds" or
+	// "interrupted".
+	StopReason string `json:"stop_reason"`
+}
+
+// CellResult is the outcome of one cell, written by a shard as JSON and
+// read back by Merge.
+type CellResult struct {
+	Key     string `json:"key"`
+	Cell    Cell   `json:"cell"`
+	Seed    uint64 `json:"seed"`
+	Budget  string `json:"budget"`
+	Backend string `json:"backend"`
+	// Host describes where it ran (GOOS/GOARCH, CPUs, BLAS threads).
+	Host string `json:"host"`
+	// Runtime cells: the timing of each sampler against None, and the
+	// measured cost curve.
+	Timings []Timing   `json:"timings,omitempty"`
+	Cost    *CostCurve `json:"cost,omitempty"`
+	// ESS cells: each sampler's runs.
+	Samplers    []SamplerResult `json:"samplers,omitempty"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+}
+
+// ErrInterrupted is returned (wrapped) with a partial CellResult when ctx is
+// cancelled during a cell.
+var ErrInterrupted = errors.New("bench: interrupted")
+
+// RunCell runs one cell. On cancellation it returns what it has, marked
+// Interrupted, with an error wrapping ErrInterrupted.
+func RunCell(ctx context.Context, c Cell, opt RunOptions) (*CellResult, error) {
+	be := opt.Backend
+	if be == nil {
+		be = linalg.Default()
+	}
+	res := &CellResult{
+		Key: c.Key(), Cell: c, Seed: Seed(opt.Seed, c.Key()), Budget: opt.Budget.Name, Backend: be.Name(),
+		Host: fmt.Sprintf("%s/%s, %d CPUs, BLAS threads %d", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), blasThreads()),
+	}
+	t, err := NewTarget(be, c.Model, c.N, c.Dim, dataSeed(opt.Seed, c.Model, c.Dim))
+	if err != nil {
+		return nil, err
+	}
+	kernel, err := Kernel(c.Kernel, c.Model)
+	if err != nil {
+		return nil, err
+	}
+	switch c.Kind {
+	case ExpRuntime:
+		err = runRuntime(ctx, t, kernel, res, opt.Budget)
+	case ExpESS:
+		err = runESS(ctx, t, kernel, res, opt.Budget)
+	default:
+		return nil, fmt.Errorf("bench: cell %s: unknown kind %q", c.Key(), c.Kind)
+	}
+	if err != nil && errors.Is(err, ErrInterrupted) {
+		res.Interrupted = true
+		return res, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bench: cell %s: %w", c.Key(), err)
+	}
+	return res, nil
+}
+
+func runRuntime(ctx context.Context, t tempering.Target, kernel tempering.Kernel, res *CellResult, b Budget) error {
+	cost, err := MeasureCost(ctx, t, CalibrationSizes(t.NumObs(), PaperBetaMin), MeasureOptions{Seed: res.Seed, MinTime: seconds(b.CalibrationSeconds)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %v", ErrInterrupted, err)
+		}
+		return err
+	}
+	res.Cost = cost
+	pl := cost.PowerLaws()
+	for _, d := range []tempering.Driver{tempering.None, tempering.PT, tempering.TT, tempering.SPT, tempering.STT} {
+		p, err := NewPair(t, d, kernel, res.Seed)
+		if err != nil {
+			return err
+		}
+		p.Warmup(b.RuntimeWarmup, cost)
+		for r := 0; r < b.RuntimeMinRounds || p.Elapsed() < seconds(b.RuntimeSeconds); r++ {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			p.Round()
+		}
+		res.Timings = append(res.Timings, p.Timing(cost, pl))
+	}
+	return nil
+}
+
+func runESS(ctx context.Context, t tempering.Target, kernel tempering.Kernel, res *CellResult, b Budget) error {
+	for _, d := range Drivers {
+		sr, err := runSampler(ctx, t, kernel, d, res.Seed, b)
+		if sr != nil {
+			res.Samplers = append(res.Samplers, *sr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSampler runs three chains of driver d from the target's three starting
+// points in blocks, one chain after another (each timed alone), until the
+// median R-hat of the second half of the draws is below RhatThreshold (with
+// at least MinDraws draws), or the budget ends.
+func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel, d tempering.Driver, seed uint64, b Budget) (*SamplerResult, error) {
+	const C = 3
+	dim := t.Dim()
+	chains := make([]*tempering.Chain, C)
+	for c := range C {
+		tc, err := t.Clone()
+		if err != nil {
+			return nil, err
+		}
+		start := make([]float64, dim)
+		if st, ok := tc.(tempering.Starter); ok {
+			st.Start(c, C, start)
+		}
+		s := &tempering.Settings{Driver: d, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin}
+		ch, err := tempering.NewChain(tc, s, rand.New(rand.NewPCG(seed, uint64(d)<<8|uint64(c))), start)
+		if err != nil {
+			return nil, fmt.Errorf("%v chain %d: %w", d, c, err)
+		}
+		ch.EndWarmup()
+		chains[c] = ch
+	}
+	// draws[c][p][s]: chain c, parameter p, draw s (diag's layout per parameter).
+	draws := make([][][]float64, C)
+	for c := range draws {
+		draws[c] = make([][]float64, dim)
+	}
+	elapsed := make([]time.Duration, C)
+	cum := make([][]time.Duration, C) // cumulative compute time after each draw
+	sr := &SamplerResult{Driver: d.String()}
+	var err error
+	n := 0
+	for {
+		if ctx.Err() != nil {
+			sr.StopReason, err = "interrupted", ErrInterrupted
+			break
+		}
+		// Chain 0 runs a block of draws, cut short when it reaches the
+		// time budget; the other chains then run as many.
+		k := 0
+		for c, ch := range chains {
+			for i := 0; (c == 0 && i < b.Block && (i == 0 || elapsed[0].Seconds() < b.MaxSeconds)) || (c > 0 && i < k); i++ {
+				t0 := time.Now()
+				ch.Step()
+				elapsed[c] += time.Since(t0)
+				for p, v := range ch.Position() {
+					draws[c][p] = append(draws[c][p], v)
+				}
+				cum[c] = append(cum[c], elapsed[c])
+				if c == 0 {
+					k++
+				}
+			}
+		}
+		n += k
+		rh := medianOver(dim, func(p int) float64 { return diag.RhatPaper(secondHalf(draws, p)) })
+		var mean time.Duration
+		for _, e := range elapsed {
+			mean += e
+		}
+		sr.Trace = append(sr.Trace, TracePoint{Draws: n, Seconds: mean.Seconds() / C, Rhat: rh})
+		slow := false
+		for _, e := range elapsed {
+			slow = slow || e.Seconds() >= b.MaxSeconds
+		}
+		switch {
+		case rh < RhatThreshold && n >= b.MinDraws:
+			sr.StopReason = "converged"
+		case n >= b.MaxDraws:
+			sr.StopReason = "max_draws"
+		case slow:
+			sr.StopReason = "max_seconds"
+		}
+		if sr.StopReason != "" {
+			break
+		}
+	}
+	if n == 0 {
+		return sr, err
+	}
+	half := n / 2
+	sr.Draws, sr.Kept = n, n-half
+	for c := range C {
+		sr.Seconds += elapsed[c].Seconds()
+		if half > 0 {
+			sr.KeptSeconds += (elapsed[c] - cum[c][half-1]).Seconds()
+		} else {
+			sr.KeptSeconds += elapsed[c].Seconds()
+		}
+	}
+	sr.Rhat = medianOver(dim, func(p int) float64 { return diag.RhatPaper(secondHalf(draws, p)) })
+	sr.RhatRank = medianOver(dim, func(p int) float64 { return diag.Rhat(secondHalf(draws, p)) })
+	sr.ESS = medianOver(dim, func(p int) float64 { return diag.ESSPaper(secondHalf(draws, p)) })
+	sr.ESSBulk = medianOver(dim, func(p int) float64 { return diag.ESSBulk(secondHalf(draws, p)) })
+	sr.ESSPerSec = sr.ESS / sr.KeptSeconds
+	sr.Converged = sr.Rhat < RhatThreshold
+	var st tempering.Stats
+	for _, ch := range chains {
+		st.Merge(ch.Stats())
+	}
+	sr.AcceptRate = st.Levels[0].AcceptRate()
+	if len(st.SwapProposed) > 0 {
+		var a, p int64
+		for m := range st.SwapProposed {
+			a += st.SwapAccepted[m]
+			p += st.SwapProposed[m]
+		}
+		if p > 0 {
+			sr.SwapRate = float64(a) / float64(p)
+		}
+	}
+	sr.TTRate = st.TTRate()
+	return sr, err
+}
+
+// secondHalf returns parameter p's draws of every chain, second half only.
+func secondHalf(draws [][][]float64, p int) [][]float64 {
+	out := make([][]float64, len(draws))
+	for c := range draws {
+		x := draws[c][p]
+		out[c] = x[len(x)/2:]
+	}
+	return out
+}
+
+// medianOver returns the median over p < dim of f(p), NaNs sorted last
+// (the median is NaN only if more than half are NaN).
+func medianOver(dim int, f func(p int) float64) float64 {
+	v := make([]float64, 0, dim)
+	nan := 0
+	for p := range dim {
+		x := f(p)
+		if math.IsNaN(x) {
+			nan++
+			continue
+		}
+		v = append(v, x)
+	}
+	if nan*2 > dim || len(v) == 0 {
+		return math.NaN()
+	}
+	// NaNs count as +∞ for the median.
+	for range nan {
+		v = append(v, math.Inf(1))
+	}
+	return diag.Median(v)
+}

@@ -1,0 +1,6 @@
+//go:build !openblas
+
+package bench
+
+func setBLASThreads(int) {}
+func blasThreads() int   { return 0 }
