@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 )
 
 func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
@@ -239,7 +240,10 @@ func (c *cpuBackend) NewMVN(w []float64, n, d int) (MVN, error) {
 			return nil, fmt.Errorf("linalg/%s: mvn data: w[%d,%d] = %v", c.name, i/d, i%d, v)
 		}
 	}
-	m := &cpuMVN{be: c, n: n, d: d, w: append([]float64(nil), w...), sq: make([]float64, n), gat: make([]float64, n*d), colsum: make([]float64, d)}
+	m := &cpuMVN{be: c, n: n, d: d, w: append([]float64(nil), w...), sq: make([]float64, n), gat: make([]float64, n*d), colsum: make([]float64, d), ones: make([]float64, n)}
+	for i := range m.ones {
+		m.ones[i] = 1
+	}
 	for i := 0; i < n; i++ {
 		var s float64
 		for _, v := range w[i*d : i*d+d] {
@@ -257,6 +261,7 @@ type cpuMVN struct {
 	gat    []float64 // gathered subset rows
 	g      []float64 // n×B products, grown on demand
 	colsum []float64
+	ones   []float64 // n ones, for column sums through the BLAS
 }
 
 func (m *cpuMVN) N() int       { return m.n }
@@ -271,6 +276,10 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 	d := m.d
 	if B < 1 || len(t) < B*d || len(out) < B || (resid != nil && len(resid) < B*d) {
 		return fmt.Errorf("linalg/%s: mvn: batch of %d with len(t) = %d, len(out) = %d, len(resid) = %d (D = %d)", m.be.name, B, len(t), len(out), len(resid), d)
+	}
+	if B == 1 && subset != nil {
+		m.sumSqRows(subset, t[:d], out, resid)
+		return nil
 	}
 	if len(m.g) < k*B {
 		m.g = make([]float64, m.n*B)
@@ -289,12 +298,22 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 		ws = m.gat[:k*d]
 	}
 	g := m.g[:k*B]
-	m.be.bl.Dgemm(blas.NoTrans, blas.Trans, k, B, d, 1, ws, d, t[:B*d], d, 0, g, B)
+	if B == 1 {
+		// A GEMM with one column is a GEMV; BLAS GEMMs pack their operands,
+		// which for one column costs more than the product.
+		m.be.bl.Dgemv(blas.NoTrans, k, d, 1, ws, d, t[:d], 1, 0, g, 1)
+	} else {
+		m.be.bl.Dgemm(blas.NoTrans, blas.Trans, k, B, d, 1, ws, d, t[:B*d], d, 0, g, B)
+	}
 	dots := out[:B]
 	clear(dots)
-	for r := 0; r < k; r++ {
-		for b, v := range g[r*B : r*B+B] {
-			dots[b] += v
+	if B == 1 {
+		dots[0] = m.be.bl.Ddot(k, g, 1, m.ones[:k], 1)
+	} else {
+		for r := 0; r < k; r++ {
+			for b, v := range g[r*B : r*B+B] {
+				dots[b] += v
+			}
 		}
 	}
 	fk := float64(k)
@@ -310,13 +329,10 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 		out[b] = s
 	}
 	if resid != nil {
+		// Σ_{n∈S} w_n = W_Sᵀ·1, through the BLAS: a Go loop here costs as
+		// much as the GEMM.
 		cs := m.colsum
-		clear(cs)
-		for r := 0; r < k; r++ {
-			for j, v := range ws[r*d : r*d+d] {
-				cs[j] += v
-			}
-		}
+		m.be.bl.Dgemv(blas.Trans, k, d, 1, ws, d, m.ones[:k], 1, 0, cs, 1)
 		for b := 0; b < B; b++ {
 			for j := 0; j < d; j++ {
 				resid[b*d+j] = cs[j] - fk*t[b*d+j]
@@ -324,4 +340,60 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 		}
 	}
 	return nil
+}
+
+// sumSqRows is SumSq for one point t and a subset: one pass over the
+// subset's rows (a dot product and, for resid, an accumulation each, with
+// gonum's assembly kernels) instead of a gather into a contiguous block
+// followed by two BLAS passes over it.
+func (m *cpuMVN) sumSqRows(subset []int, t, out, resid []float64) {
+	d := m.d
+	var sqSum, dot float64
+	cs := m.colsum
+	clear(cs)
+	for _, i := range subset {
+		w := m.w[i*d : i*d+d]
+		sqSum += m.sq[i]
+		if resid != nil {
+			dot += dotAdd(w, t, cs)
+		} else {
+			dot += floats.Dot(w, t)
+		}
+	}
+	k := float64(len(subset))
+	s := sqSum - 2*dot + k*floats.Dot(t, t)
+	if s < 0 {
+		s = 0
+	}
+	out[0] = s
+	if resid != nil {
+		for j := range d {
+			resid[j] = cs[j] - k*t[j]
+		}
+	}
+}
+
+// dotAdd returns w·t and adds w to cs, in one pass (len(t), len(cs) ≥
+// len(w)); four accumulators let the loop pipeline.
+func dotAdd(w, t, cs []float64) float64 {
+	n := len(w)
+	t, cs = t[:n], cs[:n]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		w0, w1, w2, w3 := w[j], w[j+1], w[j+2], w[j+3]
+		s0 += w0 * t[j]
+		s1 += w1 * t[j+1]
+		s2 += w2 * t[j+2]
+		s3 += w3 * t[j+3]
+		cs[j] += w0
+		cs[j+1] += w1
+		cs[j+2] += w2
+		cs[j+3] += w3
+	}
+	for ; j < n; j++ {
+		s0 += w[j] * t[j]
+		cs[j] += w[j]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
