@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
@@ -46,6 +47,10 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 			g.x[i*d+j] = x[i*d+j] - mean
 		}
 	}
+	if w := min(runtime.GOMAXPROCS(0), maxRowWorkers) - 1; w > 0 && n >= parallelRows {
+		g.pool = newRowPool(w)
+		runtime.AddCleanup(g, func(p *rowPool) { p.close() }, g.pool)
+	}
 	return g, nil
 }
 
@@ -55,18 +60,26 @@ type cpuGP struct {
 	x, y   []float64
 	jitter float64
 
-	a, p         []float64 // n×n: kernel → factor → inverse; Kf → P = W∘Kf
-	z, q         []float64 // n×d: scaled inputs; P·Z
-	ys, alpha, r []float64
-	sq, ell      []float64
-	sf2, sn2     float64
-	m            int // size of the subset in the buffers
+	a, p      []float64 // n×n: kernel → factor → inverse; Kf → P = W∘Kf
+	z, q      []float64 // n×(d+1): [Z 1], Z the scaled inputs; P·[Z 1]
+	ys, alpha []float64
+	sq, ell   []float64
+	sf2, sn2  float64
+	m         int  // size of the subset in the buffers
+	keep      bool // kernelRows also copies Kf to p
+	pool      *rowPool
 }
 
 func (g *cpuGP) N() int                   { return g.n }
 func (g *cpuGP) D() int                   { return g.d }
 func (g *cpuGP) SetJitter(jitter float64) { g.jitter = jitter }
-func (g *cpuGP) Close() error             { *g = cpuGP{be: g.be}; return nil }
+func (g *cpuGP) Close() error {
+	if g.pool != nil {
+		g.pool.close()
+	}
+	*g = cpuGP{be: g.be}
+	return nil
+}
 
 // params decodes u and checks that every derived quantity is finite.
 func (g *cpuGP) params(u []float64) error {
@@ -124,8 +137,19 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 	}
 	a := g.a[:m*m]
 	g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*ld], ld, 0, a, m)
+	g.keep = keep
+	g.rows(taskKernel, m)
+	return nil
+}
+
+// kernelRows turns rows lo..hi−1 of the Gram matrix in g.a (lower) into
+// kernel values, with σn² + jitter on the diagonal, and copies them to g.p
+// when g.keep.
+func (g *cpuGP) kernelRows(lo, hi int) {
+	m := g.m
+	a := g.a[:m*m]
 	sf2, diag := g.sf2, g.sf2+g.sn2+g.jitter
-	for i := 0; i < m; i++ {
+	for i := lo; i < hi; i++ {
 		row := a[i*m : i*m+i]
 		sqi := g.sq[i]
 		for j := range row {
@@ -136,12 +160,46 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 			row[j] = sf2 * math.Exp(-0.5*d2)
 		}
 		a[i*m+i] = diag
-		if keep {
+		if g.keep {
 			copy(g.p[i*m:i*m+i], row)
 			g.p[i*m+i] = sf2
 		}
 	}
-	return nil
+}
+
+// pRows sets P = (ααᵀ − K⁻¹) ∘ Kf on rows lo..hi−1 of the lower triangle,
+// with K⁻¹ in g.a and Kf in g.p.
+func (g *cpuGP) pRows(lo, hi int) {
+	m := g.m
+	alpha := g.alpha[:m]
+	for i := lo; i < hi; i++ {
+		ai := alpha[i]
+		arow := g.a[i*m : i*m+i+1]
+		prow := g.p[i*m : i*m+i+1]
+		for j, kinv := range arow {
+			prow[j] *= ai*alpha[j] - kinv
+		}
+	}
+}
+
+// rows runs an O(m²) row task over the lower triangle, split over the
+// handle's workers in chunks of equal area when m is large enough. The
+// tasks are elementwise, so the result does not depend on the split.
+func (g *cpuGP) rows(kind taskKind, m int) {
+	if g.pool == nil || m < parallelRows {
+		g.runTask(kind, 0, m)
+		return
+	}
+	g.pool.run(g, kind, m)
+}
+
+func (g *cpuGP) runTask(kind taskKind, lo, hi int) {
+	switch kind {
+	case taskKernel:
+		g.kernelRows(lo, hi)
+	case taskP:
+		g.pRows(lo, hi)
+	}
 }
 
 func (g *cpuGP) Kernel(dst []float64, subset []int, u []float64) error {
@@ -191,15 +249,10 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 	// tr(ααᵀ − K⁻¹).
 	p := g.p[:m*m]
 	var trW float64
-	for i := 0; i < m; i++ {
-		ai := alpha[i]
-		arow := a[i*m : i*m+i+1]
-		prow := p[i*m : i*m+i+1]
-		for j, kinv := range arow {
-			prow[j] *= ai*alpha[j] - kinv
-		}
-		trW += ai*ai - arow[i]
+	for i, ai := range alpha {
+		trW += ai*ai - a[i*m+i]
 	}
+	g.rows(taskP, m)
 	// Q = P·[Z 1]: its last column is r = P·1. With ∂K_ij/∂log ℓ_d =
 	// Kf_ij (z_id − z_jd)², ½ Σ_ij P_ij (z_id − z_jd)² = Σ_i z_id (z_id r_i −
 	// Q_id); ∂K/∂log σf = 2Kf gives Σ_ij P_ij = Σ_i r_i; ∂K/∂log σn = 2σn² I

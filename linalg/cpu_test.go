@@ -98,3 +98,61 @@ func TestCPUGPAgainstNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestRowPoolSplitInvariant: the O(m²) row tasks split over the handle's
+// workers give bit-identical results to the serial loop, and agree with
+// the naive computation.
+func TestRowPoolSplitInvariant(t *testing.T) {
+	const n, d = 400, 3
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range x {
+		x[i] = 2 * rng.NormFloat64()
+	}
+	for i := range y {
+		y[i] = rng.NormFloat64()
+	}
+	h, err := Default().NewGP(x, n, d, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := h.(*cpuGP)
+	if g.pool == nil {
+		g.pool = newRowPool(3) // GOMAXPROCS 1: make one to test the split
+	}
+	u := []float64{0.1, -0.2, 0.3, 0.2, math.Log(0.3)}
+	sub := make([]int, 300)
+	for i := range sub {
+		sub[i] = (7 * i) % n
+	}
+	for _, s := range [][]int{nil, sub} {
+		gpar := make([]float64, d+2)
+		llPar, err := g.LogLik(s, u, gpar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := g.pool
+		g.pool = nil
+		gser := make([]float64, d+2)
+		llSer, err := g.LogLik(s, u, gser)
+		g.pool = pool
+		if err != nil {
+			t.Fatal(err)
+		}
+		if llPar != llSer {
+			t.Errorf("log-likelihood: parallel %v, serial %v", llPar, llSer)
+		}
+		for j := range gpar {
+			if gpar[j] != gser[j] {
+				t.Errorf("gradient[%d]: parallel %v, serial %v", j, gpar[j], gser[j])
+			}
+		}
+		if want := naiveGPLogLik(x, n, d, y, s, u); math.Abs(llPar-want) > 1e-8*math.Abs(want) {
+			t.Errorf("log-likelihood %v, naive %v", llPar, want)
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
