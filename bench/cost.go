@@ -163,6 +163,9 @@ type Coster interface {
 	Grad(n int) float64
 	// Prior is the cost of a log-prior evaluation (with gradient).
 	Prior() float64
+	// Reorder is the cost of one tempering.Reorderer pass over the data
+	// (0 for targets without one).
+	Reorder() float64
 }
 
 // Predict returns the predicted cost in seconds of the work counted in
@@ -170,7 +173,8 @@ type Coster interface {
 //
 //	Σ_m Evals_m·c_val(N_m) + EvalsGrad_m·c_grad(N_m) + PriorEvals_m·c_prior.
 //
-// Divide by the number of iterations for the cost per iteration.
+// Divide by the number of iterations for the cost per iteration; add
+// PredictReorders for the data reorderings a run counted.
 func Predict(levels []tempering.LevelStats, c Coster) float64 {
 	var s float64
 	for _, l := range levels {
@@ -184,6 +188,10 @@ func Predict(levels []tempering.LevelStats, c Coster) float64 {
 	}
 	return s
 }
+
+// PredictReorders returns the predicted cost of n data reorderings
+// (tempering.Stats.Reorders): n·c_reorder.
+func PredictReorders(n int64, c Coster) float64 { return float64(n) * c.Reorder() }
 
 // LevelsDelta returns after − before, level by level (the counters of an
 // interval of a run). Beta and SubsetSize are taken from after. Both must
@@ -237,6 +245,9 @@ type CostCurve struct {
 	Points []CostPoint `json:"points"`
 	// PriorCost is the cost of one log-prior evaluation with gradient.
 	PriorCost float64 `json:"prior_s"`
+	// ReorderCost is the cost of one Reorder of the whole data (0 for a
+	// target that is no tempering.Reorderer).
+	ReorderCost float64 `json:"reorder_s,omitempty"`
 }
 
 var _ Coster = (*CostCurve)(nil)
@@ -253,6 +264,9 @@ func (c *CostCurve) Grad(n int) float64 {
 
 // Prior implements Coster.
 func (c *CostCurve) Prior() float64 { return c.PriorCost }
+
+// Reorder implements Coster.
+func (c *CostCurve) Reorder() float64 { return c.ReorderCost }
 
 func (c *CostCurve) interp(n int, f func(CostPoint) float64) float64 {
 	p := c.Points
@@ -293,6 +307,7 @@ func (c *CostCurve) Fit() (value, grad PowerLaw) {
 type PowerLawCost struct {
 	ValueLaw, GradLaw PowerLaw
 	PriorCost         float64
+	ReorderCost       float64
 }
 
 var _ Coster = PowerLawCost{}
@@ -306,10 +321,13 @@ func (p PowerLawCost) Grad(n int) float64 { return p.GradLaw.At(n) }
 // Prior implements Coster.
 func (p PowerLawCost) Prior() float64 { return p.PriorCost }
 
+// Reorder implements Coster.
+func (p PowerLawCost) Reorder() float64 { return p.ReorderCost }
+
 // PowerLaws returns the fitted power-law Coster of c.
 func (c *CostCurve) PowerLaws() PowerLawCost {
 	v, g := c.Fit()
-	return PowerLawCost{ValueLaw: v, GradLaw: g, PriorCost: c.PriorCost}
+	return PowerLawCost{ValueLaw: v, GradLaw: g, PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
 }
 
 // MeasureOptions configures MeasureCost. Zero fields take the defaults.
@@ -380,10 +398,24 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	// hotter in the cache than in a run).
 	const poolSize = 8
 	pools := map[int][][]int{}
+	reo, isReo := t.(tempering.Reorderer)
+	var perm []int
+	if isReo {
+		// The drivers lay such a target's data out so that their subsets
+		// are prefixes of a permutation: time exactly that.
+		perm = rng.Perm(nobs)
+		if err := reo.Reorder(perm); err != nil {
+			return nil, fmt.Errorf("bench: reordering the data: %w", err)
+		}
+	}
 	for _, n := range ns {
 		if n < nobs {
 			for range poolSize {
-				pools[n] = append(pools[n], rng.Perm(nobs)[:n])
+				if isReo {
+					pools[n] = append(pools[n], perm[:n])
+				} else {
+					pools[n] = append(pools[n], rng.Perm(nobs)[:n])
+				}
 			}
 		}
 	}
@@ -426,6 +458,18 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		return nil, fmt.Errorf("bench: measuring the cost of LogPrior: %w", err)
 	}
 	c.PriorCost = sec
+	if isReo {
+		perms := [][]int{rng.Perm(nobs), perm}
+		k := 0
+		sec, err := timeCalls(ctx, opt.Rounds, per/4, func() error {
+			k++
+			return reo.Reorder(perms[k%2])
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bench: measuring the cost of Reorder: %w", err)
+		}
+		c.ReorderCost = sec
+	}
 	return c, nil
 }
 

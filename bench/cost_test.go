@@ -51,6 +51,7 @@ type powCost struct{ alpha, prior float64 }
 func (p powCost) Value(n int) float64 { return math.Pow(float64(n), p.alpha) }
 func (p powCost) Grad(n int) float64  { return 2 * math.Pow(float64(n), p.alpha) }
 func (p powCost) Prior() float64      { return p.prior }
+func (p powCost) Reorder() float64    { return 0 }
 
 func TestPredictExact(t *testing.T) {
 	c := powCost{alpha: 3, prior: 0.5}

@@ -25,6 +25,7 @@ type Pair struct {
 	drvTime, noneTime    time.Duration
 	drvIters, noneIters  int
 	drvBefore, noneBefre []tempering.LevelStats
+	drvReorders          int64
 	roundRatios          []float64
 }
 
@@ -91,6 +92,7 @@ func (p *Pair) Reset() {
 	p.noneBefre = append([]tempering.LevelStats(nil), p.none.Stats().Levels...)
 	if p.drv != nil {
 		p.drvBefore = append([]tempering.LevelStats(nil), p.drv.Stats().Levels...)
+		p.drvReorders = p.drv.Stats().Reorders
 	}
 }
 
@@ -165,7 +167,11 @@ func (p *Pair) Timing(c, pl Coster) Timing {
 	}
 	t.Iters = iters
 	t.SecPerIter = sec.Seconds() / float64(iters)
-	t.PredPerIter = Predict(lv, c) / float64(iters)
+	var reorders int64
+	if p.drv != nil {
+		reorders = p.drv.Stats().Reorders - p.drvReorders
+	}
+	t.PredPerIter = (Predict(lv, c) + PredictReorders(reorders, c)) / float64(iters)
 	t.RatioMeasured = t.SecPerIter / t.NoneSecPerIter
 	t.RatioPredicted = t.PredPerIter / t.NonePredPerIter
 	t.RatioPowerLaw = math.NaN()
@@ -180,7 +186,7 @@ func (p *Pair) Timing(c, pl Coster) Timing {
 		}
 	}
 	if pl != nil {
-		t.RatioPowerLaw = (Predict(lv, pl) / float64(iters)) / (Predict(noneLv, pl) / float64(p.noneIters))
+		t.RatioPowerLaw = ((Predict(lv, pl) + PredictReorders(reorders, pl)) / float64(iters)) / (Predict(noneLv, pl) / float64(p.noneIters))
 	}
 	for _, l := range lv {
 		t.Transitions += float64(l.Transitions)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
@@ -315,6 +316,73 @@ type cpuMVN struct {
 	g      []float64 // n×B products, grown on demand
 	colsum []float64
 	ones   []float64 // n ones, for column sums through the BLAS
+	order  []int     // row r holds observation order[r]; nil: identity
+	pos    []int     // pos[i] is observation i's row; nil: identity
+	sqTmp  []float64
+}
+
+// Reorder lays the resident rows out so that row r holds observation
+// perm[r]: a subset that is a prefix perm[:k] is then read as the first k
+// rows, contiguously. Subsets keep naming observations by their index.
+func (m *cpuMVN) Reorder(perm []int) error {
+	n, d := m.n, m.d
+	if len(perm) != n {
+		return fmt.Errorf("linalg/%s: mvn reorder: permutation of length %d for %d observations", m.be.name, len(perm), n)
+	}
+	if m.order == nil {
+		m.order, m.pos, m.sqTmp = make([]int, n), make([]int, n), make([]float64, n)
+		for i := range m.pos {
+			m.order[i], m.pos[i] = i, i
+		}
+	}
+	// Validate before touching anything: every index in range, none twice.
+	seen := m.g
+	if len(seen) < n {
+		m.g = make([]float64, n)
+		seen = m.g
+	}
+	seen = seen[:n]
+	clear(seen)
+	for r, i := range perm {
+		if i < 0 || i >= n || seen[i] != 0 {
+			return fmt.Errorf("linalg/%s: mvn reorder: perm[%d] = %d is out of range or repeated", m.be.name, r, i)
+		}
+		seen[i] = 1
+	}
+	for r, i := range perm {
+		src := m.pos[i]
+		copy(m.gat[r*d:r*d+d], m.w[src*d:src*d+d])
+		m.sqTmp[r] = m.sq[src]
+	}
+	m.w, m.gat = m.gat, m.w
+	m.sq, m.sqTmp = m.sqTmp, m.sq
+	copy(m.order, perm)
+	for r, i := range perm {
+		m.pos[i] = r
+	}
+	return nil
+}
+
+// prefix reports whether subset is a prefix of the current row order, so
+// that it can be read as the first len(subset) rows.
+func (m *cpuMVN) prefix(subset []int) bool {
+	if m.order == nil {
+		for r, i := range subset {
+			if i != r {
+				return false
+			}
+		}
+		return true
+	}
+	return slices.Equal(subset, m.order[:len(subset)])
+}
+
+// row returns observation i's row.
+func (m *cpuMVN) row(i int) int {
+	if m.pos == nil {
+		return i
+	}
+	return m.pos[i]
 }
 
 func (m *cpuMVN) N() int       { return m.n }
@@ -330,7 +398,8 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 	if B < 1 || len(t) < B*d || len(out) < B || (resid != nil && len(resid) < B*d) {
 		return fmt.Errorf("linalg/%s: mvn: batch of %d with len(t) = %d, len(out) = %d, len(resid) = %d (D = %d)", m.be.name, B, len(t), len(out), len(resid), d)
 	}
-	if B == 1 && subset != nil {
+	contiguous := subset == nil || m.prefix(subset)
+	if B == 1 && !contiguous {
 		m.sumSqRows(subset, t[:d], out, resid)
 		return nil
 	}
@@ -339,14 +408,15 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 	}
 	ws := m.w[:k*d]
 	var sqSum float64
-	if subset == nil {
-		for _, v := range m.sq {
+	if contiguous {
+		for _, v := range m.sq[:k] {
 			sqSum += v
 		}
 	} else {
 		for r, i := range subset {
-			copy(m.gat[r*d:r*d+d], m.w[i*d:i*d+d])
-			sqSum += m.sq[i]
+			src := m.row(i)
+			copy(m.gat[r*d:r*d+d], m.w[src*d:src*d+d])
+			sqSum += m.sq[src]
 		}
 		ws = m.gat[:k*d]
 	}
@@ -405,8 +475,9 @@ func (m *cpuMVN) sumSqRows(subset []int, t, out, resid []float64) {
 	cs := m.colsum
 	clear(cs)
 	for _, i := range subset {
-		w := m.w[i*d : i*d+d]
-		sqSum += m.sq[i]
+		r := m.row(i)
+		w := m.w[r*d : r*d+d]
+		sqSum += m.sq[r]
 		if resid != nil {
 			dot += dotAdd(w, t, cs)
 		} else {

@@ -156,3 +156,71 @@ func TestRowPoolSplitInvariant(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMVNReorder: after Reorder, every kind of subset gives what a fresh
+// handle gives (up to summation order), prefixes of the order take the
+// contiguous path, bad permutations are refused, and the steady state does
+// not allocate.
+func TestMVNReorder(t *testing.T) {
+	const n, d = 50, 4
+	rng := rand.New(rand.NewPCG(9, 9))
+	w := make([]float64, n*d)
+	for i := range w {
+		w[i] = rng.NormFloat64()
+	}
+	ref, err := Default().NewMVN(w, n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Default().NewMVN(w, n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm := rng.Perm(n)
+	if err := h.(Reorderer).Reorder(perm); err != nil {
+		t.Fatal(err)
+	}
+	tp := []float64{0.3, -0.2, 0.1, 0.5, 1, 2, 3, 4}
+	subsets := [][]int{nil, perm[:10], perm[:n], {3, 3, 7}, {0, 1, 2}, perm[5:20]}
+	for _, s := range subsets {
+		for _, B := range []int{1, 2} {
+			o1, o2 := make([]float64, B), make([]float64, B)
+			r1, r2 := make([]float64, B*d), make([]float64, B*d)
+			if err := ref.SumSq(s, tp, B, o1, r1); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.SumSq(s, tp, B, o2, r2); err != nil {
+				t.Fatal(err)
+			}
+			for b := range B {
+				if math.Abs(o1[b]-o2[b]) > 1e-12*math.Abs(o1[b]) {
+					t.Errorf("subset %v B=%d: sum %v after reorder, %v before", s, B, o2[b], o1[b])
+				}
+			}
+			for j := range r1 {
+				if math.Abs(r1[j]-r2[j]) > 1e-12*(1+math.Abs(r1[j])) {
+					t.Errorf("subset %v B=%d: resid[%d] %v after reorder, %v before", s, B, j, r2[j], r1[j])
+				}
+			}
+		}
+	}
+	if !h.(*cpuMVN).prefix(perm[:17]) || h.(*cpuMVN).prefix([]int{perm[1]}) {
+		t.Error("prefix detection wrong")
+	}
+	bad := append([]int(nil), perm...)
+	bad[3] = bad[4]
+	if err := h.(Reorderer).Reorder(bad); err == nil {
+		t.Error("a permutation with a repeat was accepted")
+	}
+	if err := h.(Reorderer).Reorder(perm[:n-1]); err == nil {
+		t.Error("a short permutation was accepted")
+	}
+	out, res := make([]float64, 1), make([]float64, d)
+	allocs := testing.AllocsPerRun(20, func() {
+		h.(Reorderer).Reorder(perm)
+		h.SumSq(perm[:20], tp[:d], 1, out, res)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per reorder + evaluation", allocs)
+	}
+}

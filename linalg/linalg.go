@@ -111,6 +111,19 @@ type MVN interface {
 	Close() error
 }
 
+// Reorderer is implemented by handles (MVN on the CPU backends) that can
+// lay their resident observations out in a given order, so that a subset
+// which is a prefix perm[:k] of that order is read contiguously, as fast
+// per observation as the full data. It changes speed only: subsets still
+// name observations by their original index, and any subset is accepted.
+type Reorderer interface {
+	// Reorder lays the observations out in the order perm, a permutation
+	// of 0..N−1. It costs one pass over the data.
+	Reorder(perm []int) error
+}
+
+var _ Reorderer = (*cpuMVN)(nil)
+
 var (
 	regMu    sync.RWMutex
 	registry = map[string]Backend{}

@@ -118,6 +118,23 @@ func (m *Model) Close() error {
 	return err
 }
 
+// Reorder lays the model's observations out in the order perm (a
+// permutation of 0..N−1) on backends that support it (linalg.Reorderer),
+// so that subsets which are prefixes of perm are evaluated contiguously;
+// it does nothing on other backends. Results do not change: subsets still
+// name observations by their original index. The tempering drivers call
+// it when they draw nested subsets as prefixes of a permutation.
+func (m *Model) Reorder(perm []int) error {
+	r, ok := m.h.(linalg.Reorderer)
+	if !ok {
+		return nil
+	}
+	if err := r.Reorder(perm); err != nil {
+		return fmt.Errorf("mvn: %w", err)
+	}
+	return nil
+}
+
 // Dim returns the number of parameters D.
 func (m *Model) Dim() int { return m.s.data.D }
 

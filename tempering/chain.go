@@ -22,7 +22,8 @@ type Chain struct {
 	work     *State   // TT, STT: the path of a tempered transition
 	perm     []int    // SPT, STT: backing array of the recursive subsets
 	needGrad bool
-	base     int // TT, STT: level-0 transitions after each tempered transition
+	base     int       // TT, STT: level-0 transitions after each tempered transition
+	reorder  Reorderer // SPT, STT: the target, if it lays out data by perm
 	iter     int64
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
@@ -108,6 +109,7 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		c.kern[m] = k
 	}
 	if s.Driver.subsampled() {
+		c.reorder, _ = t.(Reorderer)
 		c.drawSubsets()
 	}
 	switch s.Driver {
@@ -145,6 +147,13 @@ func (c *Chain) drawSubsets() {
 			c.perm[i], c.perm[j] = c.perm[j], c.perm[i]
 		}
 		prev = k
+	}
+	if c.reorder != nil {
+		if err := c.reorder.Reorder(c.perm); err != nil {
+			c.reorder = nil // an optimisation only: carry on without it
+			return
+		}
+		c.stats.Reorders++
 	}
 }
 

@@ -66,6 +66,9 @@ type Stats struct {
 	// RoundTrips counts completed round trips of replicas from the bottom
 	// level to the top level and back (PT, SPT).
 	RoundTrips int64
+	// Reorders counts calls of the target's Reorder (SPT, STT with a
+	// Reorderer target): one pass over the data each.
+	Reorders int64
 	// WarmupIterations and Iterations count driver iterations during and
 	// after warm-up.
 	WarmupIterations, Iterations int64
@@ -110,6 +113,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.TTAccepted += o.TTAccepted
 	s.TTAborted += o.TTAborted
 	s.RoundTrips += o.RoundTrips
+	s.Reorders += o.Reorders
 	s.WarmupIterations += o.WarmupIterations
 	s.Iterations += o.Iterations
 }

@@ -37,3 +37,13 @@ type Starter interface {
 	// (len Dim).
 	Start(c, chains int, u []float64)
 }
+
+// Reorderer is an optional interface: a Target that implements it can lay
+// its observations out in the order perm (a permutation of 0..N−1), so
+// that the subsets the subsampling drivers use — prefixes perm[:N_m] —
+// are read contiguously. SPT calls it once, STT after drawing each
+// iteration's subsets (counted in Stats.Reorders). It must not change any
+// result; an error only turns the reordering off for the chain.
+type Reorderer interface {
+	Reorder(perm []int) error
+}
