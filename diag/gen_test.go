@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/subtemper/subtemper/internal/fileio"
 )
 
 var update = flag.Bool("update", false, "regenerate the draws in testdata/ (then rerun testdata/reference.R)")
@@ -93,31 +94,23 @@ func genCases(chains, draws int, seed uint64) [][][]float64 {
 	return out
 }
 
-func writeCases(path string, chains, draws int, seed uint64) (err error) {
+func writeCases(path string, chains, draws int, seed uint64) error {
 	vals := genCases(chains, draws, seed)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
+	return fileio.Write(path, func(w *bufio.Writer) error {
+		fmt.Fprint(w, "chain,draw")
+		for _, n := range caseNames {
+			fmt.Fprint(w, ",", n)
 		}
-	}()
-	w := bufio.NewWriter(f)
-	fmt.Fprint(w, "chain,draw")
-	for _, n := range caseNames {
-		fmt.Fprint(w, ",", n)
-	}
-	fmt.Fprintln(w)
-	for c := range chains {
-		for i := range draws {
-			fmt.Fprintf(w, "%d,%d", c+1, i+1)
-			for v := range caseNames {
-				fmt.Fprint(w, ",", strconv.FormatFloat(vals[v][c][i], 'g', -1, 64))
+		fmt.Fprintln(w)
+		for c := range chains {
+			for i := range draws {
+				fmt.Fprintf(w, "%d,%d", c+1, i+1)
+				for v := range caseNames {
+					fmt.Fprint(w, ",", strconv.FormatFloat(vals[v][c][i], 'g', -1, 64))
+				}
+				fmt.Fprintln(w)
 			}
-			fmt.Fprintln(w)
 		}
-	}
-	return w.Flush()
+		return nil
+	})
 }

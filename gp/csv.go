@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/subtemper/subtemper/internal/fileio"
 )
 
 // CSVOptions configures ReadCSV. The zero value reads the last column as
@@ -160,17 +163,11 @@ func readTable(r io.Reader, name string) (header []string, rows [][]float64, lin
 
 // WriteCSVFile writes d to the file at path (created or truncated) with
 // WriteCSV.
-func WriteCSVFile(path string, d *Data) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("gp: %w", err)
+func WriteCSVFile(path string, d *Data) error {
+	if err := fileio.Write(path, func(w *bufio.Writer) error { return WriteCSV(w, d) }); err != nil {
+		return fmt.Errorf("gp: writing %s: %w", path, err)
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("gp: %w", cerr)
-		}
-	}()
-	return WriteCSV(f, d)
+	return nil
 }
 
 // WriteCSV writes d as comma-separated values that ReadCSV reads back

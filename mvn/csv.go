@@ -1,6 +1,7 @@
 package mvn
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/subtemper/subtemper/internal/fileio"
 )
 
 // ReadCSVFile opens the file at path and reads it with ReadCSV.
@@ -182,17 +185,11 @@ func WriteCSV(w io.Writer, d *Data) error {
 }
 
 // WriteCSVFile writes d to the file at path (created or truncated).
-func WriteCSVFile(path string, d *Data) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("mvn: %w", err)
+func WriteCSVFile(path string, d *Data) error {
+	if err := fileio.Write(path, func(w *bufio.Writer) error { return WriteCSV(w, d) }); err != nil {
+		return fmt.Errorf("mvn: writing %s: %w", path, err)
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("mvn: %w", cerr)
-		}
-	}()
-	return WriteCSV(f, d)
+	return nil
 }
 
 func newReader(r io.Reader) *csv.Reader {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/fileio"
 )
 
 // num is a float64 that JSON-encodes NaN and ±Inf (which JSON cannot
@@ -152,55 +152,38 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // writeJSONFile writes v as indented JSON to path.
-func writeJSONFile(path string, v any) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return writeJSON(f, v)
+func writeJSONFile(path string, v any) error {
+	return fileio.Write(path, func(w *bufio.Writer) error { return writeJSON(w, v) })
 }
 
 // writeDrawsCSV writes the draws in long form: chain, draw (both from 1),
 // then one column per variable. Every draw of every chain is written, also
 // when an interrupted run left chains of different lengths.
-func writeDrawsCSV(path string, names []string, nat [][][]float64) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
+func writeDrawsCSV(path string, names []string, nat [][][]float64) error {
+	return fileio.Write(path, func(w *bufio.Writer) error {
+		w.WriteString("chain,draw")
+		for _, n := range names {
+			w.WriteByte(',')
+			w.WriteString(csvField(n))
 		}
-	}()
-	w := bufio.NewWriter(f)
-	w.WriteString("chain,draw")
-	for _, n := range names {
-		w.WriteByte(',')
-		w.WriteString(csvField(n))
-	}
-	w.WriteByte('\n')
-	buf := make([]byte, 0, 32)
-	for c, ch := range nat {
-		for s, v := range ch {
-			buf = strconv.AppendInt(buf[:0], int64(c+1), 10)
-			buf = append(buf, ',')
-			buf = strconv.AppendInt(buf, int64(s+1), 10)
-			w.Write(buf)
-			for _, x := range v {
-				buf = append(buf[:0], ',')
-				buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
+		w.WriteByte('\n')
+		buf := make([]byte, 0, 32)
+		for c, ch := range nat {
+			for s, v := range ch {
+				buf = strconv.AppendInt(buf[:0], int64(c+1), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, int64(s+1), 10)
 				w.Write(buf)
+				for _, x := range v {
+					buf = append(buf[:0], ',')
+					buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
+					w.Write(buf)
+				}
+				w.WriteByte('\n')
 			}
-			w.WriteByte('\n')
 		}
-	}
-	return w.Flush()
+		return nil
+	})
 }
 
 // csvField quotes s if CSV needs it.

@@ -5,6 +5,7 @@
 package report
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"image/color"
@@ -20,6 +21,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/subtemper/subtemper/internal/fileio"
 )
 
 // Series is one named line of a figure.
@@ -208,17 +211,12 @@ func save(base string, w, h vg.Length, render func(draw.Canvas)) error {
 	return writeTo(base+".svg", svg.WriteTo)
 }
 
-func writeTo(path string, write func(io.Writer) (int64, error)) (err error) {
-	f, err := os.Create(path)
+func writeTo(path string, write func(io.Writer) (int64, error)) error {
+	err := fileio.Write(path, func(w *bufio.Writer) error {
+		_, err := write(w)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("report: %w", cerr)
-		}
-	}()
-	if _, err := write(f); err != nil {
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}
 	return nil
