@@ -4,7 +4,7 @@ TAGS      ?=
 BENCHTIME ?= 1x
 OUT       ?= out
 
-.PHONY: help deps build test test-openblas race bench bench-openblas run cuda-bundle clean
+.PHONY: help deps build test test-openblas bench bench-cost run cuda-bundle clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -22,13 +22,16 @@ build: ## build the CLI into bin/subtemper (TAGS=openblas for the OpenBLAS backe
 
 test: ## run every test (pure Go; the README's test command), plus the race detector on the concurrent packages
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./tempering/
+	$(GO) test -count=1 -race ./tempering/ ./linalg/ ./diag/
 
 test-openblas: ## run every test with the OpenBLAS backend compiled in
 	$(GO) test -count=1 -tags openblas ./...
 
-bench: ## run the benchmarks of every compiled-in backend (TAGS=openblas to include it)
-	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchtime $(BENCHTIME) ./linalg/... ./gp/ ./mvn/ ./bench/
+bench: ## linear-algebra and model benchmarks of every compiled-in backend (TAGS=openblas to include it)
+	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchtime $(BENCHTIME) ./linalg/... ./gp/ ./mvn/
+
+bench-cost: ## cost-ratio benchmarks of the tempering drivers, measured vs predicted (long: about an hour on 2 cores)
+	$(GO) test -tags '$(TAGS)' -run '^$$' -bench Iteration -benchtime 3x -timeout 3h ./bench/
 
 run: build ## the main job: sample a synthetic GP's hyperparameters (STT + HMC) and print the summary
 	./bin/subtemper gp --out $(OUT)/gp
