@@ -60,6 +60,17 @@ tar -C "$tmp" -cf - go | xz -T0 -6 >"$out/go-toolchain.tar.xz"
 (cd "$root" && go mod vendor -o "$tmp/vendor")
 tar -C "$tmp" -cf - vendor | xz -T0 -6 >"$out/vendor.tar.xz"
 
+# ---- OpenBLAS for the CPU side of the GPU machine (the "cpu" stage compares
+# the openblas backend on its cores with cuda), as Debian packages that the
+# device unpacks under /tmp/ob with dpkg -x (never into /).
+mkdir -p "$tmp/debs"
+if (cd "$tmp/debs" && apt-get download libopenblas0-pthread libopenblas-pthread-dev libgfortran5 >/dev/null 2>&1); then
+	tar -C "$tmp" -cf "$out/openblas-debs.tar" debs
+else
+	echo "cuda-bundle: apt-get download of OpenBLAS failed; the cpu stage will be skipped" >&2
+	rm -f "$out/openblas-debs.tar"
+fi
+
 # ---- the device's command sequence
 rel=${out#"$root"/}
 cat >"$out/run-on-device.sh" <<EOF
@@ -70,8 +81,10 @@ cat >"$out/run-on-device.sh" <<EOF
 #   bash $rel/run-on-device.sh STAGE...
 #
 # STAGE: test (nvcc check, vet, the conformance suite and the linalg
-# tests), bench (Cholesky, Inverse, GEMM, GPStep at N=256..16384), stt (the
-# CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), or all (default).
+# tests), bench (Cholesky, Inverse, GEMM, GPStep at N=256..16384), cpu (the
+# openblas backend on the machine's cores beside cuda, GPStep at N=4096),
+# stt (the CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), or all
+# (default: test, bench, stt).
 # Each stage fits the device tool's 10-minute limit on its own; logs go to
 # \$OUT (else /tmp/cuda-out).
 set -uo pipefail
@@ -94,6 +107,15 @@ test|all)
 bench|all)
 	go test -tags cuda -run '^\$' -bench 'Cholesky|Inverse|GEMM|GPStep' -benchtime=\${BENCHTIME:-3x} -timeout 30m ./cuda/ 2>&1 | tee "\$res/bench.txt"
 	;;&
+cpu)
+	[ -f "\$b/openblas-debs.tar" ] || { echo "no openblas-debs.tar in the bundle"; continue; }
+	mkdir -p /tmp/ob && tar -C /tmp/ob -xf "\$b/openblas-debs.tar" && for f in /tmp/ob/debs/*.deb; do dpkg -x "\$f" /tmp/ob/root; done
+	obl=/tmp/ob/root/usr/lib/x86_64-linux-gnu
+	export LD_LIBRARY_PATH=\$obl/openblas-pthread:\$obl:\${LD_LIBRARY_PATH:-}
+	export CGO_LDFLAGS="\$CGO_LDFLAGS -L\$obl/openblas-pthread -L\$obl"
+	go test -tags 'cuda openblas' -run '^\$' -bench 'GPStep/openblas/N=4096\$' -benchtime=3x ./linalg/ 2>&1 | tee "\$res/cpu.txt"
+	go test -tags cuda -run '^\$' -bench 'GPStep/cuda/N=4096\$' -benchtime=3x ./cuda/ 2>&1 | tee -a "\$res/cpu.txt"
+	;;
 stt|all)
 	go build -tags cuda -o /tmp/subtemper ./cmd/subtemper || exit 1
 	timeout \${STT_TIMEOUT:-540} /tmp/subtemper gp --n \${STT_N:-8192} --sampler stt --backend cuda \\
@@ -110,6 +132,6 @@ if [ "${out#"$root"/}" != "$out" ] && [ -d "$root/.git" ]; then
 fi
 
 echo "cuda-bundle: $ver"
-du -h "$out"/go-toolchain.tar.xz "$out"/vendor.tar.xz
+du -h "$out"/go-toolchain.tar.xz "$out"/vendor.tar.xz "$out"/openblas-debs.tar 2>/dev/null
 total=$(cat "$out"/go-toolchain.tar.xz "$out"/vendor.tar.xz | wc -c)
 echo "cuda-bundle: $((total / 1024 / 1024)) MiB together (carry limit 64 MiB, working tree included)"
