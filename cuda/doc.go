@@ -125,11 +125,18 @@
 // (about 24 MB and 4 MB as .tar.xz) into .cuda-bundle/, ignored by git,
 // with run-on-device.sh, which unpacks them there, vets, runs the tests of
 // ./cuda/ and ./linalg/... with -tags cuda, the benchmarks
-// (Cholesky|GEMM|GPStep/cuda/N=256…16384, GFLOP/s) and builds the CLI:
+// (Cholesky|GEMM|GPStep/cuda/N=256…16384, GFLOP/s) and builds the CLI.
+// It also carries OpenBLAS as Debian packages, unpacked under /tmp/ob
+// (never into /), for the openblas backend on the machine's own cores
+// beside cuda. One stage per call keeps each within the device tool's
+// 10-minute limit:
 //
 //	make cuda-bundle
-//	# device tool: carry [".cuda-bundle"], command:
-//	bash .cuda-bundle/run-on-device.sh
+//	# device tool: carry [".cuda-bundle"], one command per call:
+//	bash .cuda-bundle/run-on-device.sh test   # nvcc, vet, conformance suite
+//	bash .cuda-bundle/run-on-device.sh bench  # Cholesky, Inverse, GEMM, GPStep to N=16384
+//	bash .cuda-bundle/run-on-device.sh cpu    # GPStep N=4096: openblas beside cuda
+//	bash .cuda-bundle/run-on-device.sh stt    # subtemper gp --backend cuda, STT, N=8192
 //
 // On any machine with CUDA and Go, simply:
 //
