@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -60,6 +61,12 @@ func Line(base string, spec LineSpec) error {
 	if spec.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if !spec.LogX {
+		p.X.Tick.Marker = preciseTicks{}
+	}
+	if !spec.LogY {
+		p.Y.Tick.Marker = preciseTicks{}
 	}
 	p.Add(plotter.NewGrid())
 	minX, maxX := math.Inf(1), math.Inf(-1)
@@ -223,3 +230,19 @@ func writeTo(path string, write func(io.Writer) (int64, error)) error {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// preciseTicks are gonum's default tick positions with labels precise
+// enough for their spacing: DefaultTicks can label ticks 0.15 apart with
+// one decimal ("1" for 1.05, "1.3" for 1.35), which misplaces a reference
+// line such as R-hat = 1.1 for the reader.
+type preciseTicks struct{}
+
+func (preciseTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
+}

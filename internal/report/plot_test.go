@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -34,5 +35,20 @@ func TestFiguresWritten(t *testing.T) {
 	}
 	if err := Line(filepath.Join(dir, "bad"), LineSpec{Series: []Series{{X: []float64{1}, Y: nil}}}); err == nil {
 		t.Error("mismatched series lengths: no error")
+	}
+}
+
+// TestTickLabels: every labelled tick's label reads back as its value.
+func TestTickLabels(t *testing.T) {
+	for _, r := range [][2]float64{{0.97, 1.36}, {0, 1}, {1e-3, 5e-3}, {64, 2048}, {-3, 7}} {
+		for _, tk := range (preciseTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(tk.Label, 64)
+			if err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(tk.Value)) {
+				t.Errorf("range %v: tick at %v labelled %q", r, tk.Value, tk.Label)
+			}
+		}
 	}
 }
