@@ -173,6 +173,22 @@ func TestGPSyntheticFiles(t *testing.T) {
 	if s["interrupted"] != false {
 		t.Errorf("interrupted = %v, want false", s["interrupted"])
 	}
+	// The printed warning names exactly the variables whose R-hat is not
+	// below 1.1 (a short run: some are).
+	var unmixed []string
+	for _, v := range s["variables"].([]any) {
+		m := v.(map[string]any)
+		if r, ok := m["rhat"].(float64); !ok || !(r < 1.1) {
+			unmixed = append(unmixed, m["name"].(string))
+		}
+	}
+	wantWarn := ""
+	if len(unmixed) > 0 {
+		wantWarn = "warning: R-hat ≥ 1.1 (or not estimable) for " + strings.Join(unmixed, ", ") + ":"
+	}
+	if gotWarn := strings.Contains(r.stdout, "warning: R-hat"); gotWarn != (wantWarn != "") || (wantWarn != "" && !strings.Contains(r.stdout, wantWarn)) {
+		t.Errorf("R-hat warning: want %q in output:\n%s", wantWarn, r.stdout)
+	}
 	checkVariables(t, s["variables"], []string{"ell_x1", "ell_x2", "sf", "sn"})
 	settings := s["settings"].(map[string]any)
 	for _, k := range []string{"sampler", "inner", "chains", "warmup", "draws", "thin", "levels", "beta-min", "swap", "step-size", "leapfrog", "mh-scale", "adapt", "backend", "seed", "out", "plots", "n", "dims", "data-seed", "standardize"} {

@@ -284,6 +284,15 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "\nmedian R-hat %s (paper's %s): %s; median bulk-ESS %s, %s per second\n",
 			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)), verdict,
 			fmtESS(float64(s.MedianESSBulk)), fmtNum(float64(s.MedianESSBulkPerSecond)))
+		var unmixed []string
+		for _, v := range s.Variables {
+			if r := float64(v.Rhat); !(r < 1.1) {
+				unmixed = append(unmixed, v.Name)
+			}
+		}
+		if len(unmixed) > 0 {
+			fmt.Fprintf(w, "warning: R-hat ≥ 1.1 (or not estimable) for %s: these have not mixed; run longer before trusting them\n", strings.Join(unmixed, ", "))
+		}
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
 		}
