@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
@@ -68,7 +69,9 @@ func calibrate(b *testing.B, be linalg.Backend, model string, n, dim int) *calib
 	if err != nil {
 		b.Fatal(err)
 	}
-	cost, err := MeasureCost(context.Background(), t, CalibrationSizes(n, PaperBetaMin), MeasureOptions{Seed: 1})
+	// A long calibration: on a shared machine a short one moves the
+	// predictions by ~10% from run to run.
+	cost, err := MeasureCost(context.Background(), t, CalibrationSizes(n, PaperBetaMin), MeasureOptions{Seed: 1, MinTime: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
