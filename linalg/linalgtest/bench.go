@@ -37,6 +37,15 @@ func newWorkspace(b *testing.B, be linalg.Backend, n int) linalg.Matrix {
 // BenchCholesky times Matrix.Cholesky (n³/3 flops); the upload of the
 // matrix before each call is not timed.
 func BenchCholesky(b *testing.B, be linalg.Backend, sizes []int) {
+	benchUntimedPrep(b, be, sizes, func(n int) float64 { return math.Pow(float64(n), 3) / 3 },
+		func(m linalg.Matrix, n int, a []float64) error { return m.Set(n, a) },
+		linalg.Matrix.Cholesky)
+}
+
+// benchUntimedPrep runs, at each size, prep (untimed) then op (timed) on a
+// workspace holding a random SPD matrix, and reports GFLOP/s.
+func benchUntimedPrep(b *testing.B, be linalg.Backend, sizes []int, flops func(n int) float64,
+	prep func(m linalg.Matrix, n int, a []float64) error, op func(m linalg.Matrix) error) {
 	for _, n := range sizes {
 		var a []float64
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
@@ -48,15 +57,15 @@ func BenchCholesky(b *testing.B, be linalg.Backend, sizes []int) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				if err := m.Set(n, a); err != nil {
+				if err := prep(m, n, a); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				if err := m.Cholesky(); err != nil {
+				if err := op(m); err != nil {
 					b.Fatal(err)
 				}
 			}
-			gflops(b, math.Pow(float64(n), 3)/3)
+			gflops(b, flops(n))
 		})
 	}
 }
@@ -96,31 +105,14 @@ func BenchSolve(b *testing.B, be linalg.Backend, sizes []int) {
 // BenchInverse times Matrix.Inverse from a held factor (potri: 2n³/3
 // flops); the upload and factorisation before each call are not timed.
 func BenchInverse(b *testing.B, be linalg.Backend, sizes []int) {
-	for _, n := range sizes {
-		var a []float64
-		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			if a == nil {
-				a = BenchSPD(n, 1)
+	benchUntimedPrep(b, be, sizes, func(n int) float64 { return 2 * math.Pow(float64(n), 3) / 3 },
+		func(m linalg.Matrix, n int, a []float64) error {
+			if err := m.Set(n, a); err != nil {
+				return err
 			}
-			m := newWorkspace(b, be, n)
-			defer m.Close()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				if err := m.Set(n, a); err != nil {
-					b.Fatal(err)
-				}
-				if err := m.Cholesky(); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := m.Inverse(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			gflops(b, 2*math.Pow(float64(n), 3)/3)
-		})
-	}
+			return m.Cholesky()
+		},
+		linalg.Matrix.Inverse)
 }
 
 // BenchGEMM times Matrix.Mul of two n×n matrices (2n³ flops).
