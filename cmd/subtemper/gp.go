@@ -62,9 +62,7 @@ ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
 	fs.integer(&f.dims, "dims", gpDefaultDims, "synthetic data: number of inputs D")
 	fs.uint64(&f.dataSeed, "data-seed", gpDefaultDataSeed, "synthetic data: seed of the generator")
 	f.samplerFlags.define(fs, samplerDefaults{warmup: gpDefaultWarmup, draws: gpDefaultDraws, leapfrog: gpDefaultL, stepSize: gpDefaultStep, adapt: gpDefaultAdapt})
-	fs.notes = `Exit codes: 0 success, 1 run-time failure, 2 bad flag or bad input, 130 interrupted
-(Ctrl-C: the draws made so far are written and marked "interrupted": true; a second
-Ctrl-C kills at once).`
+	fs.notes = samplerNotes
 	return fs
 }
 
@@ -72,12 +70,8 @@ Ctrl-C kills at once).`
 func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	var f gpFlags
 	fs := gpFlagSet(&f)
-	pos, err := fs.parse(args, io.out)
-	if err != nil {
+	if err := parseNoArgs(fs, args, io); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q (the data file goes in --data)", pos[0])
 	}
 	st, be, err := f.check()
 	if err != nil {

@@ -48,9 +48,7 @@ summary.json and, with --plots, figures. HMC uses the paper's fixed ε = 0.01, L
 	fs.integer(&f.dims, "dims", mvnDefaultDims, "synthetic data: dimension D")
 	fs.uint64(&f.dataSeed, "data-seed", 1, "synthetic data: seed of the generator")
 	f.samplerFlags.define(fs, samplerDefaults{warmup: mvnDefaultWarmup, draws: mvnDefaultDraws, leapfrog: mvnDefaultL, stepSize: mvnDefaultStep})
-	fs.notes = `Exit codes: 0 success, 1 run-time failure, 2 bad flag or bad input, 130 interrupted
-(Ctrl-C: the draws made so far are written and marked "interrupted": true; a second
-Ctrl-C kills at once).`
+	fs.notes = samplerNotes
 	return fs
 }
 
@@ -58,12 +56,8 @@ Ctrl-C kills at once).`
 func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 	var f mvnFlags
 	fs := mvnFlagSet(&f)
-	pos, err := fs.parse(args, io.out)
-	if err != nil {
+	if err := parseNoArgs(fs, args, io); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q (the data file goes in --data)", pos[0])
 	}
 	st, be, err := f.check()
 	if err != nil {

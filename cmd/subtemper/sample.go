@@ -426,3 +426,21 @@ func blasThreads(backend string) int {
 	}
 	return openblas.Threads()
 }
+
+// samplerNotes closes the help of the sampling commands.
+const samplerNotes = `Exit codes: 0 success, 1 run-time failure, 2 bad flag or bad input, 130 interrupted
+(Ctrl-C: the draws made so far are written and marked "interrupted": true; a second
+Ctrl-C kills at once).`
+
+// parseNoArgs parses the flags of a sampling command, which takes no
+// positional arguments.
+func parseNoArgs(fs *flagSet, args []string, io *stdio) error {
+	pos, err := fs.parse(args, io.out)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q (the data file goes in --data)", pos[0])
+	}
+	return nil
+}
