@@ -27,7 +27,10 @@
 // swaps of adjacent levels by the Sweep or DEO schedule), TT and STT (Neal
 // 1996's tempered transitions: ascend with a transition at each level
 // m = 1..M, descend at each level m = M..1, accept by a ratio accumulated
-// as a sum of logs).
+// as a sum of logs). In this form level 0 moves only through accepted
+// tempered transitions; Settings.BaseSteps adds ordinary level-0
+// transitions after each one (1 gives the transition count of the paper's
+// Algorithm 2).
 //
 // # Cost accounting
 //
@@ -35,10 +38,13 @@
 // (for HMC) gradients, so nothing is evaluated twice: PT swaps and TT ratios
 // reuse cached full-data log-likelihoods; SPT swaps need two evaluations on
 // the other level's subset; STT needs one evaluation per level on the way up
-// and one on the way down. Stats counts every evaluation per level, with and
+// and one on the way down (at level 0 a value without gradient). Stats counts every evaluation per level, with and
 // without gradient, with the level's subset size, so that the cost of a run
 // is Σ_m counts_m·c(N_m). Evaluation errors, NaN and +∞ count as log density
-// −∞ (the proposal is rejected) and are counted.
+// −∞ (the proposal is rejected) and are counted. The subsets are prefixes
+// of one permutation; a Target that implements Reorderer lays its data
+// out in that order (SPT once, STT every iteration, counted in
+// Stats.Reorders), so that a subset is read contiguously.
 //
 // # Running
 //
