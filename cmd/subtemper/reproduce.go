@@ -21,7 +21,7 @@ median R-hat against draws and seconds), or all.
 Paper settings: M = 6 levels, β_m = 2^{-m/2}; MH σ = 0.1·β_m^{-1/2}; HMC
 ε = 0.01 with L = 10 (MVN) / 5 (GP), no step-size adaptation; three chains
 from θ*, θ*/2, 2θ*, each sampler run until the median R-hat < 1.1 or its
-budget ends. --budget quick finishes in about 10 minutes on 2 cores (a
+budget ends. --budget quick finishes in about 6 minutes on 2 cores (a
 smaller grid with short runs; see docs/REPRODUCTION.md); full is the whole
 grid, meant for a cluster with --shard.`
 
