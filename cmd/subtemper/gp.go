@@ -11,7 +11,7 @@ import (
 )
 
 // Defaults of the gp command's built-in synthetic dataset and run, chosen
-// so that `subtemper gp` (README's main job) finishes in about a minute on
+// so that `subtemper gp` (README's main job) finishes in about half a minute on
 // 2 cores with the pure-Go backend and converges (median R-hat < 1.1).
 //
 // Step-size adaptation is off by default: measured on this dataset, the
@@ -48,7 +48,7 @@ squared-exponential ARD kernel, in log space u = log θ, under the paper's prior
 Without --data it samples a built-in synthetic dataset drawn as the paper §4.2 does
 (N = `+fmt.Sprint(gpDefaultN)+`, D = `+fmt.Sprint(gpDefaultDims)+` by default), writes it to --out as data.csv, and reports the θ it was
 drawn from. The defaults (STT with HMC, as the paper recommends, with its
-ε = 0.01, L = 5, no step-size adaptation) finish in about a minute on 2 cores.
+ε = 0.01, L = 5, no step-size adaptation) finish in about half a minute on 2 cores.
 
 Prints a summary table in natural units (θ = exp(u); in the original units of the
 data with --standardize); with --out writes draws.csv (long form: chain, draw,
