@@ -397,8 +397,8 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	// SPT alternates between levels (one subset, evaluated again and again,
 	// would stay hotter in the cache than in a run). A Reorderer target is
 	// laid out by one random permutation and timed on its prefixes, which
-	// is what the drivers evaluate on it; its pool holds that one prefix
-	// per size, so its calibration runs hotter than a chain (a known
+	// is what the drivers evaluate on it; its pool is that one prefix per
+	// size, so its calibration runs hotter than a chain (a known
 	// under-prediction, see docs/REPRODUCTION.md).
 	const poolSize = 8
 	pools := map[int][][]int{}
@@ -413,13 +413,13 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		}
 	}
 	for _, n := range ns {
-		if n < nobs {
+		switch {
+		case n >= nobs:
+		case isReo:
+			pools[n] = [][]int{perm[:n]}
+		default:
 			for range poolSize {
-				if isReo {
-					pools[n] = append(pools[n], perm[:n])
-				} else {
-					pools[n] = append(pools[n], rng.Perm(nobs)[:n])
-				}
+				pools[n] = append(pools[n], rng.Perm(nobs)[:n])
 			}
 		}
 	}
@@ -427,7 +427,7 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	call := func(s *site) error {
 		var subset []int
 		if p := pools[s.n]; p != nil {
-			subset = p[calls%poolSize]
+			subset = p[calls%len(p)]
 		}
 		calls++
 		_, err := t.LogLik(subset, u, s.grad)

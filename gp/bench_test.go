@@ -38,12 +38,8 @@ func benchDataset(b *testing.B) *Data {
 // N ≥ 1024), which should approach 3.
 func BenchmarkLogLikGrad(b *testing.B) {
 	data := benchDataset(b)
-	for _, name := range linalg.Names() {
-		be, err := linalg.Get(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, be := range linalg.Backends() {
+		b.Run(be.Name(), func(b *testing.B) {
 			var ns []int
 			var secs []float64
 			for _, n := range benchNs {
@@ -86,12 +82,8 @@ func BenchmarkLogLikGrad(b *testing.B) {
 // matrix — for the ratio LogLikGrad / CholeskyInverse.
 func BenchmarkCholeskyInverse(b *testing.B) {
 	data := benchDataset(b)
-	for _, name := range linalg.Names() {
-		be, err := linalg.Get(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, be := range linalg.Backends() {
+		b.Run(be.Name(), func(b *testing.B) {
 			for _, n := range benchNs {
 				b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
 					d, err := data.Prefix(n)

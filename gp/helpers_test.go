@@ -5,20 +5,17 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/subtemper/subtemper/linalg"
 	_ "github.com/subtemper/subtemper/linalg/openblas" // registers "openblas" under -tags openblas
-	"gonum.org/v1/gonum/mat"
 )
 
 // forEachBackend runs f as a subtest on every compiled-in backend.
 func forEachBackend(t *testing.T, f func(t *testing.T, be linalg.Backend)) {
 	t.Helper()
-	for _, name := range linalg.Names() {
-		be, err := linalg.Get(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(name, func(t *testing.T) { f(t, be) })
+	for _, be := range linalg.Backends() {
+		t.Run(be.Name(), func(t *testing.T) { f(t, be) })
 	}
 }
 

@@ -8,8 +8,10 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/subtemper/subtemper/linalg"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/subtemper/subtemper/internal/gradcheck"
+	"github.com/subtemper/subtemper/linalg"
 )
 
 func TestLogLikAgainstDense(t *testing.T) {
@@ -94,34 +96,6 @@ func TestLogLikAgainstDense(t *testing.T) {
 	}
 }
 
-// fdGrad is the central finite-difference gradient of f at u.
-func fdGrad(f func([]float64) float64, u []float64, h float64) []float64 {
-	g := make([]float64, len(u))
-	v := append([]float64(nil), u...)
-	for k := range u {
-		v[k] = u[k] + h
-		fp := f(v)
-		v[k] = u[k] - h
-		fm := f(v)
-		v[k] = u[k]
-		g[k] = (fp - fm) / (2 * h)
-	}
-	return g
-}
-
-func checkGrad(t *testing.T, what string, grad, fd []float64, tol float64) {
-	t.Helper()
-	var norm float64
-	for _, v := range fd {
-		norm = math.Max(norm, math.Abs(v))
-	}
-	for k := range grad {
-		if e := math.Abs(grad[k]-fd[k]) / math.Max(1e-3, norm); e > tol {
-			t.Errorf("%s: grad[%d] = %.10g, finite differences %.10g (rel err %.2g)", what, k, grad[k], fd[k], e)
-		}
-	}
-}
-
 func TestGradientFiniteDifferences(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
 		rng := rand.New(rand.NewPCG(3, 4))
@@ -146,14 +120,14 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			if _, err := m.LogLik(subset, u, grad); err != nil {
 				t.Fatal(err)
 			}
-			fd := fdGrad(func(v []float64) float64 {
+			fd := gradcheck.FD(func(v []float64) float64 {
 				ll, err := m.LogLik(subset, v, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return ll
 			}, u, 1e-5)
-			checkGrad(t, fmt.Sprintf("loglik trial %d", trial), grad, fd, 1e-6)
+			gradcheck.Check(t, fmt.Sprintf("loglik trial %d", trial), grad, fd, 1e-6)
 			m.Close()
 		}
 	})

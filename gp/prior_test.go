@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/subtemper/subtemper/internal/gradcheck"
 )
 
 func TestLogPriorAgainstDistributions(t *testing.T) {
@@ -34,8 +36,8 @@ func TestLogPriorAgainstDistributions(t *testing.T) {
 			if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
 				t.Errorf("prior %+v at %v: %v, want %v", p, u, got, want)
 			}
-			fd := fdGrad(func(v []float64) float64 { return p.LogDensity(v, nil) }, u, 1e-5)
-			checkGrad(t, "log prior", grad, fd, 1e-6)
+			fd := gradcheck.FD(func(v []float64) float64 { return p.LogDensity(v, nil) }, u, 1e-5)
+			gradcheck.Check(t, "log prior", grad, fd, 1e-6)
 		}
 	}
 }

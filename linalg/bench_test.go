@@ -11,12 +11,8 @@ import (
 // Every compiled-in backend, side by side: Cholesky/<backend>/N=<n> etc.
 
 func benchAll(b *testing.B, f func(*testing.B, linalg.Backend, []int)) {
-	for _, name := range linalg.Names() {
-		be, err := linalg.Get(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name, func(b *testing.B) { f(b, be, linalgtest.BenchSizes) })
+	for _, be := range linalg.Backends() {
+		b.Run(be.Name(), func(b *testing.B) { f(b, be, linalgtest.BenchSizes) })
 	}
 }
 

@@ -319,6 +319,7 @@ type cpuMVN struct {
 	order  []int     // row r holds observation order[r]; nil: identity
 	pos    []int     // pos[i] is observation i's row; nil: identity
 	sqTmp  []float64
+	seen   []bool // Reorder's check that perm is a permutation
 }
 
 // Reorder lays the resident rows out so that row r holds observation
@@ -330,24 +331,18 @@ func (m *cpuMVN) Reorder(perm []int) error {
 		return fmt.Errorf("linalg/%s: mvn reorder: permutation of length %d for %d observations", m.be.name, len(perm), n)
 	}
 	if m.order == nil {
-		m.order, m.pos, m.sqTmp = make([]int, n), make([]int, n), make([]float64, n)
+		m.order, m.pos, m.sqTmp, m.seen = make([]int, n), make([]int, n), make([]float64, n), make([]bool, n)
 		for i := range m.pos {
 			m.order[i], m.pos[i] = i, i
 		}
 	}
 	// Validate before touching anything: every index in range, none twice.
-	seen := m.g
-	if len(seen) < n {
-		m.g = make([]float64, n)
-		seen = m.g
-	}
-	seen = seen[:n]
-	clear(seen)
+	clear(m.seen)
 	for r, i := range perm {
-		if i < 0 || i >= n || seen[i] != 0 {
+		if i < 0 || i >= n || m.seen[i] {
 			return fmt.Errorf("linalg/%s: mvn reorder: perm[%d] = %d is out of range or repeated", m.be.name, r, i)
 		}
-		seen[i] = 1
+		m.seen[i] = true
 	}
 	for r, i := range perm {
 		src := m.pos[i]

@@ -224,3 +224,28 @@ func TestMVNReorder(t *testing.T) {
 		t.Errorf("%v allocations per reorder + evaluation", allocs)
 	}
 }
+
+// TestRegistry: gonum is always registered and the default; Backends and
+// Names list the same backends in the same order; duplicates and unknown
+// names are errors.
+func TestRegistry(t *testing.T) {
+	if Default() == nil || Default().Name() != DefaultName {
+		t.Fatalf("default backend %v, want %q", Default(), DefaultName)
+	}
+	names := Names()
+	bs := Backends()
+	if len(bs) != len(names) {
+		t.Fatalf("%d backends, %d names", len(bs), len(names))
+	}
+	for i, b := range bs {
+		if b.Name() != names[i] {
+			t.Errorf("Backends()[%d] is %q, Names()[%d] is %q", i, b.Name(), i, names[i])
+		}
+	}
+	if err := Register(Default()); err == nil {
+		t.Error("registering gonum twice: no error")
+	}
+	if _, err := Get("no-such-backend"); err == nil {
+		t.Error("Get of an unknown backend: no error")
+	}
+}

@@ -178,6 +178,18 @@ func Names() []string {
 	return names
 }
 
+// Backends returns the registered backends, sorted by name.
+func Backends() []Backend {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	bs := make([]Backend, 0, len(registry))
+	for _, b := range registry {
+		bs = append(bs, b)
+	}
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Name() < bs[j].Name() })
+	return bs
+}
+
 // Default returns the pure-Go gonum backend, which is always registered.
 func Default() Backend {
 	b, _ := Get(DefaultName)

@@ -58,11 +58,9 @@ func newRowPool(workers int) *rowPool {
 // workers, runs the first itself, and waits.
 func (p *rowPool) run(g *cpuGP, kind taskKind, m int) {
 	parts := p.workers + 1
-	lo := 0
 	bounds := func(k int) int { return int(float64(m) * math.Sqrt(float64(k)/float64(parts))) }
 	first := bounds(1)
-	lo = first
-	sent := 0
+	lo, sent := first, 0
 	for k := 2; k <= parts; k++ {
 		hi := bounds(k)
 		if k == parts {

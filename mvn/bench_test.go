@@ -27,12 +27,8 @@ func BenchmarkLogLikBatch(b *testing.B) {
 	for i := range thetas {
 		thetas[i] = theta[i%d] + 0.01*float64(i/d)
 	}
-	for _, name := range linalg.Names() {
-		be, err := linalg.Get(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, be := range linalg.Backends() {
+		b.Run(be.Name(), func(b *testing.B) {
 			var ran []int
 			var secs []float64
 			for _, n := range ns {

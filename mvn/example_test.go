@@ -5,9 +5,10 @@ import (
 	"log"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
-	"gonum.org/v1/gonum/mat"
 )
 
 // The analytic posterior of the mean, for all observations (β = 1) and for

@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/subtemper/subtemper/linalg"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/subtemper/subtemper/internal/gradcheck"
+	"github.com/subtemper/subtemper/linalg"
 )
 
 // randSigma returns a random SPD matrix with condition number ~ cond.
@@ -134,16 +136,16 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			if _, err := m.LogLik(subset, u, grad); err != nil {
 				t.Fatal(err)
 			}
-			fd := fdGrad(func(v []float64) float64 {
+			fd := gradcheck.FD(func(v []float64) float64 {
 				ll, err := m.LogLik(subset, v, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return ll
 			}, u, 1e-5)
-			checkGrad(t, "log-lik", grad, fd, 1e-6)
+			gradcheck.Check(t, "log-lik", grad, fd, 1e-6)
 			m.LogPrior(u, grad)
-			checkGrad(t, "log prior", grad, fdGrad(func(v []float64) float64 { return m.LogPrior(v, nil) }, u, 1e-5), 1e-6)
+			gradcheck.Check(t, "log prior", grad, gradcheck.FD(func(v []float64) float64 { return m.LogPrior(v, nil) }, u, 1e-5), 1e-6)
 			// The prior against gonum's normal density.
 			want := 0.0
 			for _, v := range u {

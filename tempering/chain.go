@@ -273,39 +273,26 @@ func (c *Chain) swap(m int) {
 }
 
 // moveTo makes s's caches those of level m: free for TT (full-data
-// log-likelihood reused), one log-likelihood evaluation on X_m for STT
-// (with gradient if the kernel needs it).
-func (c *Chain) moveTo(m int, s *State) {
+// log-likelihood reused), one log-likelihood evaluation on X_m for STT,
+// with gradient if grad. Without it, s's cached gradient is invalid
+// afterwards for STT.
+func (c *Chain) moveTo(m int, s *State, grad bool) {
 	d := &c.dens[m]
 	if c.driver != STT {
 		d.rebase(s)
 		return
 	}
-	if c.needGrad && !s.HasGrad {
+	if grad && !s.HasGrad {
 		d.Eval(s, true)
 		return
 	}
 	var g []float64
-	if c.needGrad {
+	if grad {
 		g = s.GradLik
 	}
 	s.LogLik = d.evalLik(s.U, g)
 	s.LogDensity = d.combine(s.LogLik, s.LogPrior)
-	s.HasGrad = c.needGrad && !math.IsInf(s.LogDensity, -1)
-}
-
-// valueAt makes s's log density that of level m without a gradient (for
-// STT one log-likelihood evaluation on X_m; free for TT). s's cached
-// gradient is invalid afterwards for STT.
-func (c *Chain) valueAt(m int, s *State) {
-	d := &c.dens[m]
-	if c.driver != STT {
-		d.rebase(s)
-		return
-	}
-	s.LogLik = d.evalLik(s.U, nil)
-	s.LogDensity = d.combine(s.LogLik, s.LogPrior)
-	s.HasGrad = false
+	s.HasGrad = grad && !math.IsInf(s.LogDensity, -1)
 }
 
 // ttStep is one tempered transition in Neal (1996)'s form: from θ̂_0 = θ,
@@ -328,8 +315,8 @@ func (c *Chain) ttStep() {
 	w.CopyFrom(cur)
 	logR := 0.0
 	for m := 1; m <= M; m++ {
-		lower := w.LogDensity // log h_{m−1}(θ̂_{m−1})
-		c.moveTo(m, w)        // log h_m(θ̂_{m−1})
+		lower := w.LogDensity      // log h_{m−1}(θ̂_{m−1})
+		c.moveTo(m, w, c.needGrad) // log h_m(θ̂_{m−1})
 		if math.IsInf(w.LogDensity, -1) {
 			c.stats.TTAborted++
 			return
@@ -340,14 +327,10 @@ func (c *Chain) ttStep() {
 	for m := M; m >= 1; m-- {
 		c.step(m, w)
 		upper := w.LogDensity // log h_m(θ̌_{m−1})
-		if m == 1 {
-			// No transition runs at level 0 in this form: its value is
-			// enough, and a gradient there would cost a full-data
-			// evaluation with gradient every iteration.
-			c.valueAt(0, w)
-		} else {
-			c.moveTo(m-1, w) // log h_{m−1}(θ̌_{m−1})
-		}
+		// log h_{m−1}(θ̌_{m−1}). No transition runs at level 0 in this
+		// form: its value is enough, and a gradient there would cost a
+		// full-data evaluation with gradient every iteration.
+		c.moveTo(m-1, w, c.needGrad && m > 1)
 		if math.IsInf(w.LogDensity, -1) {
 			c.stats.TTAborted++
 			return
