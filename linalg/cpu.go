@@ -17,19 +17,46 @@ type LAPACK interface {
 	Dpotri(ul blas.Uplo, n int, a []float64, lda int) (ok bool)
 }
 
+// RowKernels are the two O(m²) elementwise passes of the CPU GP
+// evaluation, in a form a backend may supply: the openblas backend brings
+// vectorised C loops. Without them (NewCPU) the passes are Go loops and
+// the gradient's product P·[Z 1] is a BLAS Dsymm. Matrices are m×m
+// row-major, lower triangle; each call covers rows lo..hi−1 and may run
+// concurrently with calls on other rows (SERows) or on other q and w
+// buffers (GradRows).
+type RowKernels interface {
+	// SERows turns rows of the Gram matrix a into kernel rows: for j < i,
+	// a[i,j] ← sf2·exp(−½·max(0, sq[i] + sq[j] − 2·a[i,j])), and a[i,i] ←
+	// diag. If kf is not nil it receives the same values for j < i and
+	// kf[i,i] = sf2.
+	SERows(a, kf, sq []float64, m, lo, hi int, sf2, diag float64)
+	// GradRows adds the rows' part of q = P·z, P the symmetric matrix with
+	// lower triangle P_ij = (α_i α_j − a_ij)·kf_ij: q_i += Σ_{j≤i} P_ij z_j
+	// and, for j < i, q_j += P_ij z_i. z and q are m×ld row-major with ld a
+	// multiple of 4; w is scratch of length m.
+	GradRows(a, kf, alpha, z, q, w []float64, m, ld, lo, hi int)
+}
+
 // NewCPU returns a host-memory backend named name that runs the dense
 // routines through the given BLAS and LAPACK implementations (row-major,
 // as gonum's). The kernel build and the reductions are plain Go; the
 // O(n³) and O(n²D) work goes through bl and la. The pure-Go "gonum"
-// backend and the "openblas" backend are both built this way.
+// backend is built this way.
 func NewCPU(name string, bl blas.Float64, la LAPACK) Backend {
 	return &cpuBackend{name: name, bl: bl, la: la}
+}
+
+// NewCPUWithKernels is NewCPU with the GP evaluation's elementwise passes
+// done by rk (nil: as NewCPU). The "openblas" backend is built this way.
+func NewCPUWithKernels(name string, bl blas.Float64, la LAPACK, rk RowKernels) Backend {
+	return &cpuBackend{name: name, bl: bl, la: la, rk: rk}
 }
 
 type cpuBackend struct {
 	name string
 	bl   blas.Float64
 	la   LAPACK
+	rk   RowKernels
 }
 
 func (c *cpuBackend) Name() string { return c.name }

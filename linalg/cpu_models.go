@@ -27,13 +27,24 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 			return nil, fmt.Errorf("linalg/%s: gp data: y[%d] = %v", c.name, i, v)
 		}
 	}
+	// [Z 1] is stored with its row length padded to a multiple of 4 (the
+	// padding stays 0), as RowKernels.GradRows wants.
+	ld := (d + 4) &^ 3
 	g := &cpuGP{
-		be: c, n: n, d: d,
+		be: c, n: n, d: d, ld: ld,
 		x: make([]float64, n*d), y: append([]float64(nil), y...),
 		a: make([]float64, n*n), p: make([]float64, n*n),
-		z: make([]float64, n*(d+1)), q: make([]float64, n*(d+1)),
+		z: make([]float64, n*ld), q: make([]float64, n*ld),
 		ys: make([]float64, n), alpha: make([]float64, n), sq: make([]float64, n),
 		ell: make([]float64, d),
+	}
+	if c.rk != nil {
+		parts := 1
+		if n >= parallelRows {
+			parts = gradParts
+		}
+		g.qparts = make([]float64, (parts-1)*n*ld)
+		g.w = make([]float64, parts*n)
 	}
 	// The kernel depends on differences of inputs only: centre each column
 	// so the Gram-matrix form of squared distances loses no precision to a
@@ -56,13 +67,14 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 }
 
 type cpuGP struct {
-	be     *cpuBackend
-	n, d   int
-	x, y   []float64
-	jitter float64
+	be       *cpuBackend
+	n, d, ld int
+	x, y     []float64
+	jitter   float64
 
 	a, p      []float64 // n×n: kernel → factor → inverse; Kf → P = W∘Kf
-	z, q      []float64 // n×(d+1): [Z 1], Z the scaled inputs; P·[Z 1]
+	z, q      []float64 // n×ld: [Z 1 0…], Z the scaled inputs; P·[Z 1 0…]
+	qparts, w []float64 // RowKernels only: q of the gradient parts 1.., scratch
 	ys, alpha []float64
 	sq, ell   []float64
 	sf2, sn2  float64
@@ -117,8 +129,7 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 		return err
 	}
 	g.m = m
-	d := g.d
-	ld := d + 1
+	d, ld := g.d, g.ld
 	for k := 0; k < m; k++ {
 		idx := k
 		if subset != nil {
@@ -139,7 +150,7 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 	a := g.a[:m*m]
 	g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*ld], ld, 0, a, m)
 	g.keep = keep
-	g.rows(taskKernel, m)
+	g.rows(taskKernel, m, 0)
 	return nil
 }
 
@@ -150,6 +161,14 @@ func (g *cpuGP) kernelRows(lo, hi int) {
 	m := g.m
 	a := g.a[:m*m]
 	sf2, diag := g.sf2, g.sf2+g.sn2+g.jitter
+	if rk := g.be.rk; rk != nil {
+		var kf []float64
+		if g.keep {
+			kf = g.p[:m*m]
+		}
+		rk.SERows(a, kf, g.sq[:m], m, lo, hi, sf2, diag)
+		return
+	}
 	for i := lo; i < hi; i++ {
 		row := a[i*m : i*m+i]
 		sqi := g.sq[i]
@@ -183,23 +202,46 @@ func (g *cpuGP) pRows(lo, hi int) {
 	}
 }
 
-// rows runs an O(m²) row task over the lower triangle, split over the
-// handle's workers in chunks of equal area when m is large enough. The
-// tasks are elementwise, so the result does not depend on the split.
-func (g *cpuGP) rows(kind taskKind, m int) {
-	if g.pool == nil || m < parallelRows {
-		g.runTask(kind, 0, m)
-		return
+// gradRows runs RowKernels.GradRows on rows lo..hi−1 into the q of part
+// (part 0: g.q), which it first clears.
+func (g *cpuGP) gradRows(part, lo, hi int) {
+	m, ld := g.m, g.ld
+	q := g.q[:m*ld]
+	if part > 0 {
+		q = g.qparts[(part-1)*g.n*ld:][:m*ld]
 	}
-	g.pool.run(g, kind, m)
+	clear(q)
+	g.be.rk.GradRows(g.a[:m*m], g.p[:m*m], g.alpha[:m], g.z[:m*ld], q, g.w[part*g.n:][:m], m, ld, lo, hi)
 }
 
-func (g *cpuGP) runTask(kind taskKind, lo, hi int) {
+// rows runs an O(m²) row task over the lower triangle in parts of equal
+// area: parts of them, or with parts = 0 one per worker. The parts go to
+// the handle's workers when it has some and m is large enough, else they
+// run in order here. The kernel and P tasks are elementwise, so their
+// result does not depend on the split; the gradient task's does (each
+// part sums into its own q), so its number of parts depends on m only.
+func (g *cpuGP) rows(kind taskKind, m, parts int) {
+	if g.pool == nil || m < parallelRows {
+		parts = max(parts, 1)
+		for k := range parts {
+			g.runTask(kind, k, splitRows(m, parts, k), splitRows(m, parts, k+1))
+		}
+		return
+	}
+	if parts == 0 {
+		parts = g.pool.workers + 1
+	}
+	g.pool.run(g, kind, m, parts)
+}
+
+func (g *cpuGP) runTask(kind taskKind, part, lo, hi int) {
 	switch kind {
 	case taskKernel:
 		g.kernelRows(lo, hi)
 	case taskP:
 		g.pRows(lo, hi)
+	case taskGrad:
+		g.gradRows(part, lo, hi)
 	}
 }
 
@@ -248,20 +290,32 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 	}
 	// P = (ααᵀ − K⁻¹) ∘ Kf on the lower triangle (elementwise), and
 	// tr(ααᵀ − K⁻¹).
-	p := g.p[:m*m]
 	var trW float64
 	for i, ai := range alpha {
 		trW += ai*ai - a[i*m+i]
 	}
-	g.rows(taskP, m)
-	// Q = P·[Z 1]: its last column is r = P·1. With ∂K_ij/∂log ℓ_d =
+	// Q = P·[Z 1]: its column d is r = P·1. With ∂K_ij/∂log ℓ_d =
 	// Kf_ij (z_id − z_jd)², ½ Σ_ij P_ij (z_id − z_jd)² = Σ_i z_id (z_id r_i −
 	// Q_id); ∂K/∂log σf = 2Kf gives Σ_ij P_ij = Σ_i r_i; ∂K/∂log σn = 2σn² I
 	// gives σn² tr(W).
-	ld := d + 1
+	ld := g.ld
 	q := g.q[:m*ld]
 	z := g.z[:m*ld]
-	g.be.bl.Dsymm(blas.Left, blas.Lower, m, ld, 1, p, m, z, ld, 0, q, ld)
+	if g.be.rk != nil {
+		// P is formed and multiplied in one pass; the parts' sums are
+		// added in a fixed order.
+		parts := 1
+		if m >= parallelRows {
+			parts = gradParts
+		}
+		g.rows(taskGrad, m, parts)
+		for k := 1; k < parts; k++ {
+			floats.Add(q, g.qparts[(k-1)*g.n*ld:][:m*ld])
+		}
+	} else {
+		g.rows(taskP, m, 0)
+		g.be.bl.Dsymm(blas.Left, blas.Lower, m, d+1, 1, g.p[:m*m], m, z, ld, 0, q, ld)
+	}
 	for j := 0; j < d; j++ {
 		grad[j] = 0
 	}

@@ -1,7 +1,8 @@
 // Package linalg is the swappable dense linear algebra under the GP and
 // MVN models: a small Backend interface aimed at their hot paths, a
 // registry of backends by name, and the generic CPU backend that the
-// pure-Go "gonum" backend and the cgo "openblas" backend are built from.
+// pure-Go "gonum" backend and the cgo "openblas" backend are built from
+// (the latter with its own vectorised elementwise passes, RowKernels).
 //
 // # The backend contract
 //

@@ -11,6 +11,7 @@ type taskKind int
 const (
 	taskKernel taskKind = iota // kernel values from the Gram matrix
 	taskP                      // P = (ααᵀ − K⁻¹) ∘ Kf
+	taskGrad                   // P and P·[Z 1] in one pass (RowKernels)
 )
 
 const (
@@ -19,13 +20,17 @@ const (
 	parallelRows = 256
 	// maxRowWorkers bounds the goroutines one GP handle uses.
 	maxRowWorkers = 8
+	// gradParts is the number of parts, each with its own sum, the
+	// RowKernels gradient pass is split into from parallelRows on: fixed,
+	// so that the result does not depend on the number of workers.
+	gradParts = 4
 )
 
-// rowTask is one chunk of rows of a task on a handle.
+// rowTask is one part of a task on a handle.
 type rowTask struct {
-	g      *cpuGP
-	kind   taskKind
-	lo, hi int
+	g            *cpuGP
+	kind         taskKind
+	part, lo, hi int
 }
 
 // rowPool is a GP handle's persistent workers. Tasks and completions go
@@ -40,11 +45,13 @@ type rowPool struct {
 }
 
 func newRowPool(workers int) *rowPool {
-	p := &rowPool{tasks: make(chan rowTask, workers), done: make(chan struct{}, workers), workers: workers}
+	// Room for every part of a task, so that handing them out never blocks.
+	c := max(workers, gradParts)
+	p := &rowPool{tasks: make(chan rowTask, c), done: make(chan struct{}, c), workers: workers}
 	for range workers {
 		go func() {
 			for t := range p.tasks {
-				t.g.runTask(t.kind, t.lo, t.hi)
+				t.g.runTask(t.kind, t.part, t.lo, t.hi)
 				t = rowTask{}
 				p.done <- struct{}{}
 			}
@@ -53,28 +60,30 @@ func newRowPool(workers int) *rowPool {
 	return p
 }
 
-// run splits rows 0..m−1 of the lower triangle into workers+1 chunks of
-// about equal area (row i has i+1 entries), hands all but the first to the
-// workers, runs the first itself, and waits.
-func (p *rowPool) run(g *cpuGP, kind taskKind, m int) {
-	parts := p.workers + 1
-	bounds := func(k int) int { return int(float64(m) * math.Sqrt(float64(k)/float64(parts))) }
-	first := bounds(1)
-	lo, sent := first, 0
-	for k := 2; k <= parts; k++ {
-		hi := bounds(k)
-		if k == parts {
-			hi = m
-		}
-		if hi > lo {
-			p.tasks <- rowTask{g: g, kind: kind, lo: lo, hi: hi}
-			sent++
-		}
-		lo = hi
+// splitRows returns the first row of part k of rows 0..m−1 of the lower
+// triangle split into parts of about equal area (row i has i+1 entries);
+// part k is rows splitRows(m, parts, k) .. splitRows(m, parts, k+1)−1.
+func splitRows(m, parts, k int) int {
+	if k >= parts {
+		return m
 	}
-	g.runTask(kind, 0, first)
-	for range sent {
-		<-p.done
+	return int(float64(m) * math.Sqrt(float64(k)/float64(parts)))
+}
+
+// run splits rows 0..m−1 into parts (at most gradParts or workers+1),
+// hands all but the first to the workers, runs the first itself, then
+// runs any part no worker has taken yet and waits for the rest.
+func (p *rowPool) run(g *cpuGP, kind taskKind, m, parts int) {
+	for k := 1; k < parts; k++ {
+		p.tasks <- rowTask{g: g, kind: kind, part: k, lo: splitRows(m, parts, k), hi: splitRows(m, parts, k+1)}
+	}
+	g.runTask(kind, 0, 0, splitRows(m, parts, 1))
+	for pending := parts - 1; pending > 0; pending-- {
+		select {
+		case t := <-p.tasks:
+			t.g.runTask(t.kind, t.part, t.lo, t.hi)
+		case <-p.done:
+		}
 	}
 }
 

@@ -150,36 +150,39 @@ func BenchGEMM(b *testing.B, be linalg.Backend, sizes []int) {
 // inverse (n³/3 + 2n³/3 = n³), so comparing it with their own rates shows
 // what the rest costs.
 func BenchGPStep(b *testing.B, be linalg.Backend, sizes []int) {
-	const d = BenchGPDim
 	for _, n := range sizes {
-		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 1))
-			x := make([]float64, n*d)
-			y := make([]float64, n)
-			for i := range x {
-				x[i] = rng.NormFloat64()
-			}
-			for i := range y {
-				y[i] = rng.NormFloat64()
-			}
-			g, err := be.NewGP(x, n, d, y)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer g.Close()
-			u := make([]float64, d+2)
-			for j := 0; j < d; j++ {
-				u[j] = math.Log(float64(d)) / 2
-			}
-			u[d+1] = math.Log(0.1)
-			grad := make([]float64, d+2)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := g.LogLik(nil, u, grad); err != nil {
-					b.Fatal(err)
-				}
-			}
-			gflops(b, math.Pow(float64(n), 3))
-		})
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) { BenchGPStepAt(b, be, n) })
 	}
+}
+
+// BenchGPStepAt is one size of BenchGPStep, timed in b itself.
+func BenchGPStepAt(b *testing.B, be linalg.Backend, n int) {
+	const d = BenchGPDim
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	for i := range y {
+		y[i] = rng.NormFloat64()
+	}
+	g, err := be.NewGP(x, n, d, y)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	u := make([]float64, d+2)
+	for j := 0; j < d; j++ {
+		u[j] = math.Log(float64(d)) / 2
+	}
+	u[d+1] = math.Log(0.1)
+	grad := make([]float64, d+2)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := g.LogLik(nil, u, grad); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gflops(b, math.Pow(float64(n), 3))
 }

@@ -21,7 +21,7 @@ var (
 )
 
 func init() {
-	if err := linalg.Register(linalg.NewCPU(Name, netlib.Implementation{}, LAPACK{})); err != nil {
+	if err := linalg.Register(linalg.NewCPUWithKernels(Name, netlib.Implementation{}, LAPACK{}, Kernels{})); err != nil {
 		panic(err) // a second registration of the name is a programming error
 	}
 }

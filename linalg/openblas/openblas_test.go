@@ -4,8 +4,12 @@ package openblas
 
 import (
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"testing"
+
+	"gonum.org/v1/netlib/blas/netlib"
 
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/linalg/linalgtest"
@@ -34,6 +38,55 @@ func TestAllocsLarge(t *testing.T) {
 	linalgtest.AllocTest(t, backend(t), 512)
 }
 
+// TestGPSplitInvariant: a handle made at GOMAXPROCS 1 (no workers: the
+// gradient parts run in order) and one made at GOMAXPROCS 2 (the parts go to
+// a worker) give bit-identical log-likelihoods and gradients, above and
+// below the size from which the work is split.
+func TestGPSplitInvariant(t *testing.T) {
+	const n, d = 600, 5
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	for i := range y {
+		y[i] = rng.NormFloat64()
+	}
+	u := []float64{0.1, -0.2, 0.3, 0.2, 0, 0.4, math.Log(0.3)}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var hs [2]linalg.GP
+	for k, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		h, err := backend(t).NewGP(x, n, d, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		hs[k] = h
+	}
+	for _, m := range []int{100, 255, 256, 599} {
+		sub := rng.Perm(n)[:m]
+		var ll [2]float64
+		var grad [2][]float64
+		for k, h := range hs {
+			grad[k] = make([]float64, d+2)
+			var err error
+			if ll[k], err = h.LogLik(sub, u, grad[k]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ll[0] != ll[1] {
+			t.Errorf("m=%d: log-likelihood %v without workers, %v with", m, ll[0], ll[1])
+		}
+		for j := range grad[0] {
+			if grad[0][j] != grad[1][j] {
+				t.Errorf("m=%d: gradient[%d] %v without workers, %v with", m, j, grad[0][j], grad[1][j])
+			}
+		}
+	}
+}
+
 // BenchmarkDpotrfDirect calls OpenBLAS's dpotrf_ through the cgo shim
 // alone, on the matrix BenchmarkCholesky/openblas factors, so the ratio of
 // the two rates is the cost of the backend's Go wrapper.
@@ -57,6 +110,52 @@ func BenchmarkDpotrfDirect(b *testing.B) {
 			if s := b.Elapsed().Seconds(); s > 0 {
 				b.ReportMetric(math.Pow(float64(n), 3)/3*float64(b.N)/s/1e9, "GFLOP/s")
 			}
+		})
+	}
+}
+
+// BenchmarkPotrfPotriDirect times dpotrf_ followed by dpotri_ through the
+// cgo shim (the copy of the input excluded): the bare O(n³) core of a GP
+// log-likelihood and gradient, n³ flops in all, to set beside
+// BenchmarkLogLikGrad/openblas in package gp.
+func BenchmarkPotrfPotriDirect(b *testing.B) {
+	for _, n := range linalgtest.BenchSizes {
+		var a []float64
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			if a == nil {
+				a = linalgtest.BenchSPD(n, 1)
+			}
+			w := make([]float64, n*n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				copy(w, a)
+				b.StartTimer()
+				if info := dpotrf('U', n, w, n); info != 0 {
+					b.Fatalf("dpotrf_: info = %d", info)
+				}
+				if info := dpotri('U', n, w, n); info != 0 {
+					b.Fatalf("dpotri_: info = %d", info)
+				}
+			}
+			if s := b.Elapsed().Seconds(); s > 0 {
+				b.ReportMetric(math.Pow(float64(n), 3)*float64(b.N)/s/1e9, "GFLOP/s")
+			}
+		})
+	}
+}
+
+// BenchmarkGPStepRowKernels times a GP log-likelihood with gradient on
+// this backend ("kernels=c") and on the same BLAS and LAPACK with the
+// generic Go elementwise passes and Dsymm ("kernels=go"), alternating at
+// each size so that both see the same machine.
+func BenchmarkGPStepRowKernels(b *testing.B) {
+	c := backend(b)
+	gov := linalg.NewCPU(Name+"-go", netlib.Implementation{}, LAPACK{})
+	for _, n := range []int{512, 1024, 2048} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			b.Run("kernels=go", func(b *testing.B) { linalgtest.BenchGPStepAt(b, gov, n) })
+			b.Run("kernels=c", func(b *testing.B) { linalgtest.BenchGPStepAt(b, c, n) })
 		})
 	}
 }

@@ -1,0 +1,187 @@
+//go:build openblas
+
+package openblas
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// forEachPath runs f with the AVX2 loops (when the CPU has them) and with
+// the baseline loops.
+func forEachPath(t *testing.T, f func(t *testing.T)) {
+	had := setBaseOnly(false)
+	if had {
+		t.Run("avx2", f)
+	} else {
+		t.Log("no AVX2+FMA on this CPU: baseline loops only")
+	}
+	setBaseOnly(true)
+	defer setBaseOnly(false)
+	t.Run("base", f)
+}
+
+// TestSERows: the C kernel rows agree with sf2·math.Exp(−½·max(0, d2)) to
+// 4 ulp over squared distances from 0 to beyond underflow, negative
+// rounding residue included; the diagonal and the Kf copy are set, and
+// rows outside lo..hi are left alone.
+func TestSERows(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		const m = 203
+		rng := rand.New(rand.NewPCG(1, 2))
+		sq := make([]float64, m)
+		for i := range sq {
+			sq[i] = 800 * rng.Float64()
+		}
+		a := make([]float64, m*m)
+		for i := range m {
+			for j := 0; j < i; j++ {
+				// d2 = sq_i + sq_j − 2g: spread over [−1e-12, 1600].
+				var d2 float64
+				switch rng.IntN(4) {
+				case 0:
+					d2 = -1e-12 * rng.Float64()
+				case 1:
+					d2 = rng.Float64()
+				case 2:
+					d2 = 50 * rng.Float64()
+				default:
+					d2 = 1600 * rng.Float64()
+				}
+				a[i*m+j] = (sq[i] + sq[j] - d2) / 2
+			}
+		}
+		orig := append([]float64(nil), a...)
+		const sf2, diag = 1.7, 2.5
+		lo, hi := 17, 190
+		for _, withKf := range []bool{true, false} {
+			copy(a, orig)
+			var kf []float64
+			if withKf {
+				kf = make([]float64, m*m)
+				for i := range kf {
+					kf[i] = -1
+				}
+			}
+			Kernels{}.SERows(a, kf, sq, m, lo, hi, sf2, diag)
+			for i := range m {
+				for j := 0; j <= i; j++ {
+					got := a[i*m+j]
+					if i < lo || i >= hi {
+						if got != orig[i*m+j] || (kf != nil && kf[i*m+j] != -1) {
+							t.Fatalf("row %d outside %d..%d was written", i, lo, hi)
+						}
+						continue
+					}
+					want := diag
+					if j < i {
+						d2 := sq[i] + sq[j] - 2*orig[i*m+j]
+						want = sf2 * math.Exp(-0.5*max(d2, 0))
+						if d2 > 1416 {
+							// e^(−d2/2) subnormal or 0: flushed to 0.
+							if got != 0 && math.Abs(got-want) > 1e-300 {
+								t.Fatalf("a[%d,%d] = %g for d2 = %g, want 0 or %g", i, j, got, d2, want)
+							}
+							continue
+						}
+					}
+					if ulps := math.Abs(got-want) / (math.Nextafter(want, math.Inf(1)) - want); !(ulps <= 4) {
+						t.Fatalf("a[%d,%d] = %.17g, want %.17g (%g ulp)", i, j, got, want, ulps)
+					}
+					if kf != nil {
+						kw := got
+						if j == i {
+							kw = sf2
+						}
+						if kf[i*m+j] != kw {
+							t.Fatalf("kf[%d,%d] = %g, want %g", i, j, kf[i*m+j], kw)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGradRows: the fused pass, split into parts as the GP evaluation
+// splits it, gives P·z for the full symmetric P to rounding.
+func TestGradRows(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, m := range []int{1, 2, 3, 4, 37, 300} {
+			for _, ld := range []int{4, 8, 12, 20, 28} {
+				t.Run("m="+strconv.Itoa(m)+"/ld="+strconv.Itoa(ld), func(t *testing.T) {
+					a := make([]float64, m*m)
+					kf := make([]float64, m*m)
+					for i := range a {
+						a[i] = rng.NormFloat64()
+						kf[i] = rng.Float64()
+					}
+					alpha := make([]float64, m)
+					for i := range alpha {
+						alpha[i] = rng.NormFloat64()
+					}
+					z := make([]float64, m*ld)
+					for i := range z {
+						z[i] = rng.NormFloat64()
+					}
+					P := func(i, j int) float64 {
+						if j > i {
+							i, j = j, i
+						}
+						return (alpha[i]*alpha[j] - a[i*m+j]) * kf[i*m+j]
+					}
+					want := make([]float64, m*ld)
+					scale := make([]float64, m*ld)
+					for i := range m {
+						for j := range m {
+							for c := range ld {
+								want[i*ld+c] += P(i, j) * z[j*ld+c]
+								scale[i*ld+c] += math.Abs(P(i, j) * z[j*ld+c])
+							}
+						}
+					}
+					got := make([]float64, m*ld)
+					part := make([]float64, m*ld)
+					w := make([]float64, m)
+					bounds := []int{0, m / 3, m / 3, m/3 + 1, m}
+					for k := 0; k+1 < len(bounds); k++ {
+						clear(part)
+						Kernels{}.GradRows(a, kf, alpha, z, part, w, m, ld, bounds[k], bounds[k+1])
+						for i := range got {
+							got[i] += part[i]
+						}
+					}
+					for i := range got {
+						if d := math.Abs(got[i] - want[i]); !(d <= 1e-14*scale[i]) {
+							t.Fatalf("q[%d,%d] = %.17g, want %.17g", i/ld, i%ld, got[i], want[i])
+						}
+					}
+				})
+			}
+		}
+	})
+}
+
+// TestKernelsPanicOnBadArguments: short buffers and an ld that is not a
+// multiple of 4 panic instead of reaching C.
+func TestKernelsPanicOnBadArguments(t *testing.T) {
+	for name, f := range map[string]func(){
+		"se short a":   func() { Kernels{}.SERows(make([]float64, 3), nil, make([]float64, 2), 2, 0, 2, 1, 1) },
+		"se bad rows":  func() { Kernels{}.SERows(make([]float64, 4), nil, make([]float64, 2), 2, 0, 3, 1, 1) },
+		"grad ld":      func() { b := make([]float64, 64); Kernels{}.GradRows(b, b, b, b, b, b, 2, 6, 0, 2) },
+		"grad short q": func() { b := make([]float64, 8); Kernels{}.GradRows(b, b, b, b, b[:7], b, 2, 4, 0, 2) },
+		"grad short w": func() { b := make([]float64, 8); Kernels{}.GradRows(b, b, b, b, b, b[:1], 2, 4, 0, 2) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
