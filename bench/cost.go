@@ -348,11 +348,22 @@ type MeasureOptions struct {
 // MeasureCost times t's LogLik without and with gradient on random subsets
 // of each size in sizes (all observations for the size NumObs, as level 0
 // evaluates them), and its LogPrior with gradient, and returns the
-// measured CostCurve. Each (size, kind) is timed in Rounds rounds, the
-// sizes visited round-robin, each round calling for about
-// MinTime/Rounds (at least once); the median per-call time over rounds is
-// kept, which is robust to the bursts of load of a shared machine. It returns an error if
-// an evaluation fails or ctx is cancelled.
+// measured CostCurve.
+//
+// The calls are made in the pattern a chain makes them, not in long runs
+// of one call (which keep everything a call touches hot in the caches and
+// under-state its cost inside a run): rounds visit every (size, kind) in
+// turn, smallest size first, each visit a burst of at most visitCalls
+// calls (fewer if they take longer than MinTime/Rounds), as one transition
+// at a level makes; the rounds go on for at least Rounds rounds and until
+// MinTime per (size, kind) has been spent in all (the cheap sizes get
+// fewer seconds but more visits). The median per-call
+// time over visits is kept, which is robust to the bursts of load of a
+// shared machine. A tempering.Reorderer target is re-laid out at the start
+// of every round by a fresh random permutation and evaluated on its
+// prefixes, as STT does at every iteration; those Reorder calls are timed
+// too (ReorderCost is their median). It returns an error if an evaluation
+// fails or ctx is cancelled.
 func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt MeasureOptions) (*CostCurve, error) {
 	if opt.MinTime == 0 {
 		opt.MinTime = 100 * time.Millisecond
@@ -400,24 +411,36 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	// is what the drivers evaluate on it; its pool is that one prefix per
 	// size, so its calibration runs hotter than a chain (a known
 	// under-prediction, see docs/REPRODUCTION.md).
+	// Subsets of each size: for most targets a pool of independent random
+	// subsets used in turn, as STT draws fresh ones at every iteration and
+	// SPT alternates between levels (one subset, evaluated again and again,
+	// would stay hotter in the cache than in a run). A Reorderer target is
+	// evaluated on prefixes of its current layout, which is what the
+	// drivers evaluate on it.
 	const poolSize = 8
 	pools := map[int][][]int{}
 	reo, isReo := t.(tempering.Reorderer)
 	var perm []int
-	if isReo {
-		// The drivers lay such a target's data out so that their subsets
-		// are prefixes of a permutation: time exactly that.
-		perm = rng.Perm(nobs)
+	var reorderSecs []float64
+	reorder := func(timed bool) error {
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		t0 := time.Now()
 		if err := reo.Reorder(perm); err != nil {
-			return nil, fmt.Errorf("bench: reordering the data: %w", err)
+			return fmt.Errorf("bench: reordering the data: %w", err)
+		}
+		if timed {
+			reorderSecs = append(reorderSecs, time.Since(t0).Seconds())
+		}
+		return nil
+	}
+	if isReo {
+		perm = rng.Perm(nobs)
+		if err := reorder(false); err != nil {
+			return nil, err
 		}
 	}
 	for _, n := range ns {
-		switch {
-		case n >= nobs:
-		case isReo:
-			pools[n] = [][]int{perm[:n]}
-		default:
+		if n < nobs && !isReo {
 			for range poolSize {
 				pools[n] = append(pools[n], rng.Perm(nobs)[:n])
 			}
@@ -426,7 +449,12 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	calls := 0
 	call := func(s *site) error {
 		var subset []int
-		if p := pools[s.n]; p != nil {
+		switch {
+		case s.n >= nobs:
+		case isReo:
+			subset = perm[:s.n]
+		default:
+			p := pools[s.n]
 			subset = p[calls%len(p)]
 		}
 		calls++
@@ -438,13 +466,31 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 			return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
 		}
 	}
-	for range opt.Rounds {
-		for _, s := range sites {
-			sec, err := timeCalls(ctx, 1, per, func() error { return call(s) })
-			if err != nil {
-				return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
+	budget := opt.MinTime * time.Duration(len(sites))
+	for round, spent := 0, time.Duration(0); round < opt.Rounds || spent < budget; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if isReo {
+			if err := reorder(true); err != nil {
+				return nil, err
 			}
-			s.secs = append(s.secs, sec)
+		}
+		for _, s := range sites {
+			k := 0
+			t0 := time.Now()
+			var el time.Duration
+			for k < visitCalls {
+				if err := call(s); err != nil {
+					return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
+				}
+				k++
+				if el = time.Since(t0); el >= per {
+					break
+				}
+			}
+			spent += el
+			s.secs = append(s.secs, el.Seconds()/float64(k))
 		}
 	}
 	c := &CostCurve{}
@@ -463,19 +509,14 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	}
 	c.PriorCost = sec
 	if isReo {
-		perms := [][]int{rng.Perm(nobs), perm}
-		k := 0
-		sec, err := timeCalls(ctx, opt.Rounds, per/4, func() error {
-			k++
-			return reo.Reorder(perms[k%2])
-		})
-		if err != nil {
-			return nil, fmt.Errorf("bench: measuring the cost of Reorder: %w", err)
-		}
-		c.ReorderCost = sec
+		c.ReorderCost = median(reorderSecs)
 	}
 	return c, nil
 }
+
+// visitCalls is the most calls MeasureCost makes in one visit to a (size,
+// kind): about one HMC transition's worth.
+const visitCalls = 8
 
 // timeCalls returns the median over rounds of the mean time per call of f,
 // each round calling f until it has run for at least per (at least once).
