@@ -372,8 +372,8 @@ type cpuMVN struct {
 	ones   []float64 // n ones, for column sums through the BLAS
 	order  []int     // row r holds observation order[r]; nil: identity
 	pos    []int     // pos[i] is observation i's row; nil: identity
-	sqTmp  []float64
-	seen   []bool // Reorder's check that perm is a permutation
+	rowTmp []float64 // Reorder's one-row buffer
+	seen   []bool    // Reorder's check that perm is a permutation, then its rows done
 }
 
 // Reorder lays the resident rows out so that row r holds observation
@@ -385,7 +385,7 @@ func (m *cpuMVN) Reorder(perm []int) error {
 		return fmt.Errorf("linalg/%s: mvn reorder: permutation of length %d for %d observations", m.be.name, len(perm), n)
 	}
 	if m.order == nil {
-		m.order, m.pos, m.sqTmp, m.seen = make([]int, n), make([]int, n), make([]float64, n), make([]bool, n)
+		m.order, m.pos, m.rowTmp, m.seen = make([]int, n), make([]int, n), make([]float64, d), make([]bool, n)
 		for i := range m.pos {
 			m.order[i], m.pos[i] = i, i
 		}
@@ -398,13 +398,36 @@ func (m *cpuMVN) Reorder(perm []int) error {
 		}
 		m.seen[i] = true
 	}
-	for r, i := range perm {
-		src := m.pos[i]
-		copy(m.gat[r*d:r*d+d], m.w[src*d:src*d+d])
-		m.sqTmp[r] = m.sq[src]
+	// Move the rows in place, along the cycles of the permutation
+	// r ← pos[perm[r]] (row r receives the row that now holds observation
+	// perm[r]): each row is copied once and nothing outside the data is
+	// touched. Gathering into a second buffer instead took twice as long
+	// inside an STT run, where that buffer had gone cold since the last
+	// reorder. seen now marks the rows done.
+	clear(m.seen)
+	for start := range perm {
+		if m.seen[start] {
+			continue
+		}
+		m.seen[start] = true
+		if m.pos[perm[start]] == start {
+			continue
+		}
+		copy(m.rowTmp, m.w[start*d:start*d+d])
+		sq0 := m.sq[start]
+		for r := start; ; {
+			src := m.pos[perm[r]]
+			if src == start {
+				copy(m.w[r*d:r*d+d], m.rowTmp)
+				m.sq[r] = sq0
+				break
+			}
+			copy(m.w[r*d:r*d+d], m.w[src*d:src*d+d])
+			m.sq[r] = m.sq[src]
+			m.seen[src] = true
+			r = src
+		}
 	}
-	m.w, m.gat = m.gat, m.w
-	m.sq, m.sqTmp = m.sqTmp, m.sq
 	copy(m.order, perm)
 	for r, i := range perm {
 		m.pos[i] = r
