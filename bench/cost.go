@@ -407,14 +407,6 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	// subsets used in turn, as STT draws fresh ones at every iteration and
 	// SPT alternates between levels (one subset, evaluated again and again,
 	// would stay hotter in the cache than in a run). A Reorderer target is
-	// laid out by one random permutation and timed on its prefixes, which
-	// is what the drivers evaluate on it; its pool is that one prefix per
-	// size, so its calibration runs hotter than a chain (a known
-	// under-prediction, see docs/REPRODUCTION.md).
-	// Subsets of each size: for most targets a pool of independent random
-	// subsets used in turn, as STT draws fresh ones at every iteration and
-	// SPT alternates between levels (one subset, evaluated again and again,
-	// would stay hotter in the cache than in a run). A Reorderer target is
 	// evaluated on prefixes of its current layout, which is what the
 	// drivers evaluate on it.
 	const poolSize = 8
