@@ -39,10 +39,7 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 		ell: make([]float64, d),
 	}
 	if c.rk != nil {
-		parts := 1
-		if n >= parallelRows {
-			parts = gradParts
-		}
+		parts := gradSplit(n)
 		g.qparts = make([]float64, (parts-1)*n*ld)
 		g.w = make([]float64, parts*n)
 	}
@@ -202,6 +199,16 @@ func (g *cpuGP) pRows(lo, hi int) {
 	}
 }
 
+// gradSplit is the number of parts the RowKernels gradient pass over m
+// rows is split into: it depends on m only, so results do not depend on the
+// number of workers.
+func gradSplit(m int) int {
+	if m < parallelRows {
+		return 1
+	}
+	return gradParts
+}
+
 // gradRows runs RowKernels.GradRows on rows lo..hi−1 into the q of part
 // (part 0: g.q), which it first clears.
 func (g *cpuGP) gradRows(part, lo, hi int) {
@@ -304,10 +311,7 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 	if g.be.rk != nil {
 		// P is formed and multiplied in one pass; the parts' sums are
 		// added in a fixed order.
-		parts := 1
-		if m >= parallelRows {
-			parts = gradParts
-		}
+		parts := gradSplit(m)
 		g.rows(taskGrad, m, parts)
 		for k := 1; k < parts; k++ {
 			floats.Add(q, g.qparts[(k-1)*g.n*ld:][:m*ld])

@@ -28,7 +28,7 @@
 // Besides BLAS and LAPACK, an evaluation of the GP log-likelihood makes two
 // passes over the n×n kernel matrix: the squared-exponential kernel from
 // the Gram matrix (n²/2 exponentials) and the gradient's P = (ααᵀ − K⁻¹)∘Kf
-// with P·[Z 1]. In Go they took a third of the evaluation time at n = 2048;
+// with P·[Z 1]. In Go they took about 30% of the evaluation time at n = 2048;
 // the backend runs them as vectorised C instead (Kernels, tested against
 // math.Exp to 4 ulp and against a dense product), which leaves the
 // evaluation within about 20% of dpotrf_ + dpotri_ alone

@@ -47,6 +47,7 @@ static inline double se_exp(double x) {
 
 // One row of the SE kernel from the Gram row: row[j] ← sf2·exp(−½·max(0,
 // sqi + sq[j] − 2·row[j])) for j < n, and a copy in kf when kf is not NULL.
+// The test of kf is outside the loops so that each loop vectorises.
 #define SE_ROW_BODY                                                        \
 	if (kf) {                                                              \
 		for (long j = 0; j < n; j++) {                                     \

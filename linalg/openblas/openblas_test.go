@@ -91,27 +91,7 @@ func TestGPSplitInvariant(t *testing.T) {
 // alone, on the matrix BenchmarkCholesky/openblas factors, so the ratio of
 // the two rates is the cost of the backend's Go wrapper.
 func BenchmarkDpotrfDirect(b *testing.B) {
-	for _, n := range linalgtest.BenchSizes {
-		var a []float64
-		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			if a == nil {
-				a = linalgtest.BenchSPD(n, 1)
-			}
-			w := make([]float64, n*n)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				copy(w, a)
-				b.StartTimer()
-				if info := dpotrf('U', n, w, n); info != 0 {
-					b.Fatalf("dpotrf_: info = %d", info)
-				}
-			}
-			if s := b.Elapsed().Seconds(); s > 0 {
-				b.ReportMetric(math.Pow(float64(n), 3)/3*float64(b.N)/s/1e9, "GFLOP/s")
-			}
-		})
-	}
+	benchDirect(b, 1.0/3, func(n int, w []float64) (string, int) { return "dpotrf_", dpotrf('U', n, w, n) })
 }
 
 // BenchmarkPotrfPotriDirect times dpotrf_ followed by dpotri_ through the
@@ -119,6 +99,18 @@ func BenchmarkDpotrfDirect(b *testing.B) {
 // log-likelihood and gradient, n³ flops in all, to set beside
 // BenchmarkLogLikGrad/openblas in package gp.
 func BenchmarkPotrfPotriDirect(b *testing.B) {
+	benchDirect(b, 1, func(n int, w []float64) (string, int) {
+		if info := dpotrf('U', n, w, n); info != 0 {
+			return "dpotrf_", info
+		}
+		return "dpotri_", dpotri('U', n, w, n)
+	})
+}
+
+// benchDirect times f on a fresh copy of the benchmark SPD matrix of each
+// size (the copy untimed) and reports c·n³ flops per call as GFLOP/s; f
+// returns the routine it called last and its info.
+func benchDirect(b *testing.B, c float64, f func(n int, w []float64) (string, int)) {
 	for _, n := range linalgtest.BenchSizes {
 		var a []float64
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
@@ -131,15 +123,12 @@ func BenchmarkPotrfPotriDirect(b *testing.B) {
 				b.StopTimer()
 				copy(w, a)
 				b.StartTimer()
-				if info := dpotrf('U', n, w, n); info != 0 {
-					b.Fatalf("dpotrf_: info = %d", info)
-				}
-				if info := dpotri('U', n, w, n); info != 0 {
-					b.Fatalf("dpotri_: info = %d", info)
+				if name, info := f(n, w); info != 0 {
+					b.Fatalf("%s: info = %d", name, info)
 				}
 			}
 			if s := b.Elapsed().Seconds(); s > 0 {
-				b.ReportMetric(math.Pow(float64(n), 3)*float64(b.N)/s/1e9, "GFLOP/s")
+				b.ReportMetric(c*math.Pow(float64(n), 3)*float64(b.N)/s/1e9, "GFLOP/s")
 			}
 		})
 	}
