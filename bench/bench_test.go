@@ -92,7 +92,10 @@ func calibrate(b *testing.B, be linalg.Backend, model string, n, dim int) *calib
 // ratio_measured (their ratio), ratio_predicted (from the driver's own
 // evaluation counters × c(N_m) measured by MeasureCost at octave sizes and
 // interpolated on log–log), ratio_powerlaw (the same with one fitted
-// power law per kind of evaluation), and pred/meas (predicted over
+// power law per kind of evaluation), ratio_alpha_paper (the same counts
+// priced by a power law of the paper's α — 1 for the MVN, 3 for the GP —
+// through the measured full-data costs: what this implementation's work
+// would cost if c(n) scaled as the paper assumes), and pred/meas (predicted over
 // measured seconds per driver iteration). Before timing, each pair runs
 // two untimed rounds. -benchtime sets the number of rounds (e.g. 20x);
 // the default 1s gives a single round for the GP at N = 1024.
@@ -131,6 +134,7 @@ func BenchmarkIteration(b *testing.B) {
 								b.ReportMetric(t.RatioMedian, "ratio_median")
 								b.ReportMetric(t.RatioPredicted, "ratio_predicted")
 								b.ReportMetric(t.RatioPowerLaw, "ratio_powerlaw")
+								b.ReportMetric(p.PredictedRatio(cal.cost.Anchored(PaperAlpha(bm.name), n)), "ratio_alpha_paper")
 							}
 							b.ReportMetric(t.PredPerIter/t.SecPerIter, "pred/meas")
 						})

@@ -330,6 +330,18 @@ func (c *CostCurve) PowerLaws() PowerLawCost {
 	return PowerLawCost{ValueLaw: v, GradLaw: g, PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
 }
 
+// Anchored returns the power-law Coster with exponent alpha that agrees
+// with c at n: c_val(k) = c.Value(n)·(k/n)^alpha, and likewise c_grad. It
+// answers "what would the counted work cost if evaluations scaled as the
+// paper assumes (α = 1 for the MVN, 3 for the GP), with the full-data
+// costs as measured": the counts stay ours, only the curve changes.
+func (c *CostCurve) Anchored(alpha float64, n int) PowerLawCost {
+	at := func(cn float64) PowerLaw {
+		return PowerLaw{Alpha: alpha, Prefactor: cn / math.Pow(float64(n), alpha)}
+	}
+	return PowerLawCost{ValueLaw: at(c.Value(n)), GradLaw: at(c.Grad(n)), PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
+}
+
 // MeasureOptions configures MeasureCost. Zero fields take the defaults.
 type MeasureOptions struct {
 	// MinTime is the least time spent per size and kind of evaluation.

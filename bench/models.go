@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -113,6 +114,18 @@ const (
 	PaperMVNSteps = 10      // HMC L, MVN
 	PaperGPSteps  = 5       // HMC L, GP
 )
+
+// PaperAlpha returns the exponent of c(n) ∝ n^α that the paper's §4
+// assumes for model: 1 for the MVN, 3 for the GP (NaN for another name).
+func PaperAlpha(model string) float64 {
+	switch model {
+	case ModelMVN:
+		return 1
+	case ModelGP:
+		return 3
+	}
+	return math.NaN()
+}
 
 // Kernel returns the paper's inner kernel "mh" or "hmc" for model, with
 // step-size adaptation off.

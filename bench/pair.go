@@ -186,7 +186,7 @@ func (p *Pair) Timing(c, pl Coster) Timing {
 		}
 	}
 	if pl != nil {
-		t.RatioPowerLaw = ((Predict(lv, pl) + PredictReorders(reorders, pl)) / float64(iters)) / (Predict(noneLv, pl) / float64(p.noneIters))
+		t.RatioPowerLaw = p.PredictedRatio(pl)
 	}
 	for _, l := range lv {
 		t.Transitions += float64(l.Transitions)
@@ -197,6 +197,21 @@ func (p *Pair) Timing(c, pl Coster) Timing {
 	t.Evals /= float64(iters)
 	t.EvalsGrad /= float64(iters)
 	return t
+}
+
+// PredictedRatio returns the cost ratio of the driver to None that c
+// predicts from both chains' counters since the last Reset (reorders
+// included): the driver's predicted seconds per iteration over None's. For
+// the driver None it is 1.
+func (p *Pair) PredictedRatio(c Coster) float64 {
+	noneLv := LevelsDelta(p.none.Stats().Levels, p.noneBefre)
+	none := Predict(noneLv, c) / float64(p.noneIters)
+	if p.drv == nil {
+		return 1
+	}
+	lv := LevelsDelta(p.drv.Stats().Levels, p.drvBefore)
+	reorders := p.drv.Stats().Reorders - p.drvReorders
+	return ((Predict(lv, c) + PredictReorders(reorders, c)) / float64(p.drvIters)) / none
 }
 
 // CalibrationSizes returns the sizes at which to measure c(n) for a ladder

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -147,4 +148,101 @@ func BenchmarkGPStepRowKernels(b *testing.B) {
 			b.Run("kernels=c", func(b *testing.B) { linalgtest.BenchGPStepAt(b, c, n) })
 		})
 	}
+}
+
+// TestRecursiveMatchesLAPACK compares the recursive Cholesky factor and
+// inverse (the backend's lower-triangle path) with OpenBLAS's own dpotrf_
+// and dpotri_ on the same matrices, at orders around the leaf size and the
+// splits, on a well- and an ill-conditioned matrix; and checks that both
+// report the same first failing minor on a matrix that is not positive
+// definite.
+func TestRecursiveMatchesLAPACK(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 31, 32, 33, 64, 65, 100, 257, 600} {
+		for _, ill := range []bool{false, true} {
+			a := linalgtest.BenchSPD(n, uint64(n))
+			if ill {
+				// shrink all but the first direction: condition ~1e10
+				for i := range a {
+					a[i] *= 1e-10
+				}
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						a[i*n+j] += 1
+					}
+				}
+			}
+			ref := slices.Clone(a)
+			got := slices.Clone(a)
+			if info := dpotrf('U', n, ref, n); info != 0 {
+				t.Fatalf("n=%d ill=%v: dpotrf_ info %d", n, ill, info)
+			}
+			if info := rpotrf(n, got, n); info != 0 {
+				t.Fatalf("n=%d ill=%v: recursive potrf info %d", n, ill, info)
+			}
+			// Both factors of the ill-conditioned matrix carry rounding of
+			// about eps·√cond in its small directions.
+			ftol := 1e-13
+			if ill {
+				ftol = 1e-10
+			}
+			if e := maxRelLower(n, got, ref); e > ftol {
+				t.Errorf("n=%d ill=%v: Cholesky factors differ by %.3g relative to their largest entry", n, ill, e)
+			}
+			if info := dpotri('U', n, ref, n); info != 0 {
+				t.Fatalf("n=%d ill=%v: dpotri_ info %d", n, ill, info)
+			}
+			if info := rpotri(n, got, n); info != 0 {
+				t.Fatalf("n=%d ill=%v: recursive potri info %d", n, ill, info)
+			}
+			// The inverse of an ill-conditioned matrix carries the
+			// condition number's worth of rounding in both results.
+			tol := 1e-12
+			if ill {
+				tol = 1e-4
+			}
+			if e := maxRelLower(n, got, ref); e > tol {
+				t.Errorf("n=%d ill=%v: inverses differ by %.3g relative to their largest entry", n, ill, e)
+			}
+		}
+	}
+	for _, n := range []int{5, 40, 300} {
+		for _, p := range []int{0, n / 2, n - 1} {
+			a := linalgtest.BenchSPD(n, 3)
+			a[p*n+p] = -1 // the leading minor of order p+1 is the first that is not PD
+			ref, got := slices.Clone(a), slices.Clone(a)
+			ri, gi := dpotrf('U', n, ref, n), rpotrf(n, got, n)
+			if gi != ri || gi != p+1 {
+				t.Errorf("n=%d, bad pivot %d: recursive potrf info %d, dpotrf_ %d, want %d", n, p, gi, ri, p+1)
+			}
+		}
+		a := linalgtest.BenchSPD(n, 3)
+		a[n/2*n] = math.NaN() // below the diagonal: reaches a pivot through the updates
+		if info := rpotrf(n, a, n); info == 0 {
+			t.Errorf("n=%d: recursive potrf accepted a NaN", n)
+		}
+	}
+}
+
+// maxRelLower returns max |got−ref| over the lower triangles, relative to
+// the largest |ref| there.
+func maxRelLower(n int, got, ref []float64) float64 {
+	var e, m float64
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			e = math.Max(e, math.Abs(got[i*n+j]-ref[i*n+j]))
+			m = math.Max(m, math.Abs(ref[i*n+j]))
+		}
+	}
+	return e / m
+}
+
+// BenchmarkPotrfPotriRecursive is BenchmarkPotrfPotriDirect for the
+// recursive factorisation and inverse the backend runs: n³ flops in all.
+func BenchmarkPotrfPotriRecursive(b *testing.B) {
+	benchDirect(b, 1, func(n int, w []float64) (string, int) {
+		if info := rpotrf(n, w, n); info != 0 {
+			return "rpotrf", info
+		}
+		return "rpotri", rpotri(n, w, n)
+	})
 }
