@@ -173,36 +173,25 @@ func TestRecursiveMatchesLAPACK(t *testing.T) {
 			}
 			ref := slices.Clone(a)
 			got := slices.Clone(a)
-			if info := dpotrf('U', n, ref, n); info != 0 {
-				t.Fatalf("n=%d ill=%v: dpotrf_ info %d", n, ill, info)
-			}
-			if info := rpotrf(n, got, n); info != 0 {
-				t.Fatalf("n=%d ill=%v: recursive potrf info %d", n, ill, info)
+			// step runs OpenBLAS's routine on ref and the recursive one on
+			// got and compares their lower triangles.
+			step := func(what string, lapack, recursive func() int, tol float64) {
+				if li, ri := lapack(), recursive(); li != 0 || ri != 0 {
+					t.Fatalf("n=%d ill=%v: %s: info %d from OpenBLAS, %d recursive", n, ill, what, li, ri)
+				}
+				if e := maxRelLower(n, got, ref); e > tol {
+					t.Errorf("n=%d ill=%v: %s differ by %.3g relative to their largest entry", n, ill, what, e)
+				}
 			}
 			// Both factors of the ill-conditioned matrix carry rounding of
-			// about eps·√cond in its small directions.
-			ftol := 1e-13
+			// about eps·√cond in its small directions, both inverses the
+			// condition number's worth.
+			ftol, itol := 1e-13, 1e-12
 			if ill {
-				ftol = 1e-10
+				ftol, itol = 1e-10, 1e-4
 			}
-			if e := maxRelLower(n, got, ref); e > ftol {
-				t.Errorf("n=%d ill=%v: Cholesky factors differ by %.3g relative to their largest entry", n, ill, e)
-			}
-			if info := dpotri('U', n, ref, n); info != 0 {
-				t.Fatalf("n=%d ill=%v: dpotri_ info %d", n, ill, info)
-			}
-			if info := rpotri(n, got, n); info != 0 {
-				t.Fatalf("n=%d ill=%v: recursive potri info %d", n, ill, info)
-			}
-			// The inverse of an ill-conditioned matrix carries the
-			// condition number's worth of rounding in both results.
-			tol := 1e-12
-			if ill {
-				tol = 1e-4
-			}
-			if e := maxRelLower(n, got, ref); e > tol {
-				t.Errorf("n=%d ill=%v: inverses differ by %.3g relative to their largest entry", n, ill, e)
-			}
+			step("Cholesky factors", func() int { return dpotrf('U', n, ref, n) }, func() int { return rpotrf(n, got, n) }, ftol)
+			step("inverses", func() int { return dpotri('U', n, ref, n) }, func() int { return rpotri(n, got, n) }, itol)
 		}
 	}
 	for _, n := range []int{5, 40, 300} {
