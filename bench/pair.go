@@ -204,11 +204,10 @@ func (p *Pair) Timing(c, pl Coster) Timing {
 // included): the driver's predicted seconds per iteration over None's. For
 // the driver None it is 1.
 func (p *Pair) PredictedRatio(c Coster) float64 {
-	noneLv := LevelsDelta(p.none.Stats().Levels, p.noneBefre)
-	none := Predict(noneLv, c) / float64(p.noneIters)
 	if p.drv == nil {
 		return 1
 	}
+	none := Predict(LevelsDelta(p.none.Stats().Levels, p.noneBefre), c) / float64(p.noneIters)
 	lv := LevelsDelta(p.drv.Stats().Levels, p.drvBefore)
 	reorders := p.drv.Stats().Reorders - p.drvReorders
 	return ((Predict(lv, c) + PredictReorders(reorders, c)) / float64(p.drvIters)) / none

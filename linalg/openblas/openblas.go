@@ -31,9 +31,9 @@ func init() {
 // Cholesky factorisation and inverse built on OpenBLAS's level-3 BLAS
 // (chol.go): 1.1–1.45× the speed of OpenBLAS's own dpotrf_ + dpotri_ on
 // one thread at n = 256…2048 (see the package documentation for two
-// threads). On the upper triangle they
-// call dpotrf_ and dpotri_, the row-major matrix being the column-major
-// storage of its transpose, so no matrix is copied either way.
+// threads). On the upper triangle they call dpotrf_ and dpotri_, the
+// row-major matrix being the column-major storage of its transpose, so no
+// matrix is copied either way.
 type LAPACK struct{}
 
 // Dpotrf computes the Cholesky factorisation of the n×n symmetric positive
