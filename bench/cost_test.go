@@ -95,7 +95,7 @@ func TestPredictFromCounters(t *testing.T) {
 	c := powCost{alpha: 1}
 	kernel := tempering.HMC{StepSize: 0.01, Steps: L}
 	per := func(d tempering.Driver) float64 {
-		p, err := NewPair(tg, d, kernel, 3)
+		p, err := NewPair(tg, d, tempering.Sweep, kernel, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,6 +120,38 @@ func TestPredictFromCounters(t *testing.T) {
 	}
 	if r := per(tempering.SPT); !(r > PaperSPT(1, PaperBetaMin, M) && r < PaperSPT(1, PaperBetaMin, M)+2) {
 		t.Errorf("SPT predicted ratio %v, want a little above τ^SPT = %v (swaps)", r, PaperSPT(1, PaperBetaMin, M))
+	}
+}
+
+// TestPairSwapSchedule checks that a Pair's driver runs the schedule it is
+// given: M swap proposals per SPT iteration with the sweep, M/2 with DEO.
+func TestPairSwapSchedule(t *testing.T) {
+	const iters, M = 4, PaperLevels
+	tg, err := NewTarget(nil, ModelMVN, 64, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		swap tempering.SwapSchedule
+		want int64
+	}{{tempering.Sweep, M * iters}, {tempering.DEO, M / 2 * iters}} {
+		p, err := NewPair(tg, tempering.SPT, tc.swap, tempering.MH{}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Swap != tc.swap {
+			t.Errorf("Pair.Swap = %v, want %v", p.Swap, tc.swap)
+		}
+		for range iters {
+			p.Round()
+		}
+		var n int64
+		for _, v := range p.drv.Stats().SwapProposed {
+			n += v
+		}
+		if n != tc.want {
+			t.Errorf("%v: %d swaps proposed in %d iterations, want %d", tc.swap, n, iters, tc.want)
+		}
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 // driver None a Pair times the one chain alone.
 type Pair struct {
 	Driver tempering.Driver
+	// Swap is the driver's swap schedule (PT and SPT).
+	Swap tempering.SwapSchedule
 	// K is the number of None iterations per driver iteration.
 	K int
 
@@ -31,13 +33,14 @@ type Pair struct {
 
 // NewPair builds the two chains of driver d with kernel on one clone of t,
 // both started at t's first starting point (tempering.Starter, else the
-// origin), with the paper's ladder (M = 6, β* = 1/8), seeded from seed.
-func NewPair(t tempering.Target, d tempering.Driver, kernel tempering.Kernel, seed uint64) (*Pair, error) {
+// origin), with the paper's ladder (M = 6, β* = 1/8) and swap schedule
+// swap (the paper's is tempering.Sweep), seeded from seed.
+func NewPair(t tempering.Target, d tempering.Driver, swap tempering.SwapSchedule, kernel tempering.Kernel, seed uint64) (*Pair, error) {
 	start := make([]float64, t.Dim())
 	if st, ok := t.(tempering.Starter); ok {
 		st.Start(0, 1, start)
 	}
-	p := &Pair{Driver: d, K: 1}
+	p := &Pair{Driver: d, Swap: swap, K: 1}
 	// Both chains evaluate the same clone (they run one after the other in
 	// one goroutine, so this is safe): with a clone each, the two copies of
 	// the data and workspaces evict each other from the cache at every
@@ -48,7 +51,7 @@ func NewPair(t tempering.Target, d tempering.Driver, kernel tempering.Kernel, se
 		return nil, fmt.Errorf("bench: cloning target: %w", err)
 	}
 	mk := func(d tempering.Driver, stream uint64) (*tempering.Chain, error) {
-		s := &tempering.Settings{Driver: d, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin}
+		s := &tempering.Settings{Driver: d, Swap: swap, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin}
 		ch, err := tempering.NewChain(tc, s, rand.New(rand.NewPCG(seed, stream)), start)
 		if err != nil {
 			return nil, fmt.Errorf("bench: %v chain: %w", d, err)

@@ -138,7 +138,7 @@ func runRuntime(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 	res.Cost = cost
 	pl := cost.PowerLaws()
 	for _, d := range []tempering.Driver{tempering.None, tempering.PT, tempering.TT, tempering.SPT, tempering.STT} {
-		p, err := NewPair(t, d, kernel, res.Seed)
+		p, err := NewPair(t, d, tempering.Sweep, kernel, res.Seed)
 		if err != nil {
 			return err
 		}
