@@ -28,6 +28,7 @@
 // # Benchmarks
 //
 // BenchmarkIteration/<model>/N=<n>/<driver> times one chain of each driver
+// (none, pt, tt, spt, stt, and spt-deo: SPT with the DEO swap schedule)
 // with the paper's HMC against one chain of HMC alone, interleaved (Pair),
 // on the MVN (D = 50, L = 10, N = 64…2048) and GP (D = 18, L = 5,
 // N = 64…1024) models, and reports s/iter, ratio_measured, ratio_median,
