@@ -138,7 +138,9 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 			q.U[i] += eps * p[i]
 		}
 		if math.IsInf(d.Eval(q, true), -1) {
-			info.Failed = true
+			// A trajectory that reaches zero density (or an evaluation
+			// that fails) has infinite energy error: a divergence.
+			info.Failed, info.Divergent = true, true
 			break
 		}
 		d.Grad(q, g)

@@ -43,7 +43,8 @@ type StepInfo struct {
 	// or +∞), so the proposal was rejected.
 	Failed bool
 	// Divergent reports an HMC trajectory whose energy error exceeded the
-	// threshold (rejected).
+	// threshold, or that reached a point of log density −∞ (infinite energy
+	// error); it is rejected.
 	Divergent bool
 	// EnergyError is HMC's H(proposal) − H(current) (0 for MH).
 	EnergyError float64

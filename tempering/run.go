@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -104,6 +105,9 @@ func (s *Settings) resolve() (Settings, error) {
 	}
 	if r.Thin == 0 {
 		r.Thin = 1
+	}
+	if r.Draws > (math.MaxInt-r.Warmup)/r.Thin {
+		return r, fmt.Errorf("tempering: %d warm-up iterations + %d draws × thin %d overflows an int", r.Warmup, r.Draws, r.Thin)
 	}
 	if len(r.Betas) > 0 {
 		if err := checkBetas(r.Betas); err != nil {

@@ -279,6 +279,55 @@ func TestFailedEvaluations(t *testing.T) {
 	}
 }
 
+// boxTarget is a standard normal likelihood under a prior that is uniform on
+// [−1, 1]: log prior −∞ outside, a point of zero density, not an error.
+type boxTarget struct{}
+
+func (boxTarget) Dim() int    { return 1 }
+func (boxTarget) NumObs() int { return 10 }
+func (boxTarget) LogPrior(u, grad []float64) float64 {
+	if grad != nil {
+		grad[0] = 0
+	}
+	if math.Abs(u[0]) > 1 {
+		return math.Inf(-1)
+	}
+	return 0
+}
+func (boxTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
+	if grad != nil {
+		grad[0] = -u[0]
+	}
+	return -0.5 * u[0] * u[0], nil
+}
+func (b boxTarget) Clone() (Target, error) { return b, nil }
+
+// TestZeroDensityDivergent: an HMC trajectory that leaves the support is
+// rejected and counted as divergent (neither failed nor invalid: zero
+// density is a legitimate value); MH just rejects such proposals.
+func TestZeroDensityDivergent(t *testing.T) {
+	for _, k := range []Kernel{MH{Sigma: 0.5}, HMC{StepSize: 0.3, Steps: 5}} {
+		res, err := Run(context.Background(), boxTarget{}, &Settings{Kernel: k, Draws: 300, Init: [][]float64{{0}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := res.Stats.Levels[0]
+		_, hmc := k.(HMC)
+		if hmc && (l.Divergent == 0 || l.Divergent > l.Transitions-l.Accepted) {
+			t.Errorf("HMC: %d divergent of %d rejected transitions, want some, at most all", l.Divergent, l.Transitions-l.Accepted)
+		}
+		if !hmc && l.Divergent != 0 {
+			t.Errorf("MH: %d divergent transitions, want 0", l.Divergent)
+		}
+		if l.Failed != 0 || l.Invalid != 0 {
+			t.Errorf("%T: %d failed, %d invalid evaluations, want 0 (zero density is not an error)", k, l.Failed, l.Invalid)
+		}
+		if l.Accepted == 0 {
+			t.Errorf("%T: no proposal accepted", k)
+		}
+	}
+}
+
 // TestCancel: cancelling returns the draws made so far, flagged.
 func TestCancel(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
@@ -328,6 +377,7 @@ func TestSettingsValidation(t *testing.T) {
 	tg := newMVNTarget(10, 2, 1)
 	for _, s := range []Settings{
 		{Chains: -1}, {Warmup: -1}, {Draws: -2}, {Thin: -1}, {Levels: -1},
+		{Draws: 2, Thin: math.MaxInt}, {Warmup: math.MaxInt - 1, Draws: 2},
 		{Driver: PT, BetaMin: 1.5}, {Driver: PT, BetaMin: -0.1},
 		{Betas: []float64{0.9, 0.5}}, {Betas: []float64{1, 0.5, 0.7}}, {Betas: []float64{1}}, {Betas: []float64{1, 0}},
 		{Driver: Driver(9)}, {Swap: SwapSchedule(5)},

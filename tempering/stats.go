@@ -26,7 +26,8 @@ type LevelStats struct {
 	// Invalid counts evaluations that gave NaN or +∞ (log prior,
 	// log-likelihood or gradient), treated as −∞.
 	Invalid int64
-	// Divergent counts divergent HMC trajectories.
+	// Divergent counts divergent HMC trajectories (energy error above the
+	// threshold, or a point of log density −∞ reached).
 	Divergent int64
 }
 
