@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/report"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -32,15 +34,7 @@ func WriteCell(dir string, r *CellResult) error {
 	if err != nil {
 		return fmt.Errorf("bench: encoding cell %s: %w", r.Key, err)
 	}
-	path := filepath.Join(d, cellFile(r.Key))
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	return nil
+	return writeFile(filepath.Join(d, cellFile(r.Key)), append(b, '\n'))
 }
 
 // Manifest records what a (shard of a) run was asked to do: the whole
@@ -67,10 +61,7 @@ func WriteManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	return nil
+	return writeFile(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
 // MergeReport says what Merge found.
@@ -184,8 +175,9 @@ func WriteReport(dir string, cells []*CellResult) error {
 	return writeFile(filepath.Join(dir, "REPORT.md"), md.Bytes())
 }
 
+// writeFile replaces the file at path with b, atomically (fileio.Write).
 func writeFile(path string, b []byte) error {
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := fileio.Write(path, func(w *bufio.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	return nil
