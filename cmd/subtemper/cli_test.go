@@ -442,6 +442,7 @@ func TestBadInput(t *testing.T) {
 		{"negative warmup", []string{"gp", "--warmup", "-1"}, []string{"--warmup"}},
 		{"step size", []string{"gp", "--step-size", "0"}, []string{"--step-size"}},
 		{"not a number", []string{"gp", "--draws", "many"}, []string{"--draws"}},
+		{"iterations overflow", []string{"gp", "--draws", "2", "--thin", "9223372036854775807"}, []string{"--thin", "out of range"}},
 		{"backend", []string{"gp", "--backend", "quantum"}, []string{"--backend", "gonum"}},
 		{"plots without out", []string{"gp", "--plots"}, []string{"--plots", "--out"}},
 		{"target without data", []string{"gp", "--target", "y"}, []string{"--target"}},
@@ -459,6 +460,13 @@ func TestBadInput(t *testing.T) {
 		{"diag no file", []string{"diag"}, []string{"FILE"}},
 		{"diag missing file", []string{"diag", filepath.Join(dir, "nope.csv")}, []string{"nope.csv"}},
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
+	}
+	if physicalMemory() > 0 { // the check needs the machine's memory size
+		cases = append(cases, struct {
+			name string
+			args []string
+			want []string
+		}{"draws beyond memory", []string{"gp", "--n", "10", "--dims", "1", "--draws", "1000000000000"}, []string{"--draws", "memory"}})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -599,3 +607,68 @@ func TestFlagParsing(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestStuckChains: data on a scale far from the prior's make every HMC
+// trajectory diverge; the run says the chains never moved and suggests
+// --standardize, and summary.json lists them.
+func TestStuckChains(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("size,price\n")
+	for i := range 30 {
+		size := 50 + 7*float64(i)
+		fmt.Fprintf(&b, "%g,%g\n", size, 1000*size+float64((i*7919)%50000))
+	}
+	path := writeFile(t, dir, "house.csv", b.String())
+	out := filepath.Join(dir, "out")
+	args := []string{"gp", "--data", path, "--draws", "20", "--warmup", "10", "--quiet", "--out", out}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	for _, w := range []string{"never moved", "--standardize", "divergent"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "run longer") {
+		t.Errorf("stuck chains, yet the advice is to run longer:\n%s", r.stdout)
+	}
+	s := readJSON(t, filepath.Join(out, "summary.json"))
+	if sc, _ := s["stuck_chains"].([]any); len(sc) != 3 {
+		t.Errorf("stuck_chains = %v, want the 3 chains", s["stuck_chains"])
+	}
+	if d, _ := s["divergent_transitions"].(float64); d == 0 {
+		t.Errorf("divergent_transitions = %v, want > 0", s["divergent_transitions"])
+	}
+
+	// The same data standardized: the chains move, no warning.
+	args = []string{"gp", "--data", path, "--standardize", "--draws", "20", "--warmup", "10", "--quiet", "--json"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if strings.Contains(r.stdout, "stuck_chains") {
+		t.Errorf("standardized run reports stuck chains:\n%s", r.stdout)
+	}
+}
+
+// TestWriteFailureKeepsSummary: when a file cannot be written the summary
+// still reaches stdout, the error names the file and the exit code is 1.
+func TestWriteFailureKeepsSummary(t *testing.T) {
+	out := t.TempDir()
+	if err := os.Mkdir(filepath.Join(out, "draws.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"gp", "--n", "12", "--dims", "1", "--draws", "10", "--warmup", "5", "--quiet", "--out", out}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 1, args...)
+	if !strings.Contains(r.stdout, "posterior summary") {
+		t.Errorf("stdout lacks the summary:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, filepath.Join(out, "draws.csv")) {
+		t.Errorf("stderr does not name draws.csv: %s", r.stderr)
+	}
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") || e.Name() == "summary.json" {
+			t.Errorf("output folder holds %s after the failure", e.Name())
+		}
+	}
+}

@@ -60,7 +60,10 @@ type runSummary struct {
 	RoundTrips int64       `json:"round_trips"`
 	Failed     int64       `json:"failed_evaluations"`
 	Divergent  int64       `json:"divergent_transitions"`
-	PlotError  string      `json:"plot_error,omitempty"`
+	// StuckChains lists the chains (from 1) whose kept draws are all the
+	// same point: every proposal after warm-up was rejected.
+	StuckChains []int  `json:"stuck_chains,omitempty"`
+	PlotError   string `json:"plot_error,omitempty"`
 }
 
 type ladderJSON struct {
@@ -280,6 +283,9 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		verdict := "converged (median R-hat < 1.1)"
 		if !s.Converged {
 			verdict = "NOT converged (median R-hat ≥ 1.1): run longer (--warmup, --draws)"
+			if len(s.StuckChains) > 0 {
+				verdict = "NOT converged (median R-hat ≥ 1.1): some chains never moved (below)"
+			}
 		}
 		fmt.Fprintf(w, "\nmedian R-hat %s (paper's %s): %s; median bulk-ESS %s, %s per second\n",
 			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)), verdict,
@@ -290,8 +296,12 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 				unmixed = append(unmixed, v.Name)
 			}
 		}
-		if len(unmixed) > 0 {
+		if len(unmixed) > 0 && len(s.StuckChains) == 0 {
 			fmt.Fprintf(w, "warning: R-hat ≥ 1.1 (or not estimable) for %s: these have not mixed; run longer before trusting them\n", strings.Join(unmixed, ", "))
+		}
+		if len(s.StuckChains) > 0 {
+			fmt.Fprintf(w, "warning: %s never moved: all %d of %s draws are the same point (every proposal was rejected; %d divergent trajectories). %s\n",
+				plural(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains), n, pluralWord(len(s.StuckChains), "its", "their"), s.Divergent, stuckHint(j))
 		}
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
@@ -336,4 +346,35 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	if s.Interrupted {
 		fmt.Fprintf(w, "\n*** INTERRUPTED: summary.json records \"interrupted\": true ***\n")
 	}
+}
+
+// stuckHint suggests what to change when chains never move.
+func stuckHint(j *job) string {
+	h := "a smaller step (--step-size for HMC, --mh-scale for MH) usually helps"
+	if std, ok := j.data["standardized"].(bool); ok && !std {
+		return "If the data are on a large scale, try --standardize; otherwise " + h + "."
+	}
+	return "A" + h[1:] + "."
+}
+
+// plural returns "n word" with the singular or plural form of word.
+func plural(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
+}
+
+// pluralWord returns one for n == 1, else many.
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// joinInts formats x as "1, 2, 3".
+func joinInts(x []int) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.Itoa(v)
+	}
+	return "(" + strings.Join(s, ", ") + ")"
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -95,6 +96,9 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	if err := checkNonNegInt("base-steps", s.baseSteps); err != nil {
 		return nil, nil, err
 	}
+	if s.draws > (math.MaxInt-s.warmup)/s.thin {
+		return nil, nil, usagef("--warmup %d + --draws %d × --thin %d iterations per chain is out of range", s.warmup, s.draws, s.thin)
+	}
 	if !(s.betaMin > 0 && s.betaMin < 1) {
 		return nil, nil, usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
 	}
@@ -172,6 +176,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		fmt.Fprintf(io.err, "subtemper %s: sampling %d chains × (%d warm-up + %d×%d) iterations with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
 			j.command, st.Chains, st.Warmup, st.Draws, st.Thin, strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
 	}
+	if err := checkDrawMemory(st.Chains, st.Draws, j.target.Dim()); err != nil {
+		return err
+	}
 	var pr *progress
 	if chatty && (io.errIsTerminal || f.progress) {
 		pr = startProgress(io.err, st.Chains, perChain, f.progress)
@@ -196,17 +203,16 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 			return err
 		}
 	}
+	// The summary goes to stdout even when writing the files fails, so
+	// that a full disk does not lose the whole run.
 	var written []string
+	var werr error
 	if f.out != "" {
-		w, err := writeOutputs(f.out, j, res, nat, sum, f.plots)
-		written = w
-		if err != nil {
-			return err
-		}
+		written, werr = writeOutputs(f.out, j, res, nat, sum, f.plots)
 	}
 	if f.json {
 		if err := writeJSON(io.out, sum); err != nil {
-			return err
+			return errors.Join(werr, err)
 		}
 	} else {
 		printRun(io.out, j, sum)
@@ -214,10 +220,53 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	if chatty && len(written) > 0 {
 		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", j.command, strings.Join(written, ", "))
 	}
+	if werr != nil {
+		return werr
+	}
 	if res.Interrupted {
 		return errInterrupted
 	}
 	return nil
+}
+
+// checkDrawMemory refuses a run whose kept draws alone (held in the
+// sampling space and in natural units, 8 bytes a value) would not fit in
+// the machine's memory, rather than letting it die out of memory after
+// hours. Where the memory size is unknown it checks nothing.
+func checkDrawMemory(chains, draws, dim int) error {
+	need := 2 * 8 * float64(chains) * float64(draws) * float64(dim)
+	total := physicalMemory()
+	if total <= 0 || need <= float64(total) {
+		return nil
+	}
+	return usagef("--draws %d: keeping %d chains × %d draws of %d parameters needs about %s of memory, more than this machine's %s; use fewer --draws (with --thin to cover the same iterations)",
+		draws, chains, draws, dim, fmtBytes(need), fmtBytes(float64(total)))
+}
+
+// physicalMemory returns the machine's memory in bytes from /proc/meminfo
+// (Linux), or 0 if it cannot be read.
+func physicalMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// fmtBytes formats a byte count in GiB (or MiB below one GiB).
+func fmtBytes(b float64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", b/(1<<30))
 }
 
 // naturalDraws converts res.Draws to natural units: [chain][draw][var].
@@ -329,6 +378,11 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 		nan := num(math.NaN())
 		s.MedianRhat, s.MedianRhatPaper, s.MedianESSBulk, s.MedianESSBulkPerSecond = nan, nan, nan, nan
 	}
+	for c, ch := range res.Draws {
+		if stuck(ch) {
+			s.StuckChains = append(s.StuckChains, c+1)
+		}
+	}
 	for m, l := range res.Stats.Levels {
 		s.Levels = append(s.Levels, levelJSON{
 			Level: m, Beta: l.Beta, SubsetSize: l.SubsetSize, Transitions: l.Transitions, Accepted: l.Accepted,
@@ -352,6 +406,20 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 			Rate: num(rateOrNaN(res.Stats.TTAccepted, res.Stats.TTProposed))}
 	}
 	return s, nat
+}
+
+// stuck reports whether a chain of at least two draws never left its first
+// draw.
+func stuck(draws [][]float64) bool {
+	if len(draws) < 2 {
+		return false
+	}
+	for _, u := range draws[1:] {
+		if !slices.Equal(u, draws[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 func rateOrNaN(a, b int64) float64 {
@@ -399,7 +467,7 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 	var written []string
 	p := filepath.Join(dir, "draws.csv")
 	if err := writeDrawsCSV(p, j.names, nat); err != nil {
-		return written, err
+		return written, fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, p)
 	if plots {
@@ -412,7 +480,7 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 	}
 	p = filepath.Join(dir, "summary.json")
 	if err := writeJSONFile(p, sum); err != nil {
-		return written, err
+		return written, fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, p)
 	return written, nil
