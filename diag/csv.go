@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/subtemper/subtemper/internal/fileio"
 )
 
 // Draws holds the draws of several variables from the same chains.
@@ -79,7 +81,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 // draws of each chain by draw label. Fields are trimmed of spaces; lines
 // starting with # are comments and blank lines are skipped. Values are
 // decimal numbers; NaN, NA (R's missing value), Inf and -Inf are read as
-// NaN, NaN, +Inf and −Inf.
+// NaN, NaN, +Inf and −Inf. A UTF-8 byte-order mark at the start of the
+// file is skipped.
 //
 // name is used in error messages only (normally the file name). Errors are
 // *InputError values naming the line and column at fault: an empty file, a
@@ -101,7 +104,7 @@ type CSVOptions struct {
 
 // ReadCSVWith is ReadCSV with options.
 func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(fileio.SkipBOM(r))
 	cr.FieldsPerRecord = -1
 	cr.Comment = '#'
 	cr.ReuseRecord = true

@@ -46,6 +46,33 @@ chain, mu ,draw,sigma
 	}
 }
 
+// TestReadCSVBOM checks that a UTF-8 byte-order mark at the start of the
+// file is skipped, also before a comment line, and that the file
+// otherwise reads as it does without the mark.
+func TestReadCSVBOM(t *testing.T) {
+	for _, in := range []string{
+		"chain,draw,mu\n1,1,0.5\n1,2,0.7\n2,1,0.1\n2,2,0.3\n",
+		"# draws\nchain,draw,mu\n1,1,0.5\n1,2,0.7\n2,1,0.1\n2,2,0.3\n",
+	} {
+		plain, err := ReadCSV(strings.NewReader(in), "x.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadCSV(strings.NewReader("\ufeff"+in), "x.csv")
+		if err != nil {
+			t.Fatalf("%q with a BOM: %v", in, err)
+		}
+		if !reflect.DeepEqual(d, plain) || !reflect.DeepEqual(d.Names, []string{"mu"}) {
+			t.Errorf("%q with a BOM reads as %+v, without as %+v", in, d, plain)
+		}
+	}
+	// A mark after the start is part of the name it precedes.
+	d, err := ReadCSV(strings.NewReader("chain,draw,\ufeffmu\n1,1,0.5\n"), "x.csv")
+	if err != nil || !reflect.DeepEqual(d.Names, []string{"\ufeffmu"}) {
+		t.Errorf("mark inside the header: %v, %v", d, err)
+	}
+}
+
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }

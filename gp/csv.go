@@ -36,7 +36,8 @@ func ReadCSVFile(path string, opt CSVOptions) (*Data, error) {
 // row of distinct, non-empty column names, then one row per observation,
 // every cell a finite number (surrounding spaces are ignored, blank lines
 // skipped). One column is the target (opt.Target, or the last); the others
-// are the inputs, in file order.
+// are the inputs, in file order. A UTF-8 byte-order mark at the start of
+// the file is skipped.
 //
 // name is used in error messages, which name the file, the line and the
 // column: an empty file, a header without data, fewer than 2 data rows,
@@ -96,7 +97,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 // of the header's width, and returns them with the line number of each
 // data row.
 func readTable(r io.Reader, name string) (header []string, rows [][]float64, lines []int, err error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(fileio.SkipBOM(r))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = false

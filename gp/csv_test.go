@@ -2,10 +2,14 @@ package gp
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/subtemper/subtemper/linalg"
 )
@@ -64,6 +68,45 @@ func TestReadCSVTarget(t *testing.T) {
 	}
 	if _, err := ReadCSVFile(filepath.Join(t.TempDir(), "missing.csv"), CSVOptions{}); err == nil || !strings.Contains(err.Error(), "missing.csv") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestReadCSVBOM checks that a UTF-8 byte-order mark at the start of the
+// file (as Excel and pandas' utf-8-sig write) is not part of the first
+// column's name, whether that column is the target or an input, and that
+// the file otherwise reads as it does without the mark.
+func TestReadCSVBOM(t *testing.T) {
+	for _, c := range []struct{ in, target, first string }{
+		{"y,x\n1,2\n2,3\n3,5\n", "y", "y"},
+		{"x, y\n1,2\n2,3\n3,5\n", "", "x"},
+	} {
+		plain, err := ReadCSV(strings.NewReader(c.in), "f.csv", CSVOptions{Target: c.target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []io.Reader{
+			strings.NewReader("\ufeff" + c.in),
+			iotest.OneByteReader(strings.NewReader("\ufeff" + c.in)),
+		} {
+			d, err := ReadCSV(r, "f.csv", CSVOptions{Target: c.target})
+			if err != nil {
+				t.Fatalf("%q with a BOM: %v", c.in, err)
+			}
+			if got := append([]string{d.Target}, d.Names...); !slices.Contains(got, c.first) {
+				t.Errorf("%q with a BOM: columns %q, want one named %q", c.in, got, c.first)
+			}
+			if !reflect.DeepEqual(d, plain) {
+				t.Errorf("%q with a BOM reads as %+v, without as %+v", c.in, d, plain)
+			}
+		}
+	}
+	// Only a mark at the very start is skipped.
+	d, err := ReadCSV(strings.NewReader("a,\ufeffb,y\n1,2,3\n4,5,6\n"), "f.csv", CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Names[1] != "\ufeffb" {
+		t.Errorf("mark inside the header: names %q", d.Names)
 	}
 }
 

@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -82,7 +83,8 @@ type Standardization struct {
 // Standardize returns a copy of d with the inputs (if inputs) and the target
 // (if target) centred and scaled to unit sample standard deviation, and the
 // Standardization that undoes it. A constant column cannot be scaled and
-// gives an error naming it.
+// gives an error naming it, as does a column whose standard deviation
+// overflows float64 (values near ±MaxFloat64 of both signs).
 func Standardize(d *Data, inputs, target bool) (*Data, Standardization, error) {
 	var s Standardization
 	if err := d.Check(); err != nil {
@@ -96,48 +98,94 @@ func Standardize(d *Data, inputs, target bool) (*Data, Standardization, error) {
 		s.XMean = make([]float64, d.D)
 		s.XSD = make([]float64, d.D)
 		col := make([]float64, d.N)
+		z := make([]float64, d.N)
 		for j := 0; j < d.D; j++ {
 			for i := range col {
 				col[i] = d.X[i*d.D+j]
 			}
-			m, sd := meanSD(col)
-			if !(sd > 0) {
+			m, sd, err := standardize(z, col)
+			if errors.Is(err, errConstant) {
 				return nil, Standardization{}, fmt.Errorf("gp: standardize: input column %d (%q) is constant (every value is %v): drop it", j+1, d.InputName(j), col[0])
 			}
+			if err != nil {
+				return nil, Standardization{}, fmt.Errorf("gp: standardize: input column %d (%q): %w", j+1, d.InputName(j), err)
+			}
 			s.XMean[j], s.XSD[j] = m, sd
-			for i := range col {
-				out.X[i*d.D+j] = (col[i] - m) / sd
+			for i, v := range z {
+				out.X[i*d.D+j] = v
 			}
 		}
 	}
 	if target {
-		m, sd := meanSD(d.Y)
-		if !(sd > 0) {
+		m, sd, err := standardize(out.Y, d.Y)
+		if errors.Is(err, errConstant) {
 			return nil, Standardization{}, fmt.Errorf("gp: standardize: target %q is constant (every value is %v)", d.TargetName(), d.Y[0])
 		}
-		s.YMean, s.YSD = m, sd
-		for i, v := range d.Y {
-			out.Y[i] = (v - m) / sd
+		if err != nil {
+			return nil, Standardization{}, fmt.Errorf("gp: standardize: target %q: %w", d.TargetName(), err)
 		}
+		s.YMean, s.YSD = m, sd
 	}
 	return out, s, nil
 }
 
-// meanSD returns the mean and the sample standard deviation (n−1) of v,
-// computed in two passes.
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
+// errConstant is standardize's error for a column without spread.
+var errConstant = errors.New("constant column")
+
+// standardize writes (v_i − mean)/sd into dst (len(v), not aliasing v) and
+// returns the mean and the sample standard deviation (n−1) of v. It works
+// on v scaled by the power of two that brings max|v_i| into [½, 1), so the
+// sums and squares neither overflow nor underflow, and away from subnormal
+// numbers the results are exactly those of the unscaled two-pass formulas.
+// The errors are errConstant when sd is 0, and an error saying what is not
+// finite when sd overflows (a spread beyond MaxFloat64) or a value does.
+func standardize(dst, v []float64) (mean, sd float64, err error) {
+	m, s, e := scaledMeanSD(v)
+	if !(s > 0) {
+		return 0, 0, errConstant
 	}
-	mean /= float64(len(v))
+	mean, sd = math.Ldexp(m, e), math.Ldexp(s, e)
+	if math.IsInf(mean, 0) || math.IsNaN(mean) || math.IsInf(sd, 0) || math.IsNaN(sd) {
+		return 0, 0, fmt.Errorf("mean %v, standard deviation %v: not finite in float64 (the values are too spread out); rescale the column", mean, sd)
+	}
+	for i, x := range v {
+		dst[i] = (math.Ldexp(x, -e) - m) / s
+		if math.IsInf(dst[i], 0) || math.IsNaN(dst[i]) {
+			return 0, 0, fmt.Errorf("row %d: value %v standardizes to %v (mean %v, standard deviation %v)", i+1, x, dst[i], mean, sd)
+		}
+	}
+	return mean, sd, nil
+}
+
+// meanSD returns the mean and the sample standard deviation (n−1) of v,
+// computed as standardize does; sd is +Inf when it overflows.
+func meanSD(v []float64) (mean, sd float64) {
+	m, s, e := scaledMeanSD(v)
+	return math.Ldexp(m, e), math.Ldexp(s, e)
+}
+
+// scaledMeanSD returns the mean m and the sample standard deviation s
+// (n−1; 0 for one value) of v·2^−e, computed in two passes, and e, chosen
+// so that max|v_i|·2^−e lies in [½, 1) (e = 0 when every v_i is 0).
+func scaledMeanSD(v []float64) (m, s float64, e int) {
+	var big float64
+	for _, x := range v {
+		big = math.Max(big, math.Abs(x))
+	}
+	_, e = math.Frexp(big)
+	for _, x := range v {
+		m += math.Ldexp(x, -e)
+	}
+	m /= float64(len(v))
 	var ss float64
 	for _, x := range v {
-		ss += (x - mean) * (x - mean)
+		r := math.Ldexp(x, -e) - m
+		ss += r * r
 	}
 	if len(v) > 1 {
-		sd = math.Sqrt(ss / float64(len(v)-1))
+		s = math.Sqrt(ss / float64(len(v)-1))
 	}
-	return mean, sd
+	return m, s, e
 }
 
 // Original maps hyperparameters θ = (ℓ_1..ℓ_D, σf, σn) fitted to the

@@ -29,8 +29,9 @@ func ReadCSVFile(path string) (*Data, error) {
 // ReadCSV reads observations from comma-separated values: a header row of
 // distinct, non-empty column names (one per dimension), then at least one
 // row of finite numbers per observation (surrounding spaces ignored, blank
-// lines skipped). name is used in error messages, which name the file, the
-// line and the column.
+// lines skipped). A UTF-8 byte-order mark at the start of the file is
+// skipped. name is used in error messages, which name the file, the line
+// and the column.
 func ReadCSV(r io.Reader, name string) (*Data, error) {
 	cr := newReader(r)
 	header, err := cr.Read()
@@ -82,7 +83,8 @@ func ReadSigmaCSVFile(path string, d int) (*mat.SymDense, error) {
 // row in which no cell is a number is taken as a header and must have as
 // many cells as the rows). d ≤ 0 means the size is taken from the file. Σ must be
 // symmetric (|Σ_ij − Σ_ji| ≤ 1e-12·max|Σ|; the mean of the two is used)
-// and positive definite. name is used in error messages.
+// and positive definite. A UTF-8 byte-order mark at the start of the file
+// is skipped. name is used in error messages.
 func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
 	cr := newReader(r)
 	var rows [][]float64
@@ -193,7 +195,7 @@ func WriteCSVFile(path string, d *Data) error {
 }
 
 func newReader(r io.Reader) *csv.Reader {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(fileio.SkipBOM(r))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	return cr

@@ -1,8 +1,9 @@
-// Package fileio writes whole files safely: the content goes to a
-// temporary file next to the destination, which is flushed, synced, closed
-// and only then renamed over it, so that a failed write (a full disk, an
-// interrupted process) never leaves a truncated file behind or destroys the
-// previous one.
+// Package fileio reads and writes whole files safely. Write sends the
+// content to a temporary file next to the destination, which is flushed,
+// synced, closed and only then renamed over it, so that a failed write (a
+// full disk, an interrupted process) never leaves a truncated file behind or
+// destroys the previous one. SkipBOM drops the byte-order mark that some
+// programs put at the start of a text file.
 package fileio
 
 import (

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,21 @@ func TestWriteRelative(t *testing.T) {
 	}
 	if b, err := os.ReadFile("f.txt"); err != nil || string(b) != "x" {
 		t.Errorf("read %q, %v", b, err)
+	}
+}
+
+func TestSkipBOM(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\uFEFFa,b\n", "a,b\n"},
+		{"a,b\n", "a,b\n"},
+		{"a\uFEFF,b\n", "a\uFEFF,b\n"},
+		{"\uFEFF", ""},
+		{"ab", "ab"},
+		{"", ""},
+	} {
+		b, err := io.ReadAll(SkipBOM(strings.NewReader(c.in)))
+		if err != nil || string(b) != c.want {
+			t.Errorf("SkipBOM(%q) read %q, %v; want %q", c.in, b, err, c.want)
+		}
 	}
 }
