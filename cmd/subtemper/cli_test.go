@@ -672,3 +672,24 @@ func TestWriteFailureKeepsSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestStuckHint: the advice for chains that never moved names the ladder
+// when tempered transitions were almost never accepted, --standardize for
+// unstandardized GP data, and the step otherwise.
+func TestStuckHint(t *testing.T) {
+	gpRaw := &job{command: "gp", data: map[string]any{"standardized": false}}
+	mvnJob := &job{command: "mvn", data: map[string]any{}}
+	for _, c := range []struct {
+		j    *job
+		s    *runSummary
+		want string
+	}{
+		{mvnJob, &runSummary{TT: &ttJSON{Proposed: 4500, Accepted: 12}, Divergent: 592}, "--levels"},
+		{gpRaw, &runSummary{TT: &ttJSON{Proposed: 450, Accepted: 450}, Divergent: 5400}, "--standardize"},
+		{mvnJob, &runSummary{Divergent: 10}, "--step-size"},
+	} {
+		if h := stuckHint(c.j, c.s); !strings.Contains(h, c.want) {
+			t.Errorf("hint %q lacks %q", h, c.want)
+		}
+	}
+}

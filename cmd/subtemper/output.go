@@ -301,7 +301,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		}
 		if len(s.StuckChains) > 0 {
 			fmt.Fprintf(w, "warning: %s never moved: all %d of %s draws are the same point (every proposal was rejected; %d divergent trajectories). %s\n",
-				plural(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains), n, pluralWord(len(s.StuckChains), "its", "their"), s.Divergent, stuckHint(j))
+				plural(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains), n, pluralWord(len(s.StuckChains), "its", "their"), s.Divergent, stuckHint(j, s))
 		}
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
@@ -348,8 +348,12 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	}
 }
 
-// stuckHint suggests what to change when chains never move.
-func stuckHint(j *job) string {
+// stuckHint suggests what to change when chains never move: the ladder when
+// fewer than 1 in 20 tempered transitions were accepted, else the step.
+func stuckHint(j *job, s *runSummary) string {
+	if s.TT != nil && s.TT.Accepted*20 < s.TT.Proposed {
+		return fmt.Sprintf("Tempered transitions were almost never accepted (%d of %d): the ladder is too coarse for this posterior; try more --levels, a larger --beta-min, --base-steps 1 or --sampler spt.", s.TT.Accepted, s.TT.Proposed)
+	}
 	h := "a smaller step (--step-size for HMC, --mh-scale for MH) usually helps"
 	if std, ok := j.data["standardized"].(bool); ok && !std {
 		return "If the data are on a large scale, try --standardize; otherwise " + h + "."
