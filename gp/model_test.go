@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -280,5 +281,30 @@ func TestMemory(t *testing.T) {
 			t.Errorf("allocated %.0f bytes for N = %d, more than 3·N² float64 + O(N·D) = %.0f", got, n, limit)
 		}
 		m.Close()
+	})
+}
+
+// TestTargetsOverflow: targets so large that yᵀK⁻¹y overflows give an error
+// that says so (and suggests standardizing), not one claiming the kernel
+// matrix is not positive definite.
+func TestTargetsOverflow(t *testing.T) {
+	data := &Data{N: 3, D: 1, X: []float64{1, 2, 3}, Y: []float64{1e300, 2e300, -1e300}}
+	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
+		if be.Name() == "cuda" {
+			t.Skip("the CUDA backend reports it as a failed evaluation of its own")
+		}
+		m, err := New(be, data, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, grad := range [][]float64{nil, make([]float64, 3)} {
+			ll, err := m.LogLik(nil, []float64{0, 0, math.Log(0.1)}, grad)
+			if err == nil || errors.Is(err, ErrNotPositiveDefinite) || !strings.Contains(err.Error(), "standardize") {
+				t.Errorf("grad %v: got %v, %v; want an overflow error suggesting to standardize", grad != nil, ll, err)
+			}
+			if !math.IsInf(ll, -1) {
+				t.Errorf("log-lik %v on failure, want -Inf", ll)
+			}
+		}
 	})
 }

@@ -286,6 +286,11 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 		quad += v * alpha[i]
 	}
 	ll := -0.5*quad - 0.5*logDetChol(m, a) - 0.5*float64(m)*math.Log(2*math.Pi)
+	if math.IsInf(quad, 0) || math.IsNaN(quad) {
+		// The factor is fine; the targets are too large for the kernel's
+		// scale (yᵀK⁻¹y overflows), which no jitter would cure.
+		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: yᵀK⁻¹y over %d observations is %v: the targets are too large for the kernel's scale (standardize them)", g.be.name, m, quad)
+	}
 	if math.IsNaN(ll) || math.IsInf(ll, 0) {
 		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: log-likelihood of %d×%d kernel is %v: %w", g.be.name, m, m, ll, ErrNotPositiveDefinite)
 	}
