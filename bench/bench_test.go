@@ -109,8 +109,9 @@ var iterationCases = []iterationCase{
 }
 
 // BenchmarkIteration times one iteration of each driver (none, pt, tt,
-// spt, stt, and spt-deo: SPT with the DEO swap schedule) with the paper's HMC on the MVN (D = 50, L = 10, N = 64…2048)
-// and GP (D = 18, L = 5, N = 64…1024) models, one chain, on the fastest
+// spt, stt, and spt-deo: SPT with the DEO swap schedule) with the paper's
+// HMC on the MVN (D = 50, L = 10, N = 64…2048) and GP (D = 18, L = 5,
+// N = 64…1024) models, one chain, on the fastest
 // compiled-in backend (SUBTEMPER_BACKEND overrides) with OpenBLAS on one
 // thread (SUBTEMPER_BLAS_THREADS overrides).
 //

@@ -137,31 +137,23 @@ var errConstant = errors.New("constant column")
 // on v scaled by the power of two that brings max|v_i| into [½, 1), so the
 // sums and squares neither overflow nor underflow, and away from subnormal
 // numbers the results are exactly those of the unscaled two-pass formulas.
-// The errors are errConstant when sd is 0, and an error saying what is not
-// finite when sd overflows (a spread beyond MaxFloat64) or a value does.
+// The scaled mean is at most max|v_i| in size and the standardized values
+// are bounded, so only sd can overflow. The errors are errConstant when sd
+// is 0, and an error saying so when sd overflows (a spread beyond
+// MaxFloat64).
 func standardize(dst, v []float64) (mean, sd float64, err error) {
 	m, s, e := scaledMeanSD(v)
 	if !(s > 0) {
 		return 0, 0, errConstant
 	}
 	mean, sd = math.Ldexp(m, e), math.Ldexp(s, e)
-	if math.IsInf(mean, 0) || math.IsNaN(mean) || math.IsInf(sd, 0) || math.IsNaN(sd) {
+	if math.IsInf(sd, 0) {
 		return 0, 0, fmt.Errorf("mean %v, standard deviation %v: not finite in float64 (the values are too spread out); rescale the column", mean, sd)
 	}
 	for i, x := range v {
 		dst[i] = (math.Ldexp(x, -e) - m) / s
-		if math.IsInf(dst[i], 0) || math.IsNaN(dst[i]) {
-			return 0, 0, fmt.Errorf("row %d: value %v standardizes to %v (mean %v, standard deviation %v)", i+1, x, dst[i], mean, sd)
-		}
 	}
 	return mean, sd, nil
-}
-
-// meanSD returns the mean and the sample standard deviation (n−1) of v,
-// computed as standardize does; sd is +Inf when it overflows.
-func meanSD(v []float64) (mean, sd float64) {
-	m, s, e := scaledMeanSD(v)
-	return math.Ldexp(m, e), math.Ldexp(s, e)
 }
 
 // scaledMeanSD returns the mean m and the sample standard deviation s

@@ -116,3 +116,10 @@ func denseLogLik(data *Data, subset []int, u []float64) (ll float64, grad []floa
 func relErr(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
+
+// meanSD returns the mean and the sample standard deviation (n−1) of v,
+// computed as Standardize does; sd is +Inf when it overflows.
+func meanSD(v []float64) (mean, sd float64) {
+	m, s, e := scaledMeanSD(v)
+	return math.Ldexp(m, e), math.Ldexp(s, e)
+}

@@ -374,7 +374,7 @@ func pluralWord(n int, one, many string) string {
 	return many
 }
 
-// joinInts formats x as "1, 2, 3".
+// joinInts formats x as "(1, 2, 3)".
 func joinInts(x []int) string {
 	s := make([]string, len(x))
 	for i, v := range x {

@@ -172,12 +172,12 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	st := j.settings
 	chatty := !f.quiet
 	perChain := st.Warmup + st.Draws*st.Thin
+	if err := checkDrawMemory(st.Chains, st.Draws, j.target.Dim()); err != nil {
+		return err
+	}
 	if chatty {
 		fmt.Fprintf(io.err, "subtemper %s: sampling %d chains × (%d warm-up + %d×%d) iterations with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
 			j.command, st.Chains, st.Warmup, st.Draws, st.Thin, strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
-	}
-	if err := checkDrawMemory(st.Chains, st.Draws, j.target.Dim()); err != nil {
-		return err
 	}
 	var pr *progress
 	if chatty && (io.errIsTerminal || f.progress) {
