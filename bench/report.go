@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/internal/report"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -92,7 +93,8 @@ func ReadCells(dirs []string) (*MergeReport, error) {
 				ref = &m
 				grid = m.Grid
 			} else if !slices.Equal(ref.Grid, m.Grid) || ref.Budget != m.Budget || ref.Seed != m.Seed {
-				rep.Mismatch = append(rep.Mismatch, fmt.Sprintf("%s (budget %s, seed %d, %d grid cells; first: budget %s, seed %d, %d)", dir, m.Budget, m.Seed, len(m.Grid), ref.Budget, ref.Seed, len(ref.Grid)))
+				rep.Mismatch = append(rep.Mismatch, fmt.Sprintf("%s (budget %s, seed %d, %s; first: budget %s, seed %d, %d)", dir, m.Budget, m.Seed,
+					plural.Count(len(m.Grid), "grid cell", "grid cells"), ref.Budget, ref.Seed, len(ref.Grid)))
 			}
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("bench: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/subtemper/subtemper/linalg"
 )
@@ -93,7 +94,7 @@ func Merge(dirs []string, out string) (*MergeReport, error) {
 		return nil, err
 	}
 	if len(rep.Cells) == 0 {
-		return rep, fmt.Errorf("bench: merge: no cell results under %v", dirs)
+		return rep, fmt.Errorf("bench: no cell results to merge in %s", strings.Join(dirs, ", "))
 	}
 	for _, r := range rep.Cells {
 		if err := WriteCell(out, r); err != nil {

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -156,5 +158,34 @@ func TestReproduceInterrupted(t *testing.T) {
 	_, err := Reproduce(ctx, opt)
 	if err == nil {
 		t.Fatal("no error from a cancelled run")
+	}
+}
+
+// TestErrorsSayBenchOnce: errors of this package that wrap another of its
+// errors say "bench: " once, keep the wrapped error for errors.Is, and
+// Merge's message for folders without cells names them once.
+func TestErrorsSayBenchOnce(t *testing.T) {
+	inner := fmt.Errorf("bench: measuring the cost of LogLik on 64 observations: %w", os.ErrDeadlineExceeded)
+	err := wrapf(inner, "cell %s", "runtime/mvn")
+	if want := "bench: cell runtime/mvn: measuring the cost of LogLik on 64 observations: " + os.ErrDeadlineExceeded.Error(); err.Error() != want {
+		t.Errorf("wrapf: %q, want %q", err, want)
+	}
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.Is(err, inner) {
+		t.Errorf("wrapf(%v) does not wrap it", inner)
+	}
+	if got, want := wrapf(errors.New("gp: singular"), "cell %s", "k").Error(), "bench: cell k: gp: singular"; got != want {
+		t.Errorf("wrapf: %q, want %q", got, want)
+	}
+	err = interrupted(inner)
+	if want := "bench: interrupted: measuring the cost of LogLik on 64 observations: " + os.ErrDeadlineExceeded.Error(); err.Error() != want {
+		t.Errorf("interrupted: %q, want %q", err, want)
+	}
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("interrupted(%v) does not wrap ErrInterrupted", inner)
+	}
+	dir := t.TempDir()
+	_, err = Merge([]string{dir}, filepath.Join(dir, "out"))
+	if want := "bench: no cell results to merge in " + dir; err == nil || err.Error() != want {
+		t.Errorf("Merge of an empty folder: %v, want %q", err, want)
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -99,7 +101,7 @@ func RunCell(ctx context.Context, c Cell, opt RunOptions) (*CellResult, error) {
 	}
 	res := &CellResult{
 		Key: c.Key(), Cell: c, Seed: Seed(opt.Seed, c.Key()), Budget: opt.Budget.Name, Backend: be.Name(),
-		Host: fmt.Sprintf("%s/%s, %d CPUs, BLAS threads %d", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), blasThreads()),
+		Host: fmt.Sprintf("%s/%s, %s, BLAS threads %d", runtime.GOOS, runtime.GOARCH, plural.Count(runtime.NumCPU(), "CPU", "CPUs"), blasThreads()),
 	}
 	t, err := NewTarget(be, c.Model, c.N, c.Dim, dataSeed(opt.Seed, c.Model, c.Dim))
 	if err != nil {
@@ -122,16 +124,41 @@ func RunCell(ctx context.Context, c Cell, opt RunOptions) (*CellResult, error) {
 		return res, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("bench: cell %s: %w", c.Key(), err)
+		return nil, wrapf(err, "cell %s", c.Key())
 	}
 	return res, nil
+}
+
+// benchError is an error of this package that adds context to another
+// error, which may itself come from this package: its message says
+// "bench: " once.
+type benchError struct {
+	msg string
+	err error
+}
+
+func (e *benchError) Error() string { return e.msg }
+func (e *benchError) Unwrap() error { return e.err }
+
+// wrapf returns err with context: its message is "bench: ", the formatted
+// context, ": " and err's message without a leading "bench: " (so that
+// errors from this package do not read "bench: cell …: bench: …"). The
+// result unwraps to err.
+func wrapf(err error, format string, a ...any) error {
+	return &benchError{msg: "bench: " + fmt.Sprintf(format, a...) + ": " + strings.TrimPrefix(err.Error(), "bench: "), err: err}
+}
+
+// interrupted returns an error wrapping ErrInterrupted that says why: err's
+// message, without a leading "bench: " (ErrInterrupted's message has it).
+func interrupted(err error) error {
+	return fmt.Errorf("%w: %s", ErrInterrupted, strings.TrimPrefix(err.Error(), "bench: "))
 }
 
 func runRuntime(ctx context.Context, t tempering.Target, kernel tempering.Kernel, res *CellResult, b Budget) error {
 	cost, err := MeasureCost(ctx, t, CalibrationSizes(t.NumObs(), PaperBetaMin), MeasureOptions{Seed: res.Seed, MinTime: seconds(b.CalibrationSeconds)})
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %v", ErrInterrupted, err)
+			return interrupted(err)
 		}
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // Draws holds the draws of several variables from the same chains.
@@ -177,7 +178,7 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
-			return nil, fail(line, 0, "", "%d fields, want %d as in the header", len(rec), len(header))
+			return nil, fail(line, 0, "", "%s, want %d as in the header", plural.Count(len(rec), "field", "fields"), len(header))
 		}
 		label := func(col int) (int, error) {
 			f := strings.TrimSpace(rec[col])
@@ -228,8 +229,8 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 	for c, label := range chains {
 		rows := byChain[label]
 		if len(rows) != n && !opt.Truncate {
-			return nil, fail(0, 0, "", "chain %d has %d draws, chain %d has %d: chains must have equal lengths (an interrupted run? subtemper diag --truncate cuts them to the shortest)",
-				label, len(rows), chains[0], n)
+			return nil, fail(0, 0, "", "chain %d has %s, chain %d has %d: chains must have equal lengths (an interrupted run? subtemper diag --truncate cuts them to the shortest)",
+				label, plural.Count(len(rows), "draw", "draws"), chains[0], n)
 		}
 		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.draw, b.draw) })
 		for i := 1; i < len(rows); i++ {

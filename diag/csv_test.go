@@ -98,7 +98,8 @@ func TestReadCSVErrors(t *testing.T) {
 		{"fractional draw", "chain,draw,mu\n1,1.5,2\n", 2, 2, `x.csv:2:2: column "draw": "1.5" is not an integer label`},
 		{"short row", "chain,draw,mu,sigma\n1,1,2,3\n1,2,2\n", 3, 0, "x.csv:3: 3 fields, want 4 as in the header"},
 		{"long row", "chain,draw,mu\n1,1,2,3\n", 2, 0, "x.csv:2: 4 fields, want 3"},
-		{"unequal chains", "chain,draw,mu\n1,1,1\n1,2,1\n2,1,1\n", 0, 0, "chain 2 has 1 draws, chain 1 has 2"},
+		{"one field", "chain,draw,mu\n1,1,2\n7\n", 3, 0, "x.csv:3: 1 field, want 3 as in the header"},
+		{"unequal chains", "chain,draw,mu\n1,1,1\n1,2,1\n2,1,1\n", 0, 0, "chain 2 has 1 draw, chain 1 has 2"},
 		{"repeated draw", "chain,draw,mu\n1,1,1\n1,2,1\n2,1,1\n1,2,5\n2,2,1\n", 5, 2, "x.csv:5:2: column \"draw\": chain 1 has draw 2 twice (lines 3 and 5)"},
 		{"bad quote", "chain,draw,mu\n1,1,\"2\n", 2, 0, "x.csv:2: invalid CSV"},
 	} {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/subtemper/subtemper/internal/plural"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -34,16 +35,25 @@ var (
 // documentation). The estimators return NaN for input that Validate
 // rejects.
 func Validate(chains [][]float64) error {
+	if err := validate(chains); err != nil {
+		return fmt.Errorf("diag: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package's prefix in its message, for
+// callers that add it with their own context.
+func validate(chains [][]float64) error {
 	if len(chains) == 0 {
-		return fmt.Errorf("diag: %w", ErrNoDraws)
+		return ErrNoDraws
 	}
 	n := len(chains[0])
 	for c, x := range chains {
 		if len(x) == 0 {
-			return fmt.Errorf("diag: chain %d: %w", c, ErrEmptyChain)
+			return fmt.Errorf("chain %d: %w", c, ErrEmptyChain)
 		}
 		if len(x) != n {
-			return fmt.Errorf("diag: chain %d has %d draws, chain 0 has %d: %w", c, len(x), n, ErrRagged)
+			return fmt.Errorf("chain %d has %s, chain 0 has %d: %w", c, plural.Count(len(x), "draw", "draws"), n, ErrRagged)
 		}
 	}
 	return nil
@@ -52,7 +62,7 @@ func Validate(chains [][]float64) error {
 // shape returns the number of chains and draws per chain, and false if
 // Validate would reject chains.
 func shape(chains [][]float64) (c, n int, ok bool) {
-	if Validate(chains) != nil {
+	if validate(chains) != nil {
 		return 0, 0, false
 	}
 	return len(chains), len(chains[0]), true

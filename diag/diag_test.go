@@ -208,6 +208,33 @@ func TestInvalidInput(t *testing.T) {
 	}
 }
 
+// TestErrorsSayDiagOnce: errors name the package once ("diag: variable
+// "v": chain 1: empty chain", not "diag: variable "v": diag: chain 1: ..."),
+// and counts of one are singular.
+func TestErrorsSayDiagOnce(t *testing.T) {
+	for _, tc := range []struct {
+		x    [][]float64
+		want string
+	}{
+		{nil, "no chains"},
+		{[][]float64{{1, 2}, {}}, "chain 1: empty chain"},
+		{[][]float64{{1, 2}, {1}}, "chain 1 has 1 draw, chain 0 has 2: chains of unequal length"},
+		{[][]float64{{1}, {1, 2}}, "chain 1 has 2 draws, chain 0 has 1: chains of unequal length"},
+	} {
+		if err := Validate(tc.x); err == nil || err.Error() != "diag: "+tc.want {
+			t.Errorf("Validate(%v) = %v, want %q", tc.x, err, "diag: "+tc.want)
+		}
+		want := `diag: variable "v": ` + tc.want
+		if _, err := SummarizeChains("v", tc.x); err == nil || err.Error() != want {
+			t.Errorf("SummarizeChains(%v) = %v, want %q", tc.x, err, want)
+		}
+	}
+	_, err := Summarize(&Draws{Names: []string{"a"}, Values: make([][][]float64, 2)})
+	if want := "diag: summarize: 1 name for 2 variables"; err == nil || err.Error() != want {
+		t.Errorf("Summarize with 1 name for 2 variables: %v, want %q", err, want)
+	}
+}
+
 // TestShortChains: split R̂ needs 4 draws per chain and ESS 6; the paper's
 // R̂ needs 2 draws and 2 chains. Below that: NaN, never a panic.
 func TestShortChains(t *testing.T) {
@@ -485,5 +512,111 @@ func TestArgsort(t *testing.T) {
 	}
 	if len(argsort(nil)) != 0 {
 		t.Error("argsort(nil)")
+	}
+}
+
+// scaleChains returns chains with every draw multiplied by f.
+func scaleChains(chains [][]float64, f float64) [][]float64 {
+	out := cloneChains(chains)
+	for _, x := range out {
+		for i := range x {
+			x[i] *= f
+		}
+	}
+	return out
+}
+
+// TestLargeMagnitudes: draws far from 1 in magnitude, such as the natural
+// units of a GP fitted to huge data, have diagnostics that follow from
+// those of the unscaled draws. Multiplied by 2^540 ≈ 3.6e162 or by 1e160
+// (their squares overflow float64), their location and scale (mean, SD,
+// MCSE, median, MAD, quantiles) are multiplied by the same factor and
+// every R-hat and ESS is unchanged, to rounding; multiplied by 2^−540
+// (their squares underflow), their mean and SD are. posterior's
+// is_constant test (a range below 2.2e-16) makes R-hat and ESS of the tiny
+// draws NaN, so only location and scale are checked for them. The tail
+// R-hat ranks the draws folded about their median, and with an even number
+// of draws the two middle draws are equally far from it; rounding after a
+// multiplication by 1e160 can break that tie, which moves the ranks and so
+// RhatTail (and Rhat) by ~1e-5: they are compared for the exact
+// power-of-two scalings only.
+func TestLargeMagnitudes(t *testing.T) {
+	const tol = 1e-12
+	for _, which := range []string{"even", "odd"} {
+		d := readTestdata(t, which)
+		for v, name := range d.Names {
+			x := d.Values[v]
+			for _, f := range []float64{0x1p540, 1e160, 0x1p-540} {
+				y := scaleChains(x, f)
+				large := f > 1
+				scale := map[string]func([]float64) float64{
+					"Mean": Mean, "SD": SD, "Median": Median, "MAD": MAD,
+					"Quantile(0.05)": func(p []float64) float64 { return Quantile(p, 0.05) },
+				}
+				for fn, g := range scale {
+					if !large && fn != "Mean" && fn != "SD" {
+						continue
+					}
+					want, got := f*g(Pool(x)), g(Pool(y))
+					if !(near(got/f, want/f, tol) && !math.IsInf(got, 0)) {
+						t.Errorf("%s/%s ×%g: %s = %v, want %v", which, name, f, fn, got, want)
+					}
+				}
+				if !large {
+					continue
+				}
+				for fn, g := range funcs {
+					if f == 1e160 && (fn == "RhatTail" || fn == "Rhat") {
+						continue
+					}
+					want, got := g(x), g(y)
+					if fn == "MCSEMean" {
+						got /= f
+					}
+					if math.IsNaN(want) || !near(got, want, tol) {
+						t.Errorf("%s/%s ×%g: %s = %v, want %v", which, name, f, fn, got, want)
+					}
+				}
+				sx, err := SummarizeChains(name, x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sy, err := SummarizeChains(name, y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pairs := [][2]float64{
+					{sy.SD / f, sx.SD}, {sy.Mean / f, sx.Mean}, {sy.MCSEMean / f, sx.MCSEMean},
+					{sy.RhatBulk, sx.RhatBulk}, {sy.RhatPaper, sx.RhatPaper}, {sy.ESSBulk, sx.ESSBulk},
+					{sy.ESSTail, sx.ESSTail}, {sy.ESSMean, sx.ESSMean}, {sy.ESSPaper, sx.ESSPaper},
+				}
+				if f != 1e160 {
+					pairs = append(pairs, [2]float64{sy.Rhat, sx.Rhat}, [2]float64{sy.RhatTail, sx.RhatTail})
+				}
+				for _, p := range pairs {
+					if math.IsNaN(p[1]) || !near(p[0], p[1], tol) {
+						t.Errorf("%s/%s ×%g: SummarizeChains gives %v, want %v (%+v)", which, name, f, p[0], p[1], sy)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMeanNearMaxFloat: finite draws whose sum overflows have a finite
+// mean, and so a finite median.
+func TestMeanNearMaxFloat(t *testing.T) {
+	x := []float64{1.5e308, 1.7e308, 1.6e308}
+	if m := Mean(x); !near(m, 1.6e308, 1e-15) {
+		t.Errorf("Mean(%v) = %v, want 1.6e308", x, m)
+	}
+	if m := Median([]float64{1.5e308, 1.7e308}); !near(m, 1.6e308, 1e-15) {
+		t.Errorf("Median = %v, want 1.6e308", m)
+	}
+	if m := Mean([]float64{1.5e308, math.Inf(1)}); !math.IsInf(m, 1) {
+		t.Errorf("Mean with +Inf = %v, want +Inf", m)
+	}
+	if m := Mean([]float64{math.Inf(-1), math.Inf(1)}); !math.IsNaN(m) {
+		t.Errorf("Mean of −Inf and +Inf = %v, want NaN", m)
 	}
 }

@@ -78,6 +78,15 @@
 //     the folding median and the ESSQuantile threshold use all draws.
 //   - Very small ESS: like posterior, the autocorrelation time is bounded
 //     below by 1/log10(C·S), which caps ESS at C·S·log10(C·S).
+//   - Very large or very small magnitudes (draws beyond 2^±448 ≈ 1e±135,
+//     such as natural-unit draws of a model of huge data): the sums of
+//     squares behind SD, MCSEMean and every R̂ and ESS are taken over the
+//     draws scaled by a power of two, exactly, so they neither overflow nor
+//     underflow: SD and MCSEMean are those of the scaled draws scaled back,
+//     R̂ and ESS those of the scaled draws. Mean is finite for finite draws
+//     whose sum exceeds the float64 range. Ordinary draws are not scaled.
+//     (The constant-draws test above stays absolute, as in posterior: draws
+//     whose range is below 2.2e-16 are constant at any magnitude.)
 //
 // # Reading draws
 //

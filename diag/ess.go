@@ -78,6 +78,9 @@ func essCore(chains [][]float64) float64 {
 	if n < 3 || returnsNaN(chains) {
 		return math.NaN()
 	}
+	// The ESS does not change when the draws are scaled; scaling by a power
+	// of two keeps the squares of the autocovariances in range.
+	chains = scaledChains(chains, scaleExp(chains...))
 	acovMeans, means := meanAcov(chains)
 	fn := float64(n)
 	meanVar := acovMeans[0] * fn / (fn - 1)

@@ -15,8 +15,12 @@ func rhatCore(chains [][]float64) float64 {
 }
 
 // betweenWithin returns B = n/(C−1)·Σ(mean_c − mean)² and W, the mean of the
-// within-chain sample variances.
+// within-chain sample variances, of the draws divided by a power of two
+// 2^e that brings draws of a very large or very small magnitude near 1
+// (e = 0 for ordinary draws; see scaleExp): B and W are 4^e times smaller
+// than those of the draws, and ratios of them are the same.
 func betweenWithin(chains [][]float64) (b, w float64) {
+	chains = scaledChains(chains, scaleExp(chains...))
 	c, n := len(chains), len(chains[0])
 	means := make([]float64, c)
 	for i, x := range chains {

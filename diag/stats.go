@@ -5,13 +5,80 @@ import (
 	"slices"
 )
 
+// safeExp bounds the binary exponents of draws that the sums of squares of
+// this package take as they are. Below 2^safeExp in magnitude, a sum of up
+// to 2^100 squared deviations cannot overflow; above 2^−safeExp, the square
+// of the largest deviation of draws that are not all equal cannot
+// underflow. Draws beyond the bounds are scaled by a power of two first.
+const safeExp = 448
+
+// scaleExp returns e such that the largest finite |v| in xs lies in
+// [2^(e−1), 2^e), when that lies outside [2^−safeExp, 2^safeExp]; else, and
+// when there is no finite non-zero draw, 0. Dividing the draws by 2^e
+// (exact, for draws that are not subnormal) brings them near 1.
+func scaleExp(xs ...[]float64) int {
+	var m float64
+	for _, x := range xs {
+		for _, v := range x {
+			if a := math.Abs(v); a > m && !math.IsInf(a, 0) {
+				m = a
+			}
+		}
+	}
+	if m == 0 || math.IsNaN(m) {
+		return 0
+	}
+	_, e := math.Frexp(m)
+	if e >= -safeExp && e <= safeExp {
+		return 0
+	}
+	return e
+}
+
+// scaled returns a copy of x with every value multiplied by 2^−e (exactly,
+// unless it is subnormal before or after).
+func scaled(x []float64, e int) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = math.Ldexp(v, -e)
+	}
+	return y
+}
+
+// scaledChains returns chains with every draw multiplied by 2^−e, a copy,
+// or chains itself for e == 0.
+func scaledChains(chains [][]float64, e int) [][]float64 {
+	if e == 0 {
+		return chains
+	}
+	out := make([][]float64, len(chains))
+	for c, x := range chains {
+		out[c] = scaled(x, e)
+	}
+	return out
+}
+
 // Mean returns the arithmetic mean of x (with a second pass that corrects
 // rounding, as R's mean does), or NaN for empty x. A NaN in x gives NaN;
-// +Inf and −Inf together give NaN.
+// +Inf and −Inf together give NaN. Finite draws have a finite mean, even
+// when their sum exceeds the float64 range.
 func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
+	m := mean(x)
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		// Overflow of the sum of finite draws: average them scaled by a
+		// power of two (exactly), and scale back.
+		if e := scaleExp(x); e != 0 && !slices.ContainsFunc(x, func(v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) }) {
+			return math.Ldexp(mean(scaled(x, e)), e)
+		}
+	}
+	return m
+}
+
+// mean is Mean without the guard against overflow.
+func mean(x []float64) float64 {
 	var s float64
 	for _, v := range x {
 		s += v
@@ -30,15 +97,23 @@ func Mean(x []float64) float64 {
 
 // SD returns the sample standard deviation of x, with denominator
 // len(x) − 1 (R's sd). It is NaN for fewer than 2 draws and when x holds a
-// NaN or an infinite value.
+// NaN or an infinite value. Draws of any finite magnitude give a finite SD
+// (as long as it is within the float64 range): the squares are summed
+// over the draws scaled by a power of two, which leaves ordinary draws
+// as they are.
 func SD(x []float64) float64 {
 	if len(x) < 2 {
 		return math.NaN()
 	}
+	if e := scaleExp(x); e != 0 {
+		return math.Ldexp(math.Sqrt(variance(scaled(x, e))), e)
+	}
 	return math.Sqrt(variance(x))
 }
 
-// variance is the sample variance of x, denominator len(x) − 1.
+// variance is the sample variance of x, denominator len(x) − 1. Its sum of
+// squares may overflow or underflow for draws beyond 2^±safeExp in
+// magnitude: callers scale them first (see scaleExp).
 func variance(x []float64) float64 {
 	m := Mean(x)
 	var s float64

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // Summary holds the summary statistics and convergence diagnostics of one
@@ -108,7 +110,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 // work they share (sorting, ranking, splitting) is done once. It returns an
 // error only for input that Validate rejects.
 func SummarizeChains(name string, chains [][]float64) (Summary, error) {
-	if err := Validate(chains); err != nil {
+	if err := validate(chains); err != nil {
 		return Summary{}, fmt.Errorf("diag: variable %q: %w", name, err)
 	}
 	nan := math.NaN()
@@ -159,7 +161,7 @@ func Summarize(d *Draws) ([]Summary, error) {
 		return nil, fmt.Errorf("diag: summarize: no variables")
 	}
 	if len(d.Names) != len(d.Values) {
-		return nil, fmt.Errorf("diag: summarize: %d names for %d variables", len(d.Names), len(d.Values))
+		return nil, fmt.Errorf("diag: summarize: %s for %s", plural.Count(len(d.Names), "name", "names"), plural.Count(len(d.Values), "variable", "variables"))
 	}
 	out := make([]Summary, len(d.Names))
 	errs := make([]error, len(d.Names))

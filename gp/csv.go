@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // CSVOptions configures ReadCSV. The zero value reads the last column as
@@ -136,7 +137,7 @@ func readTable(r io.Reader, name string) (header []string, rows [][]float64, lin
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
-			return nil, nil, nil, fmt.Errorf("gp: %s:%d: row has %d fields, the header (line %d) has %d", name, line, len(rec), hline, len(header))
+			return nil, nil, nil, fmt.Errorf("gp: %s:%d: row has %s, the header (line %d) has %d", name, line, plural.Count(len(rec), "field", "fields"), hline, len(header))
 		}
 		row := make([]float64, len(rec))
 		for j, s := range rec {
@@ -157,7 +158,7 @@ func readTable(r io.Reader, name string) (header []string, rows [][]float64, lin
 		lines = append(lines, line)
 	}
 	if len(rows) < 2 {
-		return nil, nil, nil, fmt.Errorf("gp: %s: %d data rows after the header; need at least 2", name, len(rows))
+		return nil, nil, nil, fmt.Errorf("gp: %s: %s after the header; need at least 2", name, plural.Count(len(rows), "data row", "data rows"))
 	}
 	return header, rows, lines, nil
 }
@@ -165,7 +166,10 @@ func readTable(r io.Reader, name string) (header []string, rows [][]float64, lin
 // WriteCSVFile writes d to the file at path (created or truncated) with
 // WriteCSV.
 func WriteCSVFile(path string, d *Data) error {
-	if err := fileio.Write(path, func(w *bufio.Writer) error { return WriteCSV(w, d) }); err != nil {
+	if err := d.Check(); err != nil {
+		return err
+	}
+	if err := fileio.Write(path, func(w *bufio.Writer) error { return writeCSV(w, d) }); err != nil {
 		return fmt.Errorf("gp: writing %s: %w", path, err)
 	}
 	return nil
@@ -179,6 +183,14 @@ func WriteCSV(w io.Writer, d *Data) error {
 	if err := d.Check(); err != nil {
 		return err
 	}
+	if err := writeCSV(w, d); err != nil {
+		return fmt.Errorf("gp: write csv: %w", err)
+	}
+	return nil
+}
+
+// writeCSV is WriteCSV on checked data, with the writer's errors as they are.
+func writeCSV(w io.Writer, d *Data) error {
 	cw := csv.NewWriter(w)
 	rec := make([]string, d.D+1)
 	for j := 0; j < d.D; j++ {
@@ -186,7 +198,7 @@ func WriteCSV(w io.Writer, d *Data) error {
 	}
 	rec[d.D] = d.TargetName()
 	if err := cw.Write(rec); err != nil {
-		return fmt.Errorf("gp: write csv: %w", err)
+		return err
 	}
 	for i := 0; i < d.N; i++ {
 		for j := 0; j < d.D; j++ {
@@ -194,12 +206,12 @@ func WriteCSV(w io.Writer, d *Data) error {
 		}
 		rec[d.D] = strconv.FormatFloat(d.Y[i], 'g', -1, 64)
 		if err := cw.Write(rec); err != nil {
-			return fmt.Errorf("gp: write csv: %w", err)
+			return err
 		}
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
-		return fmt.Errorf("gp: write csv: %w", err)
+		return err
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ func TestReadCSVErrors(t *testing.T) {
 	}{
 		{"empty", "", "", []string{"f.csv", "empty file"}},
 		{"header only", "a,b,y\n", "", []string{"f.csv", "0 data rows"}},
-		{"one row", "a,y\n1,2\n", "", []string{"f.csv", "1 data rows", "at least 2"}},
+		{"one row", "a,y\n1,2\n", "", []string{"f.csv", "1 data row after", "at least 2"}},
+		{"one field", "a,y\n1,2\n3\n", "", []string{"f.csv:3", "1 field,"}},
 		{"one column", "y\n1\n2\n", "", []string{"f.csv:1", "1 column"}},
 		{"ragged", "a,b,y\n1,2,3\n4,5\n", "", []string{"f.csv:3", "2 fields", "has 3"}},
 		{"non-numeric", "a,b,y\n1,2,3\n4,abc,6\n", "", []string{"f.csv:3", "column 2", `"b"`, `"abc" is not a number`}},
@@ -34,7 +35,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"duplicate", "a,b,a\n1,2,3\n4,5,6\n", "", []string{"f.csv:1", "column 3", `duplicate column name "a"`, "column 1"}},
 		{"empty name", "a,,y\n1,2,3\n4,5,6\n", "", []string{"f.csv:1", "column 2", "empty column name"}},
 		{"bad quote", "a,b,y\n1,2,3\n4,\"5,6\n", "", []string{"f.csv:3"}},
-		{"blank lines then one row", "a,y\n\n1,2\n\n", "", []string{"1 data rows"}},
+		{"blank lines then one row", "a,y\n\n1,2\n\n", "", []string{"1 data row after"}},
 	}
 	for _, c := range cases {
 		_, err := ReadCSV(strings.NewReader(c.in), "f.csv", CSVOptions{Target: c.target})

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // ReadCSVFile opens the file at path and reads it with ReadCSV.
@@ -124,10 +125,10 @@ func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
 	}
 	n := len(rows[0])
 	if d > 0 && n != d {
-		return nil, fmt.Errorf("mvn: %s:%d: covariance rows have %d columns; the observations have %d dimensions", name, lines[0], n, d)
+		return nil, fmt.Errorf("mvn: %s:%d: covariance rows have %s; the observations have %s", name, lines[0], plural.Count(n, "column", "columns"), plural.Count(d, "dimension", "dimensions"))
 	}
 	if len(rows) != n {
-		return nil, fmt.Errorf("mvn: %s: covariance has %d rows of %d columns; want a square matrix", name, len(rows), n)
+		return nil, fmt.Errorf("mvn: %s: covariance has %s of %s; want a square matrix", name, plural.Count(len(rows), "row", "rows"), plural.Count(n, "column", "columns"))
 	}
 	var big float64
 	for _, row := range rows {
@@ -163,32 +164,43 @@ func WriteCSV(w io.Writer, d *Data) error {
 	if err := d.Check(); err != nil {
 		return err
 	}
+	if err := writeCSV(w, d); err != nil {
+		return fmt.Errorf("mvn: write csv: %w", err)
+	}
+	return nil
+}
+
+// writeCSV is WriteCSV on checked data, with the writer's errors as they are.
+func writeCSV(w io.Writer, d *Data) error {
 	cw := csv.NewWriter(w)
 	rec := make([]string, d.D)
 	for j := range rec {
 		rec[j] = d.ColumnName(j)
 	}
 	if err := cw.Write(rec); err != nil {
-		return fmt.Errorf("mvn: write csv: %w", err)
+		return err
 	}
 	for i := 0; i < d.N; i++ {
 		for j := range rec {
 			rec[j] = strconv.FormatFloat(d.X[i*d.D+j], 'g', -1, 64)
 		}
 		if err := cw.Write(rec); err != nil {
-			return fmt.Errorf("mvn: write csv: %w", err)
+			return err
 		}
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
-		return fmt.Errorf("mvn: write csv: %w", err)
+		return err
 	}
 	return nil
 }
 
 // WriteCSVFile writes d to the file at path (created or truncated).
 func WriteCSVFile(path string, d *Data) error {
-	if err := fileio.Write(path, func(w *bufio.Writer) error { return WriteCSV(w, d) }); err != nil {
+	if err := d.Check(); err != nil {
+		return err
+	}
+	if err := fileio.Write(path, func(w *bufio.Writer) error { return writeCSV(w, d) }); err != nil {
 		return fmt.Errorf("mvn: writing %s: %w", path, err)
 	}
 	return nil
@@ -238,7 +250,7 @@ func noNumbers(rec []string) bool {
 // parseRow parses a row of width finite numbers found at line.
 func parseRow(name string, line int, rec, header []string, width int) ([]float64, error) {
 	if len(rec) != width {
-		return nil, fmt.Errorf("mvn: %s:%d: row has %d fields, want %d", name, line, len(rec), width)
+		return nil, fmt.Errorf("mvn: %s:%d: row has %s, want %d", name, line, plural.Count(len(rec), "field", "fields"), width)
 	}
 	col := func(j int) string {
 		if j < len(header) {

@@ -39,3 +39,23 @@ func TestReadCSVBOM(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVMessages checks that counts in error messages agree with their
+// nouns ("1 dimension", "1 field") and that a failed write names its file
+// once, with one "mvn:".
+func TestCSVMessages(t *testing.T) {
+	_, err := ReadSigmaCSV(strings.NewReader("1,0.5\n0.5,2\n"), "s.csv", 1)
+	if err == nil || !strings.Contains(err.Error(), "2 columns; the observations have 1 dimension") {
+		t.Errorf("Σ of 2 columns for 1 dimension: %v", err)
+	}
+	_, err = ReadCSV(strings.NewReader("a,b\n1,2\n3\n"), "x.csv")
+	if err == nil || !strings.Contains(err.Error(), "has 1 field,") {
+		t.Errorf("a row of one field: %v", err)
+	}
+	d := &Data{N: 1, D: 1, X: []float64{1}}
+	path := t.TempDir() + "/missing/x.csv"
+	err = WriteCSVFile(path, d)
+	if err == nil || strings.Count(err.Error(), "mvn:") != 1 || !strings.Contains(err.Error(), path) {
+		t.Errorf("write into a missing folder: %v", err)
+	}
+}

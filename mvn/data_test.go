@@ -98,7 +98,7 @@ func TestCSV(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"empty", "", "x.csv: empty file"},
 		{"header only", "a,b\n", "no data rows"},
-		{"ragged", "a,b\n1,2\n3\n", "x.csv:3: row has 1 fields, want 2"},
+		{"ragged", "a,b\n1,2\n3\n", "x.csv:3: row has 1 field, want 2"},
 		{"text", "a,b\n1,2\n3,four\n", `x.csv:3: column 2 ("b"): "four" is not a number`},
 		{"nan", "a,b\n1,nan\n", `x.csv:2: column 2 ("b"): "nan" is not finite`},
 		{"duplicate", "a,a\n1,2\n", `x.csv:1: column 2: duplicate column name "a"`},
@@ -130,7 +130,7 @@ func TestReadSigmaCSV(t *testing.T) {
 		{"empty", "", 3, "s.csv: empty covariance file"},
 		{"wrong d", good, 4, "s.csv:1: covariance rows have 3 columns; the observations have 4 dimensions"},
 		{"not square", "1,0\n0,1\n0,0\n", 0, "3 rows of 2 columns"},
-		{"ragged", "1,0\n0\n", 0, "s.csv:2: row has 1 fields, want 2"},
+		{"ragged", "1,0\n0\n", 0, "s.csv:2: row has 1 field, want 2"},
 		{"asymmetric", "1,0.5\n0.4,1\n", 2, "s.csv:2: column 1: Σ is not symmetric"},
 		{"negative variance", "1,0\n0,-1\n", 2, "s.csv:2: column 2: Σ is not positive definite"},
 		{"indefinite", "1,2\n2,1\n", 2, "symmetric but not positive definite"},

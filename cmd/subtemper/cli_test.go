@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -690,6 +691,169 @@ func TestStuckHint(t *testing.T) {
 	} {
 		if h := stuckHint(c.j, c.s); !strings.Contains(h, c.want) {
 			t.Errorf("hint %q lacks %q", h, c.want)
+		}
+	}
+}
+
+// pluralAfterOne matches a count of 1 followed by a plural noun.
+var pluralAfterOne = regexp.MustCompile(`(^|[^\d.,])1 (chains|draws|variables|inputs|input columns|observations|iterations|values|fields|levels|cells|folders|duplicates|parameters)\b`)
+
+// TestSingularCounts: counts of one take the singular ("1 chain × 1
+// draw", "D = 1 input"), other counts the plural.
+func TestSingularCounts(t *testing.T) {
+	dir := t.TempDir()
+	check := func(args []string, text string, want ...string) {
+		t.Helper()
+		if m := pluralAfterOne.FindString(text); m != "" {
+			t.Errorf("%v: %q in\n%s", args, m, text)
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%v: output lacks %q:\n%s", args, w, text)
+			}
+		}
+	}
+	draws := writeFile(t, dir, "draws.csv", "chain,draw,x\n1,1,0.5\n")
+	args := []string{"diag", draws}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	check(args, r.stdout, "1 chain × 1 draw, 1 variable")
+
+	oneInput := writeFile(t, dir, "one.csv", "a,y\n1,2\n2,4\n3,1\n")
+	args = []string{"gp", "--data", oneInput, "--chains", "1", "--warmup", "0", "--draws", "1", "--levels", "1"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	check(args, r.stdout+r.stderr, "1 chain, warm-up 0, 1 draw (thin 1)", "N = 3 observations, D = 1 input,",
+		"posterior summary of 1 chain × 1 draw", "sampling 1 chain × (0 warm-up + 1×1) iteration with")
+	args = []string{"gp", "--data", oneInput, "--chains", "2", "--warmup", "0", "--draws", "2", "--levels", "1"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	check(args, r.stdout+r.stderr, "2 chains, warm-up 0, 2 draws (thin 1)", "posterior summary of 2 chains × 2 draws",
+		"sampling 2 chains × (0 warm-up + 2×1) iterations with")
+
+	twoInputs, _ := writeGPData(t, dir, 10, 2)
+	args = []string{"eval", "gp", "--data", twoInputs, "--lengthscales", "1", "--sf", "1", "--sn", "1"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 2, args...)
+	check(args, r.stderr, "--lengthscales has 1 value but", "has 2 input columns")
+	args = []string{"eval", "gp", "--data", oneInput, "--lengthscales", "1,2", "--sf", "1", "--sn", "1"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 2, args...)
+	check(args, r.stderr, "--lengthscales has 2 values but", "has 1 input column (a)")
+}
+
+// TestDiagTableMatchesJSON: diag's table prints NA exactly where --json has
+// null, also for values that are infinite rather than not estimable: an
+// R-hat of chains each constant but different (+Inf) and the mean of
+// draws holding +Inf. The table never prints Inf.
+func TestDiagTableMatchesJSON(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("chain,draw,stuck,inf,ok\n")
+	for c := 1; c <= 2; c++ {
+		for d := 1; d <= 12; d++ {
+			inf := fmt.Sprint(float64(d*c) / 7)
+			if c == 2 && d == 5 {
+				inf = "Inf"
+			}
+			fmt.Fprintf(&b, "%d,%d,%d,%s,%g\n", c, d, c, inf, math.Sin(float64(3*c+d)))
+		}
+	}
+	p := writeFile(t, t.TempDir(), "draws.csv", b.String())
+	table := runBin(t, "", "diag", p)
+	mustCode(t, table, 0, "diag", p)
+	js := runBin(t, "", "diag", p, "--json")
+	mustCode(t, js, 0, "diag", p, "--json")
+	var out struct {
+		Variables []map[string]any `json:"variables"`
+	}
+	if err := json.Unmarshal([]byte(js.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(table.stdout, "Inf") {
+		t.Errorf("the table prints Inf:\n%s", table.stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(table.stdout), "\n")
+	var header []string
+	rows := map[string][]string{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) > 0 && f[0] == "variable":
+			header = f
+		case header != nil && len(f) == len(header):
+			rows[f[0]] = f
+		}
+	}
+	if len(rows) != 3 {
+		t.Fatalf("table has %d rows, want 3:\n%s", len(rows), table.stdout)
+	}
+	nulls := 0
+	for _, v := range out.Variables {
+		name := v["name"].(string)
+		for i, col := range header[1:] {
+			cell := rows[name][i+1]
+			val, ok := v[col]
+			if !ok {
+				t.Fatalf("--json lacks %q", col)
+			}
+			if (val == nil) != (cell == "NA") {
+				t.Errorf("%s %s: table %q, JSON %v", name, col, cell, val)
+			}
+			if val == nil {
+				nulls++
+			}
+		}
+	}
+	if nulls == 0 {
+		t.Errorf("no nulls: the test exercises nothing:\n%s", js.stdout)
+	}
+	if rows["stuck"][7] != "NA" || rows["inf"][1] != "NA" {
+		t.Errorf("want NA for the R-hat of the stuck chains and the mean of the draws with Inf:\n%s", table.stdout)
+	}
+	if rows["ok"][7] == "NA" {
+		t.Errorf("R-hat of ordinary draws is NA:\n%s", table.stdout)
+	}
+}
+
+// TestDiagHugeDraws: draws near 1e162 (a posterior in the natural units of
+// huge data) have the diagnostics of the same draws near 1: sd scaled,
+// R-hat and ESS equal; none is NA.
+func TestDiagHugeDraws(t *testing.T) {
+	dir := t.TempDir()
+	summarize := func(scale float64) map[string]any {
+		var b strings.Builder
+		b.WriteString("chain,draw,x\n")
+		for c := 1; c <= 3; c++ {
+			for d := 1; d <= 40; d++ {
+				fmt.Fprintf(&b, "%d,%d,%v\n", c, d, scale*(math.Sin(float64(7*c+d*d))+0.1*float64(c)))
+			}
+		}
+		p := writeFile(t, dir, fmt.Sprintf("draws%g.csv", scale), b.String())
+		r := runBin(t, "", "diag", p, "--json")
+		mustCode(t, r, 0, "diag", p, "--json")
+		var out struct {
+			Variables []map[string]any `json:"variables"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Variables[0]
+	}
+	const huge = 0x1p540
+	a, h := summarize(1), summarize(huge)
+	for _, k := range variableKeys[1:] {
+		av, aok := a[k].(float64)
+		hv, hok := h[k].(float64)
+		if !aok || !hok {
+			t.Errorf("%s: %v for the draws, %v for the huge draws; want numbers", k, a[k], h[k])
+			continue
+		}
+		want := av * huge // location and scale
+		if strings.HasPrefix(k, "rhat") || strings.HasPrefix(k, "ess") {
+			want = av // invariant
+		}
+		if math.Abs(hv-want) > 1e-12*math.Abs(want) {
+			t.Errorf("%s: %v for the huge draws, want %v (%v for the draws)", k, hv, want, av)
 		}
 	}
 }

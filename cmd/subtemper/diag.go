@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // diagOutput is `diag --json`'s output.
@@ -27,7 +28,12 @@ q95, rhat = max(rhat_bulk, rhat_tail), ess_bulk, ess_tail; Vehtari et al. 2021) 
 paper's R-hat (eq. 8) and ESS (eq. 9). --json prints
 {"variables": [{"name", "mean", "median", "sd", "mad", "q5", "q95", "rhat", "rhat_bulk",
 "rhat_tail", "ess_bulk", "ess_tail", "ess_mean", "mcse_mean", "rhat_paper",
-"ess_paper"}, ...]}, with null for values that cannot be estimated (NA in the table).`)
+"ess_paper"}, ...]}.
+
+A value that cannot be estimated or is not finite is null in the JSON and NA in
+the table: for instance R-hat and ESS of chains too short or holding NaN, a mean
+or sd of draws holding Inf, and an R-hat of +Inf (every chain constant, but the
+chains not all equal), which JSON cannot write.`)
 	fs.boolean(&asJSON, "json", false, "print JSON instead of a table")
 	fs.boolean(&truncate, "truncate", false, "cut every chain to the shortest chain's length instead of refusing chains of unequal length (an interrupted run's draws.csv)")
 	fs.notes = "Exit codes: 0 success, 2 bad usage or a malformed file (the message names its line and column)."
@@ -56,7 +62,7 @@ paper's R-hat (eq. 8) and ESS (eq. 9). --json prints
 	}
 	sums, err := diag.Summarize(d)
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", label, err)}
+		return usageError{fmt.Errorf("%s: %w", label, trimmed(err, "diag: "))}
 	}
 	out := diagOutput{Variables: make([]variableJSON, len(sums))}
 	for i, s := range sums {
@@ -69,7 +75,8 @@ paper's R-hat (eq. 8) and ESS (eq. 9). --json prints
 	if len(d.Values) > 0 && len(d.Values[0]) > 0 {
 		n = len(d.Values[0][0])
 	}
-	fmt.Fprintf(io.out, "%s: %d chains × %d draws, %d variables\n\n", label, len(d.Chains), n, len(d.Names))
+	fmt.Fprintf(io.out, "%s: %s × %s, %s\n\n", label, plural.Count(len(d.Chains), "chain", "chains"),
+		plural.Count(n, "draw", "draws"), plural.Count(len(d.Names), "variable", "variables"))
 	printSummaryTable(io.out, out.Variables, false)
 	return nil
 }

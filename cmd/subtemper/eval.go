@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
 )
 
@@ -43,6 +45,15 @@ func evalGP(m *gp.Model, theta []float64) (*evalOutput, error) {
 	}
 	out.LogJacobian = num(jac)
 	return out, nil
+}
+
+// fmtFull formats a value of eval's table with 10 significant digits, or
+// NA where --json writes null (NaN, ±Inf).
+func fmtFull(v num) string {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return notAvailable
+	}
+	return strconv.FormatFloat(float64(v), 'g', 10, 64)
 }
 
 // cmdEval is the eval command.
@@ -123,7 +134,8 @@ units (no standardisation):
 		for j := range names {
 			names[j] = d.InputName(j)
 		}
-		return usagef("--lengthscales has %d values but %s has %d input columns (%s)", len(ell), data, d.D, strings.Join(names, ", "))
+		return usagef("--lengthscales has %s but %s has %s (%s)", plural.Count(len(ell), "value", "values"), data,
+			plural.Count(d.D, "input column", "input columns"), strings.Join(names, ", "))
 	}
 	m, err := gp.New(be, d, gp.Options{Jitter: jitter})
 	if err != nil {
@@ -140,9 +152,9 @@ units (no standardisation):
 	}
 	fmt.Fprintf(io.out, "GP on %s: N = %d, D = %d, target %q, θ = %s\n\n", data, d.N, d.D, d.TargetName(), fmtVec(theta))
 	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "log marginal likelihood\t%.10g\n", float64(out.LogMarginalLikelihood))
-	fmt.Fprintf(tw, "log prior of u = log θ (incl. Jacobian)\t%.10g\n", float64(out.LogPrior))
-	fmt.Fprintf(tw, "log Jacobian Σ log θ\t%.10g\n", float64(out.LogJacobian))
+	fmt.Fprintf(tw, "log marginal likelihood\t%s\n", fmtFull(out.LogMarginalLikelihood))
+	fmt.Fprintf(tw, "log prior of u = log θ (incl. Jacobian)\t%s\n", fmtFull(out.LogPrior))
+	fmt.Fprintf(tw, "log Jacobian Σ log θ\t%s\n", fmtFull(out.LogJacobian))
 	tw.Flush()
 	fmt.Fprintln(io.out, "\ngradient of the log marginal likelihood:")
 	tw = tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
@@ -154,7 +166,7 @@ units (no standardisation):
 		case j == d.D+1:
 			name = "log σn"
 		}
-		fmt.Fprintf(tw, "  ∂/∂ %s\t%.10g\n", name, float64(g))
+		fmt.Fprintf(tw, "  ∂/∂ %s\t%s\n", name, fmtFull(g))
 	}
 	return tw.Flush()
 }

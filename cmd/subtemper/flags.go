@@ -203,16 +203,36 @@ func parseFloatList(name, s string) ([]float64, error) {
 	return out, nil
 }
 
+// packagePrefixes are the prefixes that the library packages put at the
+// start of their error messages.
+var packagePrefixes = []string{"gp: ", "mvn: ", "diag: "}
+
 // inputErr marks err, from a reader of the user's files, as bad input
 // (exit code 2), dropping the package prefix ("gp: ", "mvn: ", "diag: ")
 // from its message: it names the file, line and column already.
-func inputErr(err error) error { return usageError{trimmedErr{err}} }
+func inputErr(err error) error { return usageError{trimmed(err, packagePrefixes...)} }
 
-type trimmedErr struct{ err error }
+// trimmed returns err with the given prefixes, in order, removed from the
+// start of its message, for a caller that adds the same context itself
+// (`fmt.Errorf("--standardize: %w", trimmed(err, "gp: ", "standardize: "))`
+// rather than "--standardize: gp: standardize: ..."). The result unwraps
+// to err.
+func trimmed(err error, prefixes ...string) error {
+	if err == nil {
+		return nil
+	}
+	return trimmedErr{err, prefixes}
+}
+
+// trimmedErr is err with a message that lacks prefixes; see trimmed.
+type trimmedErr struct {
+	err      error
+	prefixes []string
+}
 
 func (e trimmedErr) Error() string {
 	s := e.err.Error()
-	for _, p := range []string{"gp: ", "mvn: ", "diag: "} {
+	for _, p := range e.prefixes {
 		s = strings.TrimPrefix(s, p)
 	}
 	return s

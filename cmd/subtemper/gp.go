@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/internal/targets"
 )
 
@@ -121,7 +122,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		if f.out != "" {
 			p := filepath.Join(f.out, "data.csv")
 			if err := gp.WriteCSVFile(p, data); err != nil {
-				return err
+				return trimmed(err, "gp: ")
 			}
 			desc["file"] = p
 			line += "; written to " + p
@@ -133,7 +134,8 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		}
 		desc["source"] = "file"
 		desc["file"] = f.data
-		line = fmt.Sprintf("%s, N = %d observations, D = %d inputs, target %q", f.data, data.N, data.D, data.TargetName())
+		line = fmt.Sprintf("%s, N = %d %s, D = %d %s, target %q", f.data, data.N, plural.Word(data.N, "observation", "observations"),
+			data.D, plural.Word(data.D, "input", "inputs"), data.TargetName())
 	}
 	desc["n"], desc["d"] = data.N, data.D
 	inputs := make([]string, data.D)
@@ -149,7 +151,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if f.standardize {
 		fit, std, err = gp.Standardize(data, true, true)
 		if err != nil {
-			return inputErr(fmt.Errorf("--standardize: %s", trimmedErr{err}))
+			return usageError{fmt.Errorf("--standardize: %w", trimmed(err, "gp: ", "standardize: "))}
 		}
 		desc["standardization"] = map[string]any{"x_mean": std.XMean, "x_sd": std.XSD, "y_mean": std.YMean, "y_sd": std.YSD}
 		units += ", mapped back to the data's original units"

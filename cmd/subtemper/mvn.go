@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/internal/targets"
 	"github.com/subtemper/subtemper/mvn"
 	"gonum.org/v1/gonum/mat"
@@ -98,7 +99,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		if f.sigma != "" {
 			s, err := mvn.ReadSigmaCSVFile(f.sigma, f.dims)
 			if err != nil {
-				return inputErr(fmt.Errorf("--sigma: %s", trimmedErr{err}))
+				return usageError{fmt.Errorf("--sigma: %w", trimmed(err, "mvn: "))}
 			}
 			opt.Sigma = s
 		}
@@ -120,7 +121,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		if f.out != "" {
 			p := filepath.Join(f.out, "data.csv")
 			if err := mvn.WriteCSVFile(p, data); err != nil {
-				return err
+				return trimmed(err, "mvn: ")
 			}
 			desc["file"] = p
 			line += "; written to " + p
@@ -132,11 +133,11 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		}
 		sigma, err = mvn.ReadSigmaCSVFile(f.sigma, data.D)
 		if err != nil {
-			return inputErr(fmt.Errorf("--sigma: %s", trimmedErr{err}))
+			return usageError{fmt.Errorf("--sigma: %w", trimmed(err, "mvn: "))}
 		}
 		desc["source"] = "file"
 		desc["file"] = f.data
-		line = fmt.Sprintf("%s, N = %d observations of dimension D = %d", f.data, data.N, data.D)
+		line = fmt.Sprintf("%s, N = %d %s of dimension D = %d", f.data, data.N, plural.Word(data.N, "observation", "observations"), data.D)
 	}
 	if f.sigma != "" {
 		desc["sigma_file"] = f.sigma

@@ -12,6 +12,7 @@ import (
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // num is a float64 that JSON-encodes NaN and ±Inf (which JSON cannot
@@ -197,15 +198,15 @@ func csvField(s string) string {
 	return s
 }
 
-// fmtNum formats a value for a table: NA for NaN, 4 significant digits.
+// notAvailable is what the tables print for a value that the JSON output
+// writes as null: one that is NaN or ±Inf (see num).
+const notAvailable = "NA"
+
+// fmtNum formats a value for a table with 4 significant digits, or NA where
+// the JSON has null (NaN, ±Inf).
 func fmtNum(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NA"
-	case math.IsInf(v, 1):
-		return "Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return notAvailable
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
@@ -268,17 +269,17 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	}
 	drv := strings.ToUpper(s.Sampler)
 	if s.Sampler != "none" {
-		drv += fmt.Sprintf(" (%d levels, β* = %s", len(s.Ladder.Betas), fmtNum(s.Ladder.Betas[len(s.Ladder.Betas)-1]))
+		drv += fmt.Sprintf(" (%s, β* = %s", plural.Count(len(s.Ladder.Betas), "level", "levels"), fmtNum(s.Ladder.Betas[len(s.Ladder.Betas)-1]))
 		if s.Sampler == "pt" || s.Sampler == "spt" {
 			drv += ", swap " + f.swap
 		}
 		drv += ")"
 	}
-	fmt.Fprintf(w, "subtemper %s: %s + %s, %d chains, warm-up %d, %d draws (thin %d), seed %d, backend %s\n",
-		j.command, drv, kern, f.chains, f.warmup, f.draws, f.thin, s.Seed, s.Backend)
+	fmt.Fprintf(w, "subtemper %s: %s + %s, %s, warm-up %d, %s (thin %d), seed %d, backend %s\n",
+		j.command, drv, kern, plural.Count(f.chains, "chain", "chains"), f.warmup, plural.Count(f.draws, "draw", "draws"), f.thin, s.Seed, s.Backend)
 	fmt.Fprintf(w, "data: %s\n", j.dataLine)
 	if n := s.Draws.Summarized; n > 0 {
-		fmt.Fprintf(w, "\nposterior summary of %d chains × %d draws (%s):\n", len(s.Draws.PerChain), n, j.units)
+		fmt.Fprintf(w, "\nposterior summary of %s × %s (%s):\n", plural.Count(len(s.Draws.PerChain), "chain", "chains"), plural.Count(n, "draw", "draws"), j.units)
 		printSummaryTable(w, s.Variables, true)
 		verdict := "converged (median R-hat < 1.1)"
 		if !s.Converged {
@@ -300,8 +301,10 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 			fmt.Fprintf(w, "warning: R-hat ≥ 1.1 (or not estimable) for %s: these have not mixed; run longer before trusting them\n", strings.Join(unmixed, ", "))
 		}
 		if len(s.StuckChains) > 0 {
-			fmt.Fprintf(w, "warning: %s never moved: all %d of %s draws are the same point (every proposal was rejected; %d divergent trajectories). %s\n",
-				plural(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains), n, pluralWord(len(s.StuckChains), "its", "their"), s.Divergent, stuckHint(j, s))
+			fmt.Fprintf(w, "warning: %s never moved: all %s draws are the same point (every proposal was rejected; %s). %s\n",
+				plural.Count(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains),
+				strconv.Itoa(n)+" of "+plural.Word(len(s.StuckChains), "its", "their"),
+				plural.Count(s.Divergent, "divergent trajectory", "divergent trajectories"), stuckHint(j, s))
 		}
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
@@ -359,19 +362,6 @@ func stuckHint(j *job, s *runSummary) string {
 		return "If the data are on a large scale, try --standardize; otherwise " + h + "."
 	}
 	return "A" + h[1:] + "."
-}
-
-// plural returns "n word" with the singular or plural form of word.
-func plural(n int, one, many string) string {
-	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
-}
-
-// pluralWord returns one for n == 1, else many.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // joinInts formats x as "(1, 2, 3)".

@@ -66,7 +66,10 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 	var errs []error
 	add := func(base string, err error) {
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(base), err))
+			// The figure's name once: report's errors may start with
+			// "report: traces: ".
+			name := filepath.Base(base)
+			errs = append(errs, fmt.Errorf("%s: %w", name, trimmed(err, "report: ", name+": ")))
 			return
 		}
 		written = append(written, base+".png", base+".svg")

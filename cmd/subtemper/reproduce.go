@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/subtemper/subtemper/bench"
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 const reproduceIntro = `Runs the paper's experiment grid (§4) and writes CSV and Markdown tables
@@ -79,6 +81,9 @@ func cmdReproduce(ctx context.Context, args []string, io *stdio) error {
 	if _, err := bench.ApplyThreads(); err != nil {
 		return usagef("%v", err)
 	}
+	if err := prepareOutDir(out); err != nil {
+		return err
+	}
 	start := time.Now()
 	opt := bench.ReproduceOptions{
 		Experiments: pos, Budget: b, Backend: be, Seed: seed, Shard: sh, Out: out,
@@ -93,13 +98,14 @@ func cmdReproduce(ctx context.Context, args []string, io *stdio) error {
 	res, err := bench.Reproduce(ctx, opt)
 	elapsed := time.Since(start).Round(time.Second)
 	if errors.Is(err, bench.ErrInterrupted) {
-		fmt.Fprintf(io.err, "interrupted after %s: %d cells written to %s\n", elapsed, len(res), out)
+		fmt.Fprintf(io.err, "interrupted after %s: %s written to %s\n", elapsed, plural.Count(len(res), "cell", "cells"), out)
 		return errInterrupted
 	}
 	if err != nil {
-		return fmt.Errorf("reproduce: %w", err)
+		// report prefixes "subtemper reproduce: "; the error says the rest.
+		return err
 	}
-	fmt.Fprintf(io.out, "%d cells (budget %s, backend %s, shard %s) in %s; results in %s\n", len(res), b.Name, be.Name(), shard, elapsed, out)
+	fmt.Fprintf(io.out, "%s (budget %s, backend %s, shard %s) in %s; results in %s\n", plural.Count(len(res), "cell", "cells"), b.Name, be.Name(), shard, elapsed, out)
 	if sh.N <= 1 {
 		fmt.Fprintf(io.out, "report: %s\n", filepath.Join(out, "REPORT.md"))
 	} else {
@@ -129,6 +135,18 @@ unsharded run to --out, deterministically (cells sorted by key).`)
 	if strings.TrimSpace(out) == "" {
 		return usagef("--out is required")
 	}
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return usageError{err}
+		}
+		if !fi.IsDir() {
+			return usagef("%s is not a folder: name the output folders of the shards (their --out)", d)
+		}
+	}
+	if err := prepareOutDir(out); err != nil {
+		return err
+	}
 	rep, err := bench.Merge(dirs, out)
 	if rep != nil {
 		for _, k := range rep.Duplicates {
@@ -145,14 +163,29 @@ unsharded run to --out, deterministically (cells sorted by key).`)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("merge: %w", err)
+		// report prefixes "subtemper merge: "; the error says the rest.
+		if rep != nil && len(rep.Cells) == 0 {
+			return usageError{err} // no cells in the folders named: bad input
+		}
+		return err
 	}
-	fmt.Fprintf(io.out, "merged %d cells from %d folders into %s (%d missing, %d duplicates)\n", len(rep.Cells), len(dirs), out, len(rep.Missing), len(rep.Duplicates))
-	if len(rep.Mismatch) > 0 {
-		return fmt.Errorf("merge: %d shard manifests disagree on the grid, budget or seed", len(rep.Mismatch))
+	fmt.Fprintf(io.out, "merged %s from %s into %s (%d missing, %s)\n", plural.Count(len(rep.Cells), "cell", "cells"),
+		plural.Count(len(dirs), "folder", "folders"), out, len(rep.Missing), plural.Count(len(rep.Duplicates), "duplicate", "duplicates"))
+	if n := len(rep.Mismatch); n > 0 {
+		return fmt.Errorf("%s on the grid, budget or seed", plural.Count(n, "shard manifest disagrees", "shard manifests disagree"))
 	}
 	if len(rep.Missing) > 0 && !partial {
-		return fmt.Errorf("merge: %d of %d cells missing (tables written with gaps; --partial accepts this)", len(rep.Missing), len(rep.Missing)+len(rep.Cells))
+		return fmt.Errorf("%d of %s missing (tables written with gaps; --partial accepts this)", len(rep.Missing), plural.Count(len(rep.Missing)+len(rep.Cells), "cell", "cells"))
+	}
+	return nil
+}
+
+// prepareOutDir creates the output folder dir of reproduce or merge before
+// any work, so that an --out that cannot be a folder (an existing file, a
+// path without permission) is a usage error, as for gp and mvn.
+func prepareOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--out %s: %v", dir, err)
 	}
 	return nil
 }

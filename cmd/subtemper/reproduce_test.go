@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/subtemper/subtemper/tempering"
 )
 
 // runCLI runs the command line args and returns the exit code, stdout and
@@ -77,5 +80,131 @@ func TestReproduceInterruptedCLI(t *testing.T) {
 	code := run(ctx, []string{"reproduce", "runtime", "--budget", "tiny", "--quiet", "--backend", "gonum", "--out", t.TempDir()}, &stdio{out: &out, err: &errb})
 	if code != exitInterrupted {
 		t.Errorf("cancelled reproduce: exit %d, want %d (%s)", code, exitInterrupted, errb.String())
+	}
+}
+
+// repeatedContext returns the first context that a line of stderr gives
+// twice, as "subtemper merge: merge: bench: ..." gives "merge" and
+// "--standardize: standardize: ..." gives "standardize"; "" if none. The
+// contexts are the single words (flags without their dashes) between ": ".
+func repeatedContext(line string) string {
+	seen := map[string]bool{}
+	for i, seg := range strings.Split(line, ": ") {
+		if i == 0 {
+			seg = strings.TrimPrefix(seg, "subtemper ")
+		}
+		w := strings.TrimLeft(seg, "-")
+		if w == "" || strings.IndexFunc(w, func(r rune) bool { return (r < 'a' || r > 'z') && r != '-' }) >= 0 {
+			continue
+		}
+		if seen[w] {
+			return w
+		}
+		seen[w] = true
+	}
+	return ""
+}
+
+func TestRepeatedContext(t *testing.T) {
+	for line, want := range map[string]string{
+		"subtemper reproduce: reproduce: bench: mkdir x: not a directory":     "reproduce",
+		"subtemper merge: merge: bench: merge: no cell results under [x]":     "merge",
+		"subtemper gp: --standardize: standardize: input column 1 (\"a\")":    "standardize",
+		"subtemper gp: --out x: mkdir x: not a directory":                     "",
+		"subtemper reproduce: bench: cell runtime/mvn: measuring the cost":    "",
+		"subtemper diag: x.csv: variable \"mu\": chain 1: empty chain":        "",
+		"subtemper merge: bench: cell a: bench: measuring the cost of LogLik": "bench",
+	} {
+		if got := repeatedContext(line); got != want {
+			t.Errorf("repeatedContext(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+// TestErrorsSayContextOnce runs commands that fail and checks that no
+// message repeats its context ("subtemper reproduce: reproduce: bench:
+// ...", "--standardize: standardize: ...") and that each names what is
+// wrong.
+func TestErrorsSayContextOnce(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "afile", "")
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	constant := writeFile(t, dir, "const.csv", "a,b,y\n1,1,2\n1,2,4\n1,3,1\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"reproduce", "runtime", "--budget", "tiny", "--quiet", "--out", file}, exitUsage, "subtemper reproduce: --out " + file + ": "},
+		{[]string{"merge", empty, "--out", filepath.Join(dir, "m")}, exitUsage, "subtemper merge: bench: no cell results to merge in " + empty},
+		{[]string{"merge", empty, "--out", file}, exitUsage, "subtemper merge: --out " + file + ": "},
+		{[]string{"gp", "--data", constant, "--standardize"}, exitUsage, `subtemper gp: --standardize: input column 1 ("a") is constant`},
+	} {
+		code, _, stderr := runReproduceCLI(t, c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, stderr)
+		}
+		if !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: stderr %q, want it to start with %q", c.args, stderr, c.want)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+			if w := repeatedContext(line); w != "" {
+				t.Errorf("%v: %q says %q twice", c.args, line, w)
+			}
+		}
+	}
+}
+
+// TestOutIsAFile: every command with --out treats an --out that names an
+// existing file as bad usage (exit 2) with the same message, before any
+// work; so does merge for a shard folder that does not exist or is a file.
+func TestOutIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "afile", "")
+	shard := filepath.Join(dir, "shard")
+	if err := os.Mkdir(shard, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"gp", "--quiet", "--out", file},
+		{"mvn", "--quiet", "--out", file},
+		{"reproduce", "runtime", "--budget", "tiny", "--quiet", "--out", file},
+		{"reproduce", "all", "--quiet", "--out", file},
+		{"merge", shard, "--out", file},
+	} {
+		code, stdout, stderr := runReproduceCLI(t, args...)
+		want := fmt.Sprintf("subtemper %s: --out %s: mkdir %s: not a directory\n", args[0], file, file)
+		if code != exitUsage || stderr != want || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit %d, stderr %q", args, code, stderr, stdout, exitUsage, want)
+		}
+	}
+	for _, d := range []string{filepath.Join(dir, "nosuch"), file} {
+		args := []string{"merge", d, "--out", filepath.Join(dir, "merged")}
+		code, _, stderr := runReproduceCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, d) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d naming %s", args, code, stderr, exitUsage, d)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "merged")); err == nil {
+		t.Errorf("merge of bad folders created its --out")
+	}
+}
+
+// TestPlotErrorsNameFigureOnce: a figure that cannot be drawn is reported
+// by its name once ("traces: no variables or no chains", not "traces:
+// report: traces: ...").
+func TestPlotErrorsNameFigureOnce(t *testing.T) {
+	dir := t.TempDir()
+	nat := [][][]float64{make([][]float64, 10)}
+	for s := range nat[0] {
+		nat[0][s] = []float64{}
+	}
+	sum := &runSummary{Draws: drawsJSON{Summarized: 10}}
+	_, err := writePlots(dir, &job{}, &tempering.Result{}, nat, sum)
+	if want := "traces: no variables or no chains"; err == nil || err.Error() != want {
+		t.Errorf("writePlots: %v, want %q", err, want)
 	}
 }

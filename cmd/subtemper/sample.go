@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
 
@@ -176,8 +177,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		return err
 	}
 	if chatty {
-		fmt.Fprintf(io.err, "subtemper %s: sampling %d chains × (%d warm-up + %d×%d) iterations with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
-			j.command, st.Chains, st.Warmup, st.Draws, st.Thin, strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
+		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
+			j.command, plural.Count(st.Chains, "chain", "chains"), st.Warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
+			strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
 	}
 	var pr *progress
 	if chatty && (io.errIsTerminal || f.progress) {
@@ -239,8 +241,9 @@ func checkDrawMemory(chains, draws, dim int) error {
 	if total <= 0 || need <= float64(total) {
 		return nil
 	}
-	return usagef("--draws %d: keeping %d chains × %d draws of %d parameters needs about %s of memory, more than this machine's %s; use fewer --draws (with --thin to cover the same iterations)",
-		draws, chains, draws, dim, fmtBytes(need), fmtBytes(float64(total)))
+	return usagef("--draws %d: keeping %s × %s of %s needs about %s of memory, more than this machine's %s; use fewer --draws (with --thin to cover the same iterations)",
+		draws, plural.Count(chains, "chain", "chains"), plural.Count(draws, "draw", "draws"), plural.Count(dim, "parameter", "parameters"),
+		fmtBytes(need), fmtBytes(float64(total)))
 }
 
 // physicalMemory returns the machine's memory in bytes from /proc/meminfo
@@ -347,7 +350,7 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 	if common < len(nat) && common >= 0 {
 		for _, p := range per {
 			if p != common {
-				s.Draws.Note = fmt.Sprintf("interrupted chains hold different numbers of draws; diagnostics use the first %d of each, draws.csv holds all", common)
+				s.Draws.Note = fmt.Sprintf("interrupted chains hold different numbers of draws; diagnostics use the first %s of each, draws.csv holds all", plural.Count(common, "draw", "draws"))
 				break
 			}
 		}

@@ -24,6 +24,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // Series is one named line of a figure.
@@ -73,7 +74,7 @@ func Line(base string, spec LineSpec) error {
 	drawn := 0
 	for i, s := range spec.Series {
 		if len(s.X) != len(s.Y) {
-			return fmt.Errorf("report: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+			return fmt.Errorf("report: series %q has %s and %s", s.Name, plural.Count(len(s.X), "x value", "x values"), plural.Count(len(s.Y), "y value", "y values"))
 		}
 		var xys plotter.XYs
 		for k := range s.X {
@@ -125,7 +126,7 @@ type BarSpec struct {
 // Bars draws a bar chart and saves it as base+".png" and base+".svg".
 func Bars(base string, spec BarSpec) error {
 	if len(spec.Labels) != len(spec.Values) {
-		return fmt.Errorf("report: %d labels for %d bars", len(spec.Labels), len(spec.Values))
+		return fmt.Errorf("report: %s for %s", plural.Count(len(spec.Labels), "label", "labels"), plural.Count(len(spec.Values), "bar", "bars"))
 	}
 	if len(spec.Values) == 0 {
 		return errors.New("report: bar chart with no bars")

@@ -38,6 +38,19 @@ func TestFiguresWritten(t *testing.T) {
 	}
 }
 
+// TestErrorCounts: counts of one in error messages are singular.
+func TestErrorCounts(t *testing.T) {
+	dir := t.TempDir()
+	err := Line(filepath.Join(dir, "bad"), LineSpec{Series: []Series{{Name: "s", X: []float64{1}, Y: []float64{1, 2}}}})
+	if want := `report: series "s" has 1 x value and 2 y values`; err == nil || err.Error() != want {
+		t.Errorf("Line: %v, want %q", err, want)
+	}
+	err = Bars(filepath.Join(dir, "bad"), BarSpec{Labels: []string{"a", "b"}, Values: []float64{1}})
+	if want := "report: 2 labels for 1 bar"; err == nil || err.Error() != want {
+		t.Errorf("Bars: %v, want %q", err, want)
+	}
+}
+
 // TestTickLabels: every labelled tick's label reads back as its value.
 func TestTickLabels(t *testing.T) {
 	for _, r := range [][2]float64{{0.97, 1.36}, {0, 1}, {1e-3, 5e-3}, {64, 2048}, {-3, 7}} {
