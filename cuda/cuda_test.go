@@ -41,17 +41,19 @@ func TestDevice(t *testing.T) {
 	t.Logf("device: %s", name)
 }
 
-func TestCholesky(t *testing.T) { linalgtest.CholeskyTest(t, cudaBackend(t)) }
-func TestLogDet(t *testing.T)   { linalgtest.LogDetTest(t, cudaBackend(t)) }
-func TestSolve(t *testing.T)    { linalgtest.SolveTest(t, cudaBackend(t)) }
-func TestInverse(t *testing.T)  { linalgtest.InverseTest(t, cudaBackend(t)) }
-func TestMul(t *testing.T)      { linalgtest.MulTest(t, cudaBackend(t)) }
-func TestGPKernel(t *testing.T) { linalgtest.GPKernelTest(t, cudaBackend(t)) }
-func TestGPLogLik(t *testing.T) { linalgtest.GPLogLikTest(t, cudaBackend(t)) }
-func TestMVN(t *testing.T)      { linalgtest.MVNTest(t, cudaBackend(t)) }
-func TestNotPD(t *testing.T)    { linalgtest.NotPDTest(t, cudaBackend(t)) }
-func TestState(t *testing.T)    { linalgtest.StateTest(t, cudaBackend(t)) }
-func TestAllocs(t *testing.T)   { linalgtest.AllocTest(t, cudaBackend(t), 512) }
+func TestCholesky(t *testing.T)  { linalgtest.CholeskyTest(t, cudaBackend(t)) }
+func TestLogDet(t *testing.T)    { linalgtest.LogDetTest(t, cudaBackend(t)) }
+func TestSolve(t *testing.T)     { linalgtest.SolveTest(t, cudaBackend(t)) }
+func TestInverse(t *testing.T)   { linalgtest.InverseTest(t, cudaBackend(t)) }
+func TestMul(t *testing.T)       { linalgtest.MulTest(t, cudaBackend(t)) }
+func TestGPKernel(t *testing.T)  { linalgtest.GPKernelTest(t, cudaBackend(t)) }
+func TestGPLogLik(t *testing.T)  { linalgtest.GPLogLikTest(t, cudaBackend(t)) }
+func TestGPPrefix(t *testing.T)  { linalgtest.GPPrefixTest(t, cudaBackend(t)) }
+func TestMVN(t *testing.T)       { linalgtest.MVNTest(t, cudaBackend(t)) }
+func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, cudaBackend(t)) }
+func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, cudaBackend(t)) }
+func TestState(t *testing.T)     { linalgtest.StateTest(t, cudaBackend(t)) }
+func TestAllocs(t *testing.T)    { linalgtest.AllocTest(t, cudaBackend(t), 512) }
 
 // TestNoDeviceError runs where the package is built with the tag but no
 // device is present (the other tests skip there): the backend is still

@@ -1,9 +1,12 @@
 package gp
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/subtemper/subtemper/linalg"
 )
 
 // TestStandardizeHuge checks that columns of finite values near 1e160,
@@ -94,4 +97,28 @@ func TestStandardizeOverflow(t *testing.T) {
 	if math.IsInf(s.YSD, 0) || math.Abs(std.Y[2]*s.YSD+s.YMean-1.75e308) > 1e-12*1.75e308 {
 		t.Errorf("YMean %v, YSD %v, standardized %v", s.YMean, s.YSD, std.Y)
 	}
+}
+
+// TestInputsOverflow checks that inputs so large that their squared
+// distances overflow (±1e200 with unit length scales) give an error that
+// says so and suggests standardizing, not a kernel matrix reported as not
+// positive definite.
+func TestInputsOverflow(t *testing.T) {
+	d := &Data{N: 3, D: 1, Names: []string{"x"}, X: []float64{1e200, -1e200, 3e199}, Y: []float64{0.1, -0.2, 0.3}}
+	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
+		m, err := New(be, d, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		ll, err := m.LogLik(nil, []float64{0, 0, -1}, nil)
+		if err == nil || !math.IsInf(ll, -1) || errors.Is(err, linalg.ErrNotPositiveDefinite) ||
+			!strings.Contains(err.Error(), "too large for the length scales") || !strings.Contains(err.Error(), "standardize") {
+			t.Errorf("log-likelihood %v, error %v; want −Inf and an error on the inputs' scale", ll, err)
+		}
+		// Long enough length scales make the same inputs usable.
+		if _, err := m.LogLik(nil, []float64{460, 0, -1}, nil); err != nil {
+			t.Errorf("length scale e^460: %v", err)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
 )
 
@@ -133,22 +134,60 @@ func (m *Model) LogPrior(u, grad []float64) float64 {
 // in floating point (samplers count it and reject the proposal), another
 // for malformed arguments. It never returns NaN.
 func (m *Model) LogLik(subset []int, u, grad []float64) (float64, error) {
+	ll, _, err := m.logLik(subset, u, grad, nil, nil)
+	return ll, err
+}
+
+// LogLikPrefixes is LogLik that also sets pre[j] to the log-likelihood of
+// the observations subset[:ks[j]] (0..ks[j]−1 for a nil subset), 1 ≤
+// ks[j] ≤ the subset's size, from the same Cholesky factor, when the
+// backend's handle implements linalg.PrefixGP (the CPU backends do); ok
+// reports whether it did. The value and gradient are those of LogLik. It
+// implements tempering.PrefixLiker.
+func (m *Model) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (ll float64, ok bool, err error) {
+	if len(pre) != len(ks) {
+		ll, err = m.fail(grad, fmt.Errorf("gp: log-likelihood: %d prefix lengths, %d outputs", len(ks), len(pre)))
+		return ll, false, err
+	}
+	return m.logLik(subset, u, grad, ks, pre)
+}
+
+func (m *Model) logLik(subset []int, u, grad []float64, ks []int, pre []float64) (float64, bool, error) {
 	if len(u) != m.Dim() || (grad != nil && len(grad) != m.Dim()) {
-		return m.fail(grad, fmt.Errorf("gp: log-likelihood: len(u) = %d, len(grad) = %d, want %d", len(u), len(grad), m.Dim()))
+		ll, err := m.fail(grad, fmt.Errorf("gp: log-likelihood: len(u) = %d, len(grad) = %d, want %d", len(u), len(grad), m.Dim()))
+		return ll, false, err
 	}
 	if m.h == nil {
-		return m.fail(grad, errors.New("gp: log-likelihood: model is closed"))
+		ll, err := m.fail(grad, errors.New("gp: log-likelihood: model is closed"))
+		return ll, false, err
 	}
-	ll, err := m.h.LogLik(subset, u, grad)
+	var (
+		ll  float64
+		err error
+	)
+	ph, ok := m.h.(linalg.PrefixGP)
+	ok = ok && ks != nil
+	if ok {
+		ll, err = ph.LogLikPrefixes(subset, u, grad, ks, pre)
+	} else {
+		ll, err = m.h.LogLik(subset, u, grad)
+	}
+	ll, err = m.check(subset, u, grad, ll, err)
+	return ll, ok && err == nil, err
+}
+
+// check turns the backend's result into LogLik's: errors with context,
+// never NaN.
+func (m *Model) check(subset []int, u, grad []float64, ll float64, err error) (float64, error) {
 	if err != nil {
 		n := len(subset)
 		if subset == nil {
 			n = m.data.N
 		}
 		if errors.Is(err, linalg.ErrNotPositiveDefinite) {
-			return m.fail(grad, fmt.Errorf("gp: log-likelihood of %d observations at θ = %.4g (jitter %g): kernel matrix not positive definite: %w", n, Theta(nil, u), m.jitter, err))
+			return m.fail(grad, fmt.Errorf("gp: log-likelihood of %s at θ = %.4g (jitter %g): kernel matrix not positive definite: %w", plural.Count(n, "observation", "observations"), Theta(nil, u), m.jitter, err))
 		}
-		return m.fail(grad, fmt.Errorf("gp: log-likelihood of %d observations at u = %.4g: %w", n, u, err))
+		return m.fail(grad, fmt.Errorf("gp: log-likelihood of %s at u = %.4g: %w", plural.Count(n, "observation", "observations"), u, err))
 	}
 	if math.IsNaN(ll) || math.IsInf(ll, 0) {
 		return m.fail(grad, fmt.Errorf("gp: log-likelihood at θ = %.4g is %v: %w", Theta(nil, u), ll, ErrNotPositiveDefinite))

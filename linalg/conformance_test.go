@@ -13,16 +13,18 @@ import (
 
 var gonumBackend = linalg.Default()
 
-func TestCholesky(t *testing.T) { linalgtest.CholeskyTest(t, gonumBackend) }
-func TestLogDet(t *testing.T)   { linalgtest.LogDetTest(t, gonumBackend) }
-func TestSolve(t *testing.T)    { linalgtest.SolveTest(t, gonumBackend) }
-func TestInverse(t *testing.T)  { linalgtest.InverseTest(t, gonumBackend) }
-func TestMul(t *testing.T)      { linalgtest.MulTest(t, gonumBackend) }
-func TestGPKernel(t *testing.T) { linalgtest.GPKernelTest(t, gonumBackend) }
-func TestGPLogLik(t *testing.T) { linalgtest.GPLogLikTest(t, gonumBackend) }
-func TestMVN(t *testing.T)      { linalgtest.MVNTest(t, gonumBackend) }
-func TestNotPD(t *testing.T)    { linalgtest.NotPDTest(t, gonumBackend) }
-func TestState(t *testing.T)    { linalgtest.StateTest(t, gonumBackend) }
+func TestCholesky(t *testing.T)  { linalgtest.CholeskyTest(t, gonumBackend) }
+func TestLogDet(t *testing.T)    { linalgtest.LogDetTest(t, gonumBackend) }
+func TestSolve(t *testing.T)     { linalgtest.SolveTest(t, gonumBackend) }
+func TestInverse(t *testing.T)   { linalgtest.InverseTest(t, gonumBackend) }
+func TestMul(t *testing.T)       { linalgtest.MulTest(t, gonumBackend) }
+func TestGPKernel(t *testing.T)  { linalgtest.GPKernelTest(t, gonumBackend) }
+func TestGPLogLik(t *testing.T)  { linalgtest.GPLogLikTest(t, gonumBackend) }
+func TestGPPrefix(t *testing.T)  { linalgtest.GPPrefixTest(t, gonumBackend) }
+func TestMVN(t *testing.T)       { linalgtest.MVNTest(t, gonumBackend) }
+func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, gonumBackend) }
+func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, gonumBackend) }
+func TestState(t *testing.T)     { linalgtest.StateTest(t, gonumBackend) }
 
 // gonum's Dgemm goes parallel, starting goroutines (which allocates), once
 // its output has four 64×64 blocks (blas/gonum: blockSize = 64,

@@ -140,6 +140,11 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 			row[j] = v
 			s += v * v
 		}
+		if !(s <= math.MaxFloat64/4) {
+			// The Gram form |z_i|² + |z_j|² − 2 z_i·z_j of the squared
+			// distances would overflow into NaN kernel entries.
+			return fmt.Errorf("linalg/%s: gp: observation %d's inputs divided by the length scales have squared norm %v, too large to form squared distances: the inputs are too large for the length scales (standardize them)", g.be.name, idx, s)
+		}
 		g.z[k*ld+d] = 1 // the column of ones gives P·1 from the same product
 		g.sq[k] = s
 		g.ys[k] = g.y[idx]
@@ -266,6 +271,18 @@ func (g *cpuGP) Kernel(dst []float64, subset []int, u []float64) error {
 }
 
 func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
+	return g.logLik(subset, u, grad, nil, nil)
+}
+
+// LogLikPrefixes implements PrefixGP.
+func (g *cpuGP) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, error) {
+	if len(pre) != len(ks) {
+		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: %d prefix lengths but %d outputs", g.be.name, len(ks), len(pre))
+	}
+	return g.logLik(subset, u, grad, ks, pre)
+}
+
+func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64) (float64, error) {
 	if grad != nil && len(grad) != g.d+2 {
 		return 0, fmt.Errorf("linalg/%s: gp: gradient of length %d, want %d", g.be.name, len(grad), g.d+2)
 	}
@@ -273,6 +290,11 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 		return 0, err
 	}
 	m, d := g.m, g.d
+	for _, k := range ks {
+		if k < 1 || k > m {
+			return math.Inf(-1), fmt.Errorf("linalg/%s: gp: prefix of %d observations of a subset of %d", g.be.name, k, m)
+		}
+	}
 	a := g.a[:m*m]
 	if err := cholesky(g.be.la, m, a); err != nil {
 		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: cholesky of %d×%d kernel: %w", g.be.name, m, m, err)
@@ -280,7 +302,19 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 	alpha := g.alpha[:m]
 	ys := g.ys[:m]
 	copy(alpha, ys)
-	cholSolve(g.be.bl, m, a, alpha)
+	// α = L⁻ᵀ(L⁻¹y), in two steps: the leading k entries of z = L⁻¹y and
+	// the leading k×k block of L are those of the subset's first k
+	// observations, so z gives their log-likelihoods too.
+	g.be.bl.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, m, a, m, alpha, 1)
+	for j, k := range ks {
+		var zz, ld float64
+		for i, z := range alpha[:k] {
+			zz += z * z
+			ld += math.Log(a[i*m+i])
+		}
+		pre[j] = -0.5*zz - ld - 0.5*float64(k)*math.Log(2*math.Pi)
+	}
+	g.be.bl.Dtrsv(blas.Lower, blas.Trans, blas.NonUnit, m, a, m, alpha, 1)
 	var quad float64
 	for i, v := range ys {
 		quad += v * alpha[i]
@@ -444,18 +478,24 @@ func (m *cpuMVN) Reorder(perm []int) error {
 	return nil
 }
 
-// prefix reports whether subset is a prefix of the current row order, so
-// that it can be read as the first len(subset) rows.
-func (m *cpuMVN) prefix(subset []int) bool {
+// run reports whether subset (non-empty) is held in consecutive rows of
+// the current order — a prefix of it, or a run such as perm[a:b] after
+// Reorder(perm) — and if so the first of them, so that it can be read
+// contiguously.
+func (m *cpuMVN) run(subset []int) (int, bool) {
+	start := m.row(subset[0])
+	if start+len(subset) > m.n {
+		return 0, false
+	}
 	if m.order == nil {
 		for r, i := range subset {
-			if i != r {
-				return false
+			if i != start+r {
+				return 0, false
 			}
 		}
-		return true
+		return start, true
 	}
-	return slices.Equal(subset, m.order[:len(subset)])
+	return start, slices.Equal(subset, m.order[start:start+len(subset)])
 }
 
 // row returns observation i's row.
@@ -479,7 +519,10 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 	if B < 1 || len(t) < B*d || len(out) < B || (resid != nil && len(resid) < B*d) {
 		return fmt.Errorf("linalg/%s: mvn: batch of %d with len(t) = %d, len(out) = %d, len(resid) = %d (D = %d)", m.be.name, B, len(t), len(out), len(resid), d)
 	}
-	contiguous := subset == nil || m.prefix(subset)
+	start, contiguous := 0, subset == nil
+	if !contiguous {
+		start, contiguous = m.run(subset)
+	}
 	if B == 1 && !contiguous {
 		m.sumSqRows(subset, t[:d], out, resid)
 		return nil
@@ -487,10 +530,10 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 	if len(m.g) < k*B {
 		m.g = make([]float64, m.n*B)
 	}
-	ws := m.w[:k*d]
+	ws := m.w[start*d : (start+k)*d]
 	var sqSum float64
 	if contiguous {
-		for _, v := range m.sq[:k] {
+		for _, v := range m.sq[start : start+k] {
 			sqSum += v
 		}
 	} else {
@@ -544,6 +587,38 @@ func (m *cpuMVN) SumSq(subset []int, t []float64, B int, out, resid []float64) e
 		}
 	}
 	return nil
+}
+
+// SumSqPrefixes implements PrefixMVN: SumSq's contiguous path leaves the
+// products w_r·t of the subset's rows, in order, in m.g.
+func (m *cpuMVN) SumSqPrefixes(subset []int, t, out, resid []float64, ks []int, pre []float64) (bool, error) {
+	k, err := checkSubset(m.be.name, subset, m.n)
+	if err != nil {
+		return false, err
+	}
+	if len(pre) != len(ks) {
+		return false, fmt.Errorf("linalg/%s: mvn: %d prefix lengths but %d outputs", m.be.name, len(ks), len(pre))
+	}
+	for _, kj := range ks {
+		if kj < 1 || kj > k {
+			return false, fmt.Errorf("linalg/%s: mvn: prefix of %d observations of a subset of %d", m.be.name, kj, k)
+		}
+	}
+	// A nil subset is all rows, but its prefixes are observations 0..k−1:
+	// rows 0..k−1 only in the original order.
+	start, contiguous := 0, m.order == nil
+	if subset != nil {
+		start, contiguous = m.run(subset)
+	}
+	if err := m.SumSq(subset, t, 1, out, resid); err != nil || !contiguous {
+		return false, err
+	}
+	tt := floats.Dot(t[:m.d], t[:m.d])
+	for j, kj := range ks {
+		s := floats.Sum(m.sq[start:start+kj]) - 2*floats.Sum(m.g[:kj]) + float64(kj)*tt
+		pre[j] = max(s, 0)
+	}
+	return true, nil
 }
 
 // sumSqRows is SumSq for one point t and a subset: one pass over the

@@ -158,7 +158,7 @@ func TestRowPoolSplitInvariant(t *testing.T) {
 }
 
 // TestMVNReorder: after Reorder, every kind of subset gives what a fresh
-// handle gives (up to summation order), prefixes of the order take the
+// handle gives (up to summation order), runs of the order take the
 // contiguous path, bad permutations are refused, and the steady state does
 // not allocate.
 func TestMVNReorder(t *testing.T) {
@@ -204,8 +204,17 @@ func TestMVNReorder(t *testing.T) {
 			}
 		}
 	}
-	if !h.(*cpuMVN).prefix(perm[:17]) || h.(*cpuMVN).prefix([]int{perm[1]}) {
-		t.Error("prefix detection wrong")
+	for _, c := range []struct {
+		s     []int
+		start int
+		ok    bool
+	}{
+		{perm[:17], 0, true}, {perm[5:20], 5, true}, {[]int{perm[1]}, 1, true}, {perm[n-3:], n - 3, true},
+		{[]int{perm[1], perm[0]}, 0, false}, {[]int{perm[0], perm[2]}, 0, false}, {[]int{perm[n-1], perm[0]}, 0, false},
+	} {
+		if start, ok := h.(*cpuMVN).run(c.s); ok != c.ok || (ok && start != c.start) {
+			t.Errorf("run(%v) = %d, %v, want %d, %v", c.s, start, ok, c.start, c.ok)
+		}
 	}
 	bad := append([]int(nil), perm...)
 	bad[3] = bad[4]

@@ -96,6 +96,25 @@ type GP interface {
 	Close() error
 }
 
+// PrefixGP is implemented by GP handles (those of the CPU backends) that
+// can give, with the log-likelihood of a subset S, the log-likelihoods of
+// its leading parts S[:k] at the same hyperparameters at O(k) extra cost:
+// the Cholesky factor of a leading block of K_SS is the leading block of
+// its factor, and the leading k entries of L⁻¹y_S are those of the
+// shorter solve. The subsampling samplers draw nested subsets as prefixes
+// of one permutation, so this gives each evaluation the values at all
+// hotter levels for free.
+type PrefixGP interface {
+	// LogLikPrefixes is LogLik that also sets pre[j] to the log-likelihood
+	// of the observations subset[:ks[j]] (of 0..ks[j]−1 when subset is nil),
+	// 1 ≤ ks[j] ≤ |S|; len(pre) = len(ks). The full value and the gradient
+	// are exactly those LogLik returns; pre agrees with LogLik on the
+	// prefix to rounding. pre is unspecified when an error is returned.
+	LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, error)
+}
+
+var _ PrefixGP = (*cpuGP)(nil)
+
 // MVN evaluates batched sums of squared distances between resident
 // observations w_n (whitened by the caller) and a batch of B points t_b,
 // observation by observation with one GEMM over the subset.
@@ -110,6 +129,22 @@ type MVN interface {
 	// Close releases the data and workspaces.
 	Close() error
 }
+
+// PrefixMVN is implemented by MVN handles (those of the CPU backends) that
+// can give, with the sum of squared distances over a subset S, the sums
+// over its leading parts S[:k] from the same pass, when S is held in
+// consecutive rows (see Reorderer). The subsampling samplers draw nested
+// subsets as prefixes of one permutation, so this gives each evaluation
+// the values at all hotter levels for free.
+type PrefixMVN interface {
+	// SumSqPrefixes is SumSq for one point t (B = 1) that also sets, if it
+	// returns true, pre[j] = Σ_{n∈S[:ks[j]]} |w_n − t|² for 1 ≤ ks[j] ≤ |S|
+	// (len(pre) = len(ks)). It returns false, with out and resid set as
+	// SumSq sets them, when S is not held contiguously.
+	SumSqPrefixes(subset []int, t, out, resid []float64, ks []int, pre []float64) (bool, error)
+}
+
+var _ PrefixMVN = (*cpuMVN)(nil)
 
 // Reorderer is implemented by handles (MVN on the CPU backends) that can
 // lay their resident observations out in a given order, so that a subset

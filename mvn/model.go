@@ -213,22 +213,52 @@ func (m *Model) LogLik(subset []int, u, grad []float64) (float64, error) {
 	return m.out[0], nil
 }
 
+// LogLikPrefixes is LogLik that also sets pre[j] to the log-likelihood of
+// the observations subset[:ks[j]] (0..ks[j]−1 for a nil subset), 1 ≤
+// ks[j] ≤ the subset's size, from the same pass over the observations,
+// when the backend's handle implements linalg.PrefixMVN and holds the
+// subset in consecutive rows (the CPU backends, for prefixes of the order
+// given to Reorder); ok reports whether it did. The value and gradient are
+// those of LogLik. It implements tempering.PrefixLiker.
+func (m *Model) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (ll float64, ok bool, err error) {
+	if len(pre) != len(ks) {
+		return math.Inf(-1), false, m.fail(m.out[:1], grad, fmt.Errorf("mvn: log-likelihood: %d prefix lengths, %d outputs", len(ks), len(pre)))
+	}
+	if _, can := m.h.(linalg.PrefixMVN); !can || ks == nil {
+		ll, err = m.LogLik(subset, u, grad)
+		return ll, false, err
+	}
+	ok, err = m.logLikBatch(subset, u, m.out[:1], grad, ks, pre)
+	if err != nil {
+		return math.Inf(-1), false, err
+	}
+	return m.out[0], ok, nil
+}
+
 // LogLikBatch sets out[b] = log p(x_S | θ_b) for the B = len(out) parameter
 // vectors in thetas (B×D, row-major) and, if grads is non-nil (B×D),
 // grads[b,:] = ∇_θ log p(x_S | θ_b). The subset (nil: all) is evaluated
 // observation by observation with one backend GEMM for the whole batch.
 // On failure every out[b] is −Inf, grads is zeroed and the error says why.
 func (m *Model) LogLikBatch(subset []int, thetas, out, grads []float64) error {
+	_, err := m.logLikBatch(subset, thetas, out, grads, nil, nil)
+	return err
+}
+
+// logLikBatch is LogLikBatch that, for B = 1 and ks non-nil on a
+// linalg.PrefixMVN handle, also sets the prefixes' log-likelihoods into pre
+// and reports whether it could.
+func (m *Model) logLikBatch(subset []int, thetas, out, grads []float64, ks []int, pre []float64) (bool, error) {
 	d, bn := m.Dim(), len(out)
 	if bn < 1 || len(thetas) != bn*d || (grads != nil && len(grads) != bn*d) {
-		return m.fail(out, grads, fmt.Errorf("mvn: log-likelihood of a batch of %d: len(thetas) = %d, len(grads) = %d, want %d (D = %d)", bn, len(thetas), len(grads), bn*d, d))
+		return false, m.fail(out, grads, fmt.Errorf("mvn: log-likelihood of a batch of %d: len(thetas) = %d, len(grads) = %d, want %d (D = %d)", bn, len(thetas), len(grads), bn*d, d))
 	}
 	if m.h == nil {
-		return m.fail(out, grads, errors.New("mvn: log-likelihood: model is closed"))
+		return false, m.fail(out, grads, errors.New("mvn: log-likelihood: model is closed"))
 	}
 	for i, v := range thetas {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return m.fail(out, grads, fmt.Errorf("mvn: log-likelihood: θ[%d,%d] = %v", i/d, i%d, v))
+			return false, m.fail(out, grads, fmt.Errorf("mvn: log-likelihood: θ[%d,%d] = %v", i/d, i%d, v))
 		}
 	}
 	if len(m.t) < bn*d {
@@ -244,8 +274,22 @@ func (m *Model) LogLikBatch(subset []int, thetas, out, grads []float64) error {
 	if grads != nil {
 		resid = m.resid[:bn*d]
 	}
-	if err := m.h.SumSq(subset, t, bn, out, resid); err != nil {
-		return m.fail(out, grads, fmt.Errorf("mvn: log-likelihood of a batch of %d: %w", bn, err))
+	var (
+		ok  bool
+		err error
+	)
+	if ph, can := m.h.(linalg.PrefixMVN); can && ks != nil && bn == 1 {
+		ok, err = ph.SumSqPrefixes(subset, t, out, resid, ks, pre)
+	} else {
+		err = m.h.SumSq(subset, t, bn, out, resid)
+	}
+	if err != nil {
+		return false, m.fail(out, grads, fmt.Errorf("mvn: log-likelihood of a batch of %d: %w", bn, err))
+	}
+	if ok {
+		for j, kj := range ks {
+			pre[j] = -0.5*pre[j] - float64(kj)*m.s.norm
+		}
 	}
 	k := len(subset)
 	if subset == nil {
@@ -255,7 +299,7 @@ func (m *Model) LogLikBatch(subset []int, thetas, out, grads []float64) error {
 	for b, v := range out {
 		out[b] = -0.5*v - c
 		if math.IsNaN(out[b]) || math.IsInf(out[b], 0) {
-			return m.fail(out, grads, fmt.Errorf("mvn: log-likelihood of θ_%d is %v", b, out[b]))
+			return false, m.fail(out, grads, fmt.Errorf("mvn: log-likelihood of θ_%d is %v", b, out[b]))
 		}
 	}
 	if grads != nil {
@@ -263,7 +307,7 @@ func (m *Model) LogLikBatch(subset []int, thetas, out, grads []float64) error {
 		copy(grads, resid)
 		bl.Dtrsm(blas.Right, blas.Lower, blas.NoTrans, blas.NonUnit, bn, d, 1, m.s.chol, d, grads, d)
 	}
-	return nil
+	return ok, nil
 }
 
 func (m *Model) fail(out, grads []float64, err error) error {

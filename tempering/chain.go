@@ -21,6 +21,7 @@ type Chain struct {
 	states   []*State // PT, SPT: the state at each level; otherwise states[0] only
 	work     *State   // TT, STT: the path of a tempered transition
 	perm     []int    // SPT, STT: backing array of the recursive subsets
+	epoch    uint64   // SPT, STT: number of times the subsets were drawn
 	needGrad bool
 	base     int       // TT, STT: level-0 transitions after each tempered transition
 	reorder  Reorderer // SPT, STT: the target, if it lays out data by perm
@@ -100,6 +101,16 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 			d.beta = 1
 			if m > 0 {
 				d.subset = c.perm[:c.sizes[m]]
+			} else if s.Driver == SPT {
+				// All observations, in the order whose prefixes are the
+				// hotter levels' subsets, so that level 0's evaluations
+				// give their values too. (STT redraws the order every
+				// iteration, which level 0's cached values would not
+				// survive.)
+				d.subset = c.perm
+			}
+			if pl, ok := t.(PrefixLiker); ok && d.subset != nil {
+				d.pl, d.preK, d.levels, d.epoch = pl, c.sizes[m+1:], L, &c.epoch
 			}
 		}
 		k, err := s.Kernel.NewLevel(dim, betas[m])
@@ -139,6 +150,7 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 // A later shuffle only permutes inside the prefix, so earlier sets keep
 // their content and each X_m is a uniform subset of X_{m−1}.
 func (c *Chain) drawSubsets() {
+	c.epoch++
 	prev := len(c.perm)
 	for m := 1; m < len(c.sizes); m++ {
 		k := c.sizes[m]
@@ -243,16 +255,21 @@ func (c *Chain) ptStep() {
 // swap offers to exchange the states of levels m−1 and m, accepted with
 // log probability log h_m(θ_{m−1}) + log h_{m−1}(θ_m) − log h_m(θ_m) −
 // log h_{m−1}(θ_{m−1}). PT reuses the cached full-data log-likelihoods; SPT
-// evaluates each state's log-likelihood on the other level's subset (two
-// evaluations without gradient, counted at the level whose subset is used).
+// evaluates each state's log-likelihood on the other level's subset (an
+// evaluation without gradient, counted at the level whose subset is used),
+// except that θ_{m−1}'s on X_m ⊂ X_{m−1} comes free from its evaluation on
+// X_{m−1} when the target is a PrefixLiker.
 func (c *Chain) swap(m int) {
 	a, b := c.states[m-1], c.states[m]
 	lo, hi := &c.dens[m-1], &c.dens[m]
 	c.stats.SwapProposed[m-1]++
 	aLL, bLL := a.LogLik, b.LogLik
 	if c.driver == SPT && testDrop.term != staleSPTSwap {
-		aLL = hi.evalLik(a.U, nil)
-		bLL = lo.evalLik(b.U, nil)
+		var ok bool
+		if aLL, ok = hi.prefixLik(a); !ok {
+			aLL = hi.evalLik(a, nil)
+		}
+		bLL = lo.evalLik(b, nil)
 	}
 	aHi := hi.combine(aLL, a.LogPrior) // log h_m(θ_{m−1})
 	bLo := lo.combine(bLL, b.LogPrior) // log h_{m−1}(θ_m)
@@ -275,7 +292,9 @@ func (c *Chain) swap(m int) {
 // moveTo makes s's caches those of level m: free for TT (full-data
 // log-likelihood reused), one log-likelihood evaluation on X_m for STT,
 // with gradient if grad. Without it, s's cached gradient is invalid
-// afterwards for STT.
+// afterwards for STT. Without gradient, an STT move to a hotter level is
+// free when s holds the value on X_m from its evaluation on X_{m−1}
+// (PrefixLiker targets).
 func (c *Chain) moveTo(m int, s *State, grad bool) {
 	d := &c.dens[m]
 	if c.driver != STT {
@@ -286,11 +305,19 @@ func (c *Chain) moveTo(m int, s *State, grad bool) {
 		d.Eval(s, true)
 		return
 	}
+	if !grad {
+		if ll, ok := d.prefixLik(s); ok {
+			s.LogLik = ll
+			s.LogDensity = d.combine(ll, s.LogPrior)
+			s.HasGrad = false
+			return
+		}
+	}
 	var g []float64
 	if grad {
 		g = s.GradLik
 	}
-	s.LogLik = d.evalLik(s.U, g)
+	s.LogLik = d.evalLik(s, g)
 	s.LogDensity = d.combine(s.LogLik, s.LogPrior)
 	s.HasGrad = grad && !math.IsInf(s.LogDensity, -1)
 }

@@ -24,6 +24,26 @@ type State struct {
 	// Replica identifies the replica that the state belongs to (PT and SPT
 	// follow replicas between levels to count round trips).
 	Replica int
+
+	// pre[k] is the log-likelihood at U on level k's subset X_k for
+	// preFrom ≤ k < len(pre), valid while preOK and preEpoch is the
+	// chain's subset epoch (SPT, STT with a PrefixLiker target): the
+	// values a Density's evaluation gives for its own and all hotter
+	// levels. (The flows of the drivers never carry a valid cache across
+	// a redraw of the subsets; the epoch makes sure.)
+	pre      []float64
+	preFrom  int
+	preEpoch uint64
+	preOK    bool
+}
+
+// prefixLik returns the cached log-likelihood at s.U on level k's subset,
+// if the state holds a valid one for the subsets of epoch.
+func (s *State) prefixLik(k int, epoch uint64) (float64, bool) {
+	if !s.preOK || s.preEpoch != epoch || k < s.preFrom || k >= len(s.pre) || math.IsNaN(s.pre[k]) {
+		return 0, false
+	}
+	return s.pre[k], true
 }
 
 // NewState returns a State of dimension dim at the origin, not evaluated.
@@ -48,6 +68,14 @@ func (s *State) CopyFrom(o *State) {
 		copy(s.GradPrior, o.GradPrior)
 	}
 	s.Replica = o.Replica
+	s.preOK = o.preOK
+	if o.preOK {
+		if len(s.pre) < len(o.pre) {
+			s.pre = make([]float64, len(o.pre))
+		}
+		copy(s.pre, o.pre)
+		s.preFrom, s.preEpoch = o.preFrom, o.preEpoch
+	}
 }
 
 // Grad writes the gradient of the log density of d at s into dst, from the
@@ -73,6 +101,15 @@ type Density struct {
 	beta   float64 // multiplies the log-likelihood
 	subset []int   // nil: all observations
 	stats  *LevelStats
+
+	// SPT and STT with a PrefixLiker target, at levels whose subset is a
+	// prefix of the permutation that the hotter levels' subsets are
+	// prefixes of: pl is the target, preK the sizes N_{m+1}, …, N_M,
+	// levels the number of levels and epoch the chain's subset epoch.
+	pl     PrefixLiker
+	preK   []int
+	levels int
+	epoch  *uint64
 }
 
 // Level returns the index m of the density's level (0 is the target).
@@ -95,6 +132,7 @@ func (d *Density) Eval(s *State, grad bool) float64 {
 		gl, gp = s.GradLik, s.GradPrior
 	}
 	s.HasGrad = false
+	s.preOK = false
 	lp := d.target.LogPrior(s.U, gp)
 	d.stats.PriorEvals++
 	if !validLog(lp) {
@@ -103,21 +141,36 @@ func (d *Density) Eval(s *State, grad bool) float64 {
 		return s.LogDensity
 	}
 	s.LogPrior = lp
-	s.LogLik = d.evalLik(s.U, gl)
+	s.LogLik = d.evalLik(s, gl)
 	s.LogDensity = d.combine(s.LogLik, lp)
 	s.HasGrad = grad && s.LogDensity > math.Inf(-1)
 	return s.LogDensity
 }
 
-// evalLik evaluates the level's log-likelihood at u (with gradient into
-// grad if non-nil), counting it; failures give −∞.
-func (d *Density) evalLik(u, grad []float64) float64 {
+// evalLik evaluates the level's log-likelihood at s.U (with gradient into
+// grad if non-nil), counting it; failures give −∞. It does not change
+// s's value caches, only its cache of values on hotter levels' subsets,
+// which it refreshes when the target can give them and drops otherwise.
+func (d *Density) evalLik(s *State, grad []float64) float64 {
 	if grad != nil {
 		d.stats.EvalsGrad++
 	} else {
 		d.stats.Evals++
 	}
-	ll, err := d.target.LogLik(d.subset, u, grad)
+	s.preOK = false
+	var (
+		ll  float64
+		ok  bool
+		err error
+	)
+	if d.pl != nil {
+		if len(s.pre) < d.levels {
+			s.pre = make([]float64, d.levels)
+		}
+		ll, ok, err = d.pl.LogLikPrefixes(d.subset, s.U, grad, d.preK, s.pre[d.level+1:d.levels])
+	} else {
+		ll, err = d.target.LogLik(d.subset, s.U, grad)
+	}
 	if err != nil {
 		d.stats.Failed++
 		return math.Inf(-1)
@@ -134,7 +187,25 @@ func (d *Density) evalLik(u, grad []float64) float64 {
 			}
 		}
 	}
+	if ok {
+		s.pre[d.level] = ll
+		s.preFrom, s.preEpoch, s.preOK = d.level, *d.epoch, true
+	}
 	return ll
+}
+
+// prefixLik returns the log-likelihood at s.U on the level's subset from
+// s's cache of an evaluation on a colder level's subset, counting the
+// reuse, if s holds one.
+func (d *Density) prefixLik(s *State) (float64, bool) {
+	if d.epoch == nil {
+		return 0, false
+	}
+	ll, ok := s.prefixLik(d.level, *d.epoch)
+	if ok {
+		d.stats.PrefixReuses++
+	}
+	return ll, ok
 }
 
 // combine returns β·ll + lp, −∞ if ll is.

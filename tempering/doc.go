@@ -38,13 +38,23 @@
 // (for HMC) gradients, so nothing is evaluated twice: PT swaps and TT ratios
 // reuse cached full-data log-likelihoods; SPT swaps need two evaluations on
 // the other level's subset; STT needs one evaluation per level on the way up
-// and one on the way down (at level 0 a value without gradient). Stats counts every evaluation per level, with and
-// without gradient, with the level's subset size, so that the cost of a run
-// is Σ_m counts_m·c(N_m). Evaluation errors, NaN and +∞ count as log density
-// −∞ (the proposal is rejected) and are counted. The subsets are prefixes
-// of one permutation; a Target that implements Reorderer lays its data
-// out in that order (SPT once, STT every iteration, counted in
-// Stats.Reorders), so that a subset is read contiguously.
+// and one on the way down (at level 0 a value without gradient). Stats
+// counts every evaluation per level, with and without gradient, with the
+// level's subset size, so that the cost of a run is Σ_m counts_m·c(N_m).
+// Evaluation errors, NaN and +∞ count as log density −∞ (the proposal is
+// rejected) and are counted.
+//
+// The subsets are prefixes X_m = perm[:N_m] of one permutation. A Target
+// that implements Reorderer lays its data out in that order (SPT once, STT
+// every iteration, counted in Stats.Reorders), so that a subset is read
+// contiguously. A Target that implements PrefixLiker gives, with each
+// evaluation on X_m, the values on the hotter levels' subsets X_{m+1}, …,
+// X_M, which are its prefixes; the state keeps them. An SPT swap then
+// evaluates only the hotter state on the colder level's subset (the
+// colder state's value on X_m is kept), and an STT ascent with a kernel
+// that needs no gradient evaluates only on X_1. Values so reused are
+// counted in LevelStats.PrefixReuses, not as evaluations; the draws are
+// those the chain makes without them, up to rounding.
 //
 // # Running
 //

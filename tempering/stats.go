@@ -14,6 +14,11 @@ type LevelStats struct {
 	Evals int64
 	// EvalsGrad counts log-likelihood evaluations with gradient.
 	EvalsGrad int64
+	// PrefixReuses counts log-likelihood values at this level taken, at
+	// no cost, from an evaluation on a colder level's subset, of which
+	// this level's subset is a prefix (SPT swaps, STT ascents; needs a
+	// PrefixLiker target). They are not counted in Evals.
+	PrefixReuses int64
 	// PriorEvals counts log-prior evaluations (with or without gradient).
 	PriorEvals int64
 	// Transitions counts inner-kernel transitions at the level.
@@ -39,6 +44,7 @@ func (s *LevelStats) Add(o *LevelStats) {
 	}
 	s.Evals += o.Evals
 	s.EvalsGrad += o.EvalsGrad
+	s.PrefixReuses += o.PrefixReuses
 	s.PriorEvals += o.PriorEvals
 	s.Transitions += o.Transitions
 	s.Accepted += o.Accepted

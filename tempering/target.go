@@ -47,3 +47,23 @@ type Starter interface {
 type Reorderer interface {
 	Reorder(perm []int) error
 }
+
+// PrefixLiker is an optional interface: a Target that implements it can,
+// while it evaluates the log-likelihood on a subset, also give the
+// log-likelihoods of leading parts of that subset at the same point, for
+// little extra cost (a GP from the same Cholesky factor, an MVN model from
+// the same pass over the observations). SPT and STT draw their subsets as
+// prefixes X_m = perm[:N_m] of one permutation, so an evaluation on X_m
+// also gives the values on X_{m+1}, …, X_M: an SPT swap then needs one new
+// evaluation instead of two, and STT's ascent with a kernel that needs no
+// gradient none after the first level. The values are counted in
+// LevelStats.PrefixReuses, not as evaluations.
+type PrefixLiker interface {
+	// LogLikPrefixes is LogLik that also sets pre[j] to the log-likelihood
+	// of the observations subset[:ks[j]] at u (with subset nil, of
+	// 0..ks[j]−1), 1 ≤ ks[j] ≤ the subset's size, len(pre) = len(ks). It
+	// returns ok = false when it cannot give them cheaply (then pre is
+	// unspecified and only ll, grad and err mean anything), and pre is
+	// unspecified whenever err is non-nil.
+	LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (ll float64, ok bool, err error)
+}

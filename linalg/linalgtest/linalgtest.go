@@ -229,6 +229,16 @@ func GPKernelTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkG
 // differences of the naive computation.
 func GPLogLikTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkGPLogLik) }
 
+// GPPrefixTest checks linalg.PrefixGP on the backend's GP handles (it
+// passes at once for a backend whose handles do not implement it):
+// unchanged full value and gradient, prefix values equal to LogLik on the
+// prefixes, and out-of-range prefix lengths refused.
+func GPPrefixTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkGPPrefixes) }
+
+// MVNPrefixTest checks linalg.PrefixMVN on the backend's MVN handles (it
+// passes at once for a backend whose handles do not implement it).
+func MVNPrefixTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkMVNPrefixes) }
+
 // MVNTest checks MVN.SumSq and its residual sums against a plain loop and
 // the gonum backend.
 func MVNTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkMVN) }

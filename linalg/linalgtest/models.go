@@ -3,6 +3,7 @@ package linalgtest
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -332,6 +333,157 @@ func checkMVN(b linalg.Backend) error {
 				}
 			}
 		}
+	}
+	return f.err()
+}
+
+// checkGPPrefixes checks linalg.PrefixGP where the backend's GP handles
+// implement it: the full value and gradient are exactly LogLik's, each
+// prefix value agrees with LogLik on the prefix itself, and prefix lengths
+// out of range are errors.
+func checkGPPrefixes(b linalg.Backend) error {
+	var f failures
+	for _, c := range gpCases(7) {
+		g, err := b.NewGP(c.x, c.n, c.d, c.y)
+		if err != nil {
+			f.errorf("N=%d D=%d: new gp: %v", c.n, c.d, err)
+			continue
+		}
+		pg, ok := g.(linalg.PrefixGP)
+		if !ok {
+			_ = g.Close()
+			return nil
+		}
+		g.SetJitter(c.jitter)
+		m := c.size()
+		ks := []int{m, (m + 1) / 2, 1, max(1, m/3)}
+		pre := make([]float64, len(ks))
+		grad, pgrad := make([]float64, c.d+2), make([]float64, c.d+2)
+		ll, err := g.LogLik(c.subset, c.u, grad)
+		if err != nil {
+			f.errorf("N=%d D=%d: loglik: %v", c.n, c.d, err)
+			continue
+		}
+		pll, err := pg.LogLikPrefixes(c.subset, c.u, pgrad, ks, pre)
+		if err != nil {
+			f.errorf("N=%d D=%d: loglik with prefixes: %v", c.n, c.d, err)
+			continue
+		}
+		if pll != ll {
+			f.errorf("N=%d D=%d subset=%d: loglik with prefixes %.17g, without %.17g", c.n, c.d, len(c.subset), pll, ll)
+		}
+		for j := range grad {
+			if pgrad[j] != grad[j] {
+				f.errorf("N=%d D=%d subset=%d: gradient[%d] with prefixes %.17g, without %.17g", c.n, c.d, len(c.subset), j, pgrad[j], grad[j])
+			}
+		}
+		idx := c.indices()
+		for j, k := range ks {
+			want, err := g.LogLik(idx[:k], c.u, nil)
+			if err != nil {
+				f.errorf("N=%d D=%d: loglik of prefix %d: %v", c.n, c.d, k, err)
+				continue
+			}
+			tl := tol(k, c.kappa()) * math.Max(float64(k), math.Abs(want))
+			if d := math.Abs(pre[j] - want); !(d <= tl) {
+				f.errorf("N=%d D=%d subset=%d: prefix %d: %.17g, loglik of the prefix %.17g: differ by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), k, pre[j], want, d, tl)
+			}
+		}
+		for _, k := range []int{0, m + 1} {
+			if _, err := pg.LogLikPrefixes(c.subset, c.u, nil, []int{k}, pre[:1]); err == nil {
+				f.errorf("N=%d D=%d: prefix of %d observations of %d accepted", c.n, c.d, k, m)
+			}
+		}
+		_ = g.Close()
+	}
+	return f.err()
+}
+
+// checkMVNPrefixes checks linalg.PrefixMVN where the backend's MVN handles
+// implement it: out and resid exactly SumSq's, each prefix sum equal to
+// SumSq on the prefix to rounding when the handle reports it gave them,
+// which it must for all observations in the original order and, after
+// Reorder(perm), for prefixes of perm; out-of-range lengths are errors.
+func checkMVNPrefixes(b linalg.Backend) error {
+	var f failures
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, n := range Sizes {
+		const d = 5
+		w := make([]float64, n*d)
+		for i := range w {
+			w[i] = 2 + rng.NormFloat64()
+		}
+		mv, err := b.NewMVN(w, n, d)
+		if err != nil {
+			f.errorf("N=%d: new mvn: %v", n, err)
+			continue
+		}
+		pm, ok := mv.(linalg.PrefixMVN)
+		if !ok {
+			_ = mv.Close()
+			return nil
+		}
+		t := make([]float64, d)
+		for i := range t {
+			t[i] = 2 + rng.NormFloat64()
+		}
+		perm := rng.Perm(n)
+		check := func(s []int, must bool) {
+			m := len(s)
+			if s == nil {
+				m = n
+			}
+			ks := []int{m, max(1, m/2), 1}
+			pre := make([]float64, len(ks))
+			out, resid := make([]float64, 1), make([]float64, d)
+			wout, wresid := make([]float64, 1), make([]float64, d)
+			gave, err := pm.SumSqPrefixes(s, t, out, resid, ks, pre)
+			if err2 := mv.SumSq(s, t, 1, wout, wresid); err != nil || err2 != nil {
+				f.errorf("N=%d subset of %d: %v, %v", n, m, err, err2)
+				return
+			}
+			if out[0] != wout[0] || !slices.Equal(resid, wresid) {
+				f.errorf("N=%d subset of %d: out %v resid %v with prefixes, %v %v without", n, m, out, resid, wout, wresid)
+			}
+			if must && !gave {
+				f.errorf("N=%d subset of %d: no prefixes given for a contiguous subset", n, m)
+			}
+			if !gave {
+				return
+			}
+			idx := s
+			if s == nil {
+				idx = make([]int, n)
+				for i := range idx {
+					idx[i] = i
+				}
+			}
+			for j, k := range ks {
+				if err := mv.SumSq(idx[:k], t, 1, wout, nil); err != nil {
+					f.errorf("N=%d: prefix %d: %v", n, k, err)
+					continue
+				}
+				if dd := math.Abs(pre[j] - wout[0]); !(dd <= 1e-12*float64(k)*wout[0]) {
+					f.errorf("N=%d subset of %d: prefix %d: %.17g, SumSq of the prefix %.17g", n, m, k, pre[j], wout[0])
+				}
+			}
+		}
+		check(nil, true)
+		check(perm, false)
+		if r, ok := mv.(linalg.Reorderer); ok {
+			if err := r.Reorder(perm); err != nil {
+				f.errorf("N=%d: reorder: %v", n, err)
+			}
+			check(perm, true)
+			check(perm[:(n+1)/2], true)
+			check(nil, false)
+		}
+		for _, k := range []int{0, n + 1} {
+			if _, err := pm.SumSqPrefixes(nil, t, make([]float64, 1), nil, []int{k}, make([]float64, 1)); err == nil {
+				f.errorf("N=%d: prefix of %d observations accepted", n, k)
+			}
+		}
+		_ = mv.Close()
 	}
 	return f.err()
 }

@@ -24,17 +24,19 @@ func backend(t testing.TB) linalg.Backend {
 	return b
 }
 
-func TestCholesky(t *testing.T) { linalgtest.CholeskyTest(t, backend(t)) }
-func TestLogDet(t *testing.T)   { linalgtest.LogDetTest(t, backend(t)) }
-func TestSolve(t *testing.T)    { linalgtest.SolveTest(t, backend(t)) }
-func TestInverse(t *testing.T)  { linalgtest.InverseTest(t, backend(t)) }
-func TestMul(t *testing.T)      { linalgtest.MulTest(t, backend(t)) }
-func TestGPKernel(t *testing.T) { linalgtest.GPKernelTest(t, backend(t)) }
-func TestGPLogLik(t *testing.T) { linalgtest.GPLogLikTest(t, backend(t)) }
-func TestMVN(t *testing.T)      { linalgtest.MVNTest(t, backend(t)) }
-func TestNotPD(t *testing.T)    { linalgtest.NotPDTest(t, backend(t)) }
-func TestState(t *testing.T)    { linalgtest.StateTest(t, backend(t)) }
-func TestAllocs(t *testing.T)   { linalgtest.AllocTest(t, backend(t), 128) }
+func TestCholesky(t *testing.T)  { linalgtest.CholeskyTest(t, backend(t)) }
+func TestLogDet(t *testing.T)    { linalgtest.LogDetTest(t, backend(t)) }
+func TestSolve(t *testing.T)     { linalgtest.SolveTest(t, backend(t)) }
+func TestInverse(t *testing.T)   { linalgtest.InverseTest(t, backend(t)) }
+func TestMul(t *testing.T)       { linalgtest.MulTest(t, backend(t)) }
+func TestGPKernel(t *testing.T)  { linalgtest.GPKernelTest(t, backend(t)) }
+func TestGPLogLik(t *testing.T)  { linalgtest.GPLogLikTest(t, backend(t)) }
+func TestGPPrefix(t *testing.T)  { linalgtest.GPPrefixTest(t, backend(t)) }
+func TestMVN(t *testing.T)       { linalgtest.MVNTest(t, backend(t)) }
+func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, backend(t)) }
+func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, backend(t)) }
+func TestState(t *testing.T)     { linalgtest.StateTest(t, backend(t)) }
+func TestAllocs(t *testing.T)    { linalgtest.AllocTest(t, backend(t), 128) }
 func TestAllocsLarge(t *testing.T) {
 	linalgtest.AllocTest(t, backend(t), 512)
 }
