@@ -206,7 +206,8 @@ func LevelsDelta(after, before []tempering.LevelStats) []tempering.LevelStats {
 		d[m] = tempering.LevelStats{
 			Beta: a.Beta, SubsetSize: a.SubsetSize,
 			Evals: a.Evals - b.Evals, EvalsGrad: a.EvalsGrad - b.EvalsGrad,
-			PriorEvals: a.PriorEvals - b.PriorEvals, Transitions: a.Transitions - b.Transitions,
+			PrefixReuses: a.PrefixReuses - b.PrefixReuses,
+			PriorEvals:   a.PriorEvals - b.PriorEvals, Transitions: a.Transitions - b.Transitions,
 			Accepted: a.Accepted - b.Accepted, Failed: a.Failed - b.Failed,
 			Invalid: a.Invalid - b.Invalid, Divergent: a.Divergent - b.Divergent,
 		}

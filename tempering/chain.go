@@ -109,7 +109,9 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 				// survive.)
 				d.subset = c.perm
 			}
-			if pl, ok := t.(PrefixLiker); ok && d.subset != nil {
+			// STT looks values up only when it moves a state without
+			// gradient: with a kernel that needs gradients, never.
+			if pl, ok := t.(PrefixLiker); ok && d.subset != nil && (s.Driver == SPT || !s.Kernel.NeedsGrad()) {
 				d.pl, d.preK, d.levels, d.epoch = pl, c.sizes[m+1:], L, &c.epoch
 			}
 		}

@@ -300,6 +300,35 @@ func TestMVN(t *testing.T) {
 	if !strings.Contains(r.stdout, `"theta_2"`) {
 		t.Errorf("output lacks theta_2:\n%s", r.stdout)
 	}
+
+	// SPT's swaps reuse the colder state's value on the hotter subset
+	// (nested prefixes): one reuse per swap offered, reported per level.
+	args = []string{"mvn", "--n", "40", "--dims", "2", "--warmup", "5", "--draws", "10", "--sampler", "spt", "--levels", "2", "--json", "--quiet"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	var js struct {
+		Levels []struct {
+			PrefixReuses *int64 `json:"prefix_reuses"`
+		} `json:"levels"`
+		Swaps []struct {
+			Proposed int64 `json:"proposed"`
+		} `json:"swaps"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &js); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Levels) != 3 || len(js.Swaps) != 2 {
+		t.Fatalf("%d levels, %d swap pairs in %s", len(js.Levels), len(js.Swaps), r.stdout)
+	}
+	for m, l := range js.Levels {
+		want := int64(0)
+		if m > 0 {
+			want = js.Swaps[m-1].Proposed
+		}
+		if l.PrefixReuses == nil || *l.PrefixReuses != want || (m > 0 && want == 0) {
+			t.Errorf("level %d: prefix_reuses %v, want %d", m, l.PrefixReuses, want)
+		}
+	}
 }
 
 func TestDiag(t *testing.T) {

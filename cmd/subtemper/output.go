@@ -97,9 +97,12 @@ type levelJSON struct {
 	AcceptRate  num     `json:"accept_rate"`
 	Evals       int64   `json:"evals"`
 	EvalsGrad   int64   `json:"evals_grad"`
-	Failed      int64   `json:"failed"`
-	Invalid     int64   `json:"invalid"`
-	Divergent   int64   `json:"divergent"`
+	// PrefixReuses counts values taken free from an evaluation on a
+	// colder level's subset (SPT, STT; see tempering.PrefixLiker).
+	PrefixReuses int64 `json:"prefix_reuses"`
+	Failed       int64 `json:"failed"`
+	Invalid      int64 `json:"invalid"`
+	Divergent    int64 `json:"divergent"`
 }
 
 type swapJSON struct {

@@ -433,7 +433,7 @@ func checkMVNPrefixes(b linalg.Backend) error {
 			if s == nil {
 				m = n
 			}
-			ks := []int{m, max(1, m/2), 1}
+			ks := []int{m, max(1, m/2), max(1, m/2), 1}
 			pre := make([]float64, len(ks))
 			out, resid := make([]float64, 1), make([]float64, d)
 			wout, wresid := make([]float64, 1), make([]float64, d)
