@@ -886,3 +886,40 @@ func TestDiagHugeDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleFigures: figures of an earlier run in a reused --out that this
+// run does not draw (another sampler, no --plots) are removed, and files
+// that are not subtemper's figures are left alone.
+func TestStaleFigures(t *testing.T) {
+	out := t.TempDir()
+	mine := writeFile(t, out, "notes.png", "not a figure of subtemper's")
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(out, name))
+		return err == nil
+	}
+	for _, c := range []struct {
+		args       []string
+		have, gone []string
+	}{
+		{[]string{"--sampler", "spt", "--plots"}, []string{"traces.png", "swap_acceptance.svg", "accept_levels.png"}, nil},
+		{[]string{"--sampler", "stt", "--plots"}, []string{"traces.svg", "accept_levels.png"}, []string{"swap_acceptance.png", "swap_acceptance.svg"}},
+		{nil, []string{"draws.csv", "summary.json"}, []string{"traces.png", "traces.svg", "accept_levels.png", "rhat_draws.png"}},
+	} {
+		args := append(append([]string{"gp", "--out", out}, c.args...), smallGP...)
+		r := runBin(t, "", args...)
+		mustCode(t, r, 0, args...)
+		for _, f := range c.have {
+			if !exists(f) {
+				t.Errorf("%v: %s missing", c.args, f)
+			}
+		}
+		for _, f := range c.gone {
+			if exists(f) {
+				t.Errorf("%v: %s of the earlier run is still there", c.args, f)
+			}
+		}
+		if _, err := os.Stat(mine); err != nil {
+			t.Errorf("%v: a file that is not a figure was removed: %v", c.args, err)
+		}
+	}
+}

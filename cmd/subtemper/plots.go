@@ -3,8 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/subtemper/subtemper/diag"
 	plot "github.com/subtemper/subtemper/internal/report"
@@ -58,6 +61,27 @@ func prefixRhat(vars [][][]float64, times [][]float64, n, points int) rhatCurve 
 		rc.Paper = append(rc.Paper, nanMedian(rp))
 	}
 	return rc
+}
+
+// figureNames are the base names of every figure writePlots can draw.
+var figureNames = []string{"traces", "rhat_draws", "rhat_seconds", "accept_levels", "swap_acceptance"}
+
+// removeStaleFigures removes from dir the figure files (figureNames, PNG
+// and SVG) that are not among written: those of an earlier run that this
+// one did not draw (another sampler, no --plots).
+func removeStaleFigures(dir string, written []string) error {
+	for _, name := range figureNames {
+		for _, ext := range []string{".png", ".svg"} {
+			p := filepath.Join(dir, name+ext)
+			if slices.Contains(written, p) {
+				continue
+			}
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing %s, a figure of an earlier run: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // writePlots writes the figures of a run into dir and returns the paths.

@@ -67,7 +67,7 @@ func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
 
 	fs.group("Output")
 	fs.str(&s.out, "out", "", "directory for draws.csv, summary.json (and data.csv, figures); \"\" writes no files")
-	fs.boolean(&s.plots, "plots", false, "also write PNG and SVG figures to --out: traces, median R-hat against draws and seconds, acceptance rates")
+	fs.boolean(&s.plots, "plots", false, "also write PNG and SVG figures to --out: traces, median R-hat against draws and seconds, acceptance rates (figures of an earlier run in --out that this run does not draw are removed, with or without --plots)")
 	fs.boolean(&s.json, "json", false, "print summary.json's content on stdout instead of the tables")
 	fs.boolean(&s.quiet, "quiet", false, "no progress bar or other messages on stderr (errors still go there)")
 	fs.boolean(&s.progress, "progress", false, "draw the progress bar even when stderr is not a terminal")
@@ -465,7 +465,9 @@ func flagValues(fs *flagSet) map[string]any {
 }
 
 // writeOutputs writes draws.csv, summary.json and (with plots) the
-// figures into dir, and returns the paths written.
+// figures into dir, and returns the paths written. Figures of an earlier
+// run in dir that this run does not draw are removed, so that the folder
+// never mixes runs.
 func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, plots bool) ([]string, error) {
 	var written []string
 	p := filepath.Join(dir, "draws.csv")
@@ -473,13 +475,18 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 		return written, fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, p)
+	var figs []string
 	if plots {
-		figs, err := writePlots(dir, j, res, nat, sum)
+		var err error
+		figs, err = writePlots(dir, j, res, nat, sum)
 		written = append(written, figs...)
 		if err != nil {
 			// The figures are extras: record the failure, keep going.
 			sum.PlotError = err.Error()
 		}
+	}
+	if err := removeStaleFigures(dir, figs); err != nil {
+		return written, err
 	}
 	p = filepath.Join(dir, "summary.json")
 	if err := writeJSONFile(p, sum); err != nil {
