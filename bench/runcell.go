@@ -7,10 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
@@ -129,29 +129,18 @@ func RunCell(ctx context.Context, c Cell, opt RunOptions) (*CellResult, error) {
 	return res, nil
 }
 
-// benchError is an error of this package that adds context to another
-// error, which may itself come from this package: its message says
-// "bench: " once.
-type benchError struct {
-	msg string
-	err error
-}
-
-func (e *benchError) Error() string { return e.msg }
-func (e *benchError) Unwrap() error { return e.err }
-
-// wrapf returns err with context: its message is "bench: ", the formatted
-// context, ": " and err's message without a leading "bench: " (so that
-// errors from this package do not read "bench: cell …: bench: …"). The
-// result unwraps to err.
+// wrapf returns err with context: "bench: ", the formatted context, ": "
+// and err's message without a leading "bench: " (so that errors from this
+// package do not read "bench: cell …: bench: …"). The result unwraps to
+// err.
 func wrapf(err error, format string, a ...any) error {
-	return &benchError{msg: "bench: " + fmt.Sprintf(format, a...) + ": " + strings.TrimPrefix(err.Error(), "bench: "), err: err}
+	return fmt.Errorf("bench: %s: %w", fmt.Sprintf(format, a...), errmsg.Trim(err, "bench: "))
 }
 
 // interrupted returns an error wrapping ErrInterrupted that says why: err's
 // message, without a leading "bench: " (ErrInterrupted's message has it).
 func interrupted(err error) error {
-	return fmt.Errorf("%w: %s", ErrInterrupted, strings.TrimPrefix(err.Error(), "bench: "))
+	return fmt.Errorf("%w: %v", ErrInterrupted, errmsg.Trim(err, "bench: "))
 }
 
 func runRuntime(ctx context.Context, t tempering.Target, kernel tempering.Kernel, res *CellResult, b Budget) error {

@@ -224,10 +224,6 @@ func (m *Model) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []
 	if len(pre) != len(ks) {
 		return math.Inf(-1), false, m.fail(m.out[:1], grad, fmt.Errorf("mvn: log-likelihood: %d prefix lengths, %d outputs", len(ks), len(pre)))
 	}
-	if _, can := m.h.(linalg.PrefixMVN); !can || ks == nil {
-		ll, err = m.LogLik(subset, u, grad)
-		return ll, false, err
-	}
 	ok, err = m.logLikBatch(subset, u, m.out[:1], grad, ks, pre)
 	if err != nil {
 		return math.Inf(-1), false, err

@@ -21,7 +21,6 @@ type Chain struct {
 	states   []*State // PT, SPT: the state at each level; otherwise states[0] only
 	work     *State   // TT, STT: the path of a tempered transition
 	perm     []int    // SPT, STT: backing array of the recursive subsets
-	epoch    uint64   // SPT, STT: number of times the subsets were drawn
 	needGrad bool
 	base     int       // TT, STT: level-0 transitions after each tempered transition
 	reorder  Reorderer // SPT, STT: the target, if it lays out data by perm
@@ -112,7 +111,7 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 			// STT looks values up only when it moves a state without
 			// gradient: with a kernel that needs gradients, never.
 			if pl, ok := t.(PrefixLiker); ok && d.subset != nil && (s.Driver == SPT || !s.Kernel.NeedsGrad()) {
-				d.pl, d.preK, d.levels, d.epoch = pl, c.sizes[m+1:], L, &c.epoch
+				d.pl, d.preK, d.levels = pl, c.sizes[m+1:], L
 			}
 		}
 		k, err := s.Kernel.NewLevel(dim, betas[m])
@@ -152,7 +151,6 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 // A later shuffle only permutes inside the prefix, so earlier sets keep
 // their content and each X_m is a uniform subset of X_{m−1}.
 func (c *Chain) drawSubsets() {
-	c.epoch++
 	prev := len(c.perm)
 	for m := 1; m < len(c.sizes); m++ {
 		k := c.sizes[m]
@@ -342,6 +340,7 @@ func (c *Chain) ttStep() {
 	M := len(c.betas) - 1
 	c.stats.TTProposed++
 	w.CopyFrom(cur)
+	w.preOK = false // values on the previous iteration's subsets
 	logR := 0.0
 	for m := 1; m <= M; m++ {
 		lower := w.LogDensity      // log h_{m−1}(θ̂_{m−1})

@@ -26,21 +26,18 @@ type State struct {
 	Replica int
 
 	// pre[k] is the log-likelihood at U on level k's subset X_k for
-	// preFrom ≤ k < len(pre), valid while preOK and preEpoch is the
-	// chain's subset epoch (SPT, STT with a PrefixLiker target): the
-	// values a Density's evaluation gives for its own and all hotter
-	// levels. (The flows of the drivers never carry a valid cache across
-	// a redraw of the subsets; the epoch makes sure.)
-	pre      []float64
-	preFrom  int
-	preEpoch uint64
-	preOK    bool
+	// preFrom ≤ k < len(pre), valid while preOK (SPT, STT with a
+	// PrefixLiker target): the values a Density's evaluation gives for its
+	// own and all hotter levels.
+	pre     []float64
+	preFrom int
+	preOK   bool
 }
 
 // prefixLik returns the cached log-likelihood at s.U on level k's subset,
-// if the state holds a valid one for the subsets of epoch.
-func (s *State) prefixLik(k int, epoch uint64) (float64, bool) {
-	if !s.preOK || s.preEpoch != epoch || k < s.preFrom || k >= len(s.pre) || math.IsNaN(s.pre[k]) {
+// if the state holds a valid one.
+func (s *State) prefixLik(k int) (float64, bool) {
+	if !s.preOK || k < s.preFrom || k >= len(s.pre) || math.IsNaN(s.pre[k]) {
 		return 0, false
 	}
 	return s.pre[k], true
@@ -74,7 +71,7 @@ func (s *State) CopyFrom(o *State) {
 			s.pre = make([]float64, len(o.pre))
 		}
 		copy(s.pre, o.pre)
-		s.preFrom, s.preEpoch = o.preFrom, o.preEpoch
+		s.preFrom = o.preFrom
 	}
 }
 
@@ -104,12 +101,11 @@ type Density struct {
 
 	// SPT and STT with a PrefixLiker target, at levels whose subset is a
 	// prefix of the permutation that the hotter levels' subsets are
-	// prefixes of: pl is the target, preK the sizes N_{m+1}, …, N_M,
-	// levels the number of levels and epoch the chain's subset epoch.
+	// prefixes of: pl is the target, preK the sizes N_{m+1}, …, N_M and
+	// levels the number of levels.
 	pl     PrefixLiker
 	preK   []int
 	levels int
-	epoch  *uint64
 }
 
 // Level returns the index m of the density's level (0 is the target).
@@ -189,7 +185,7 @@ func (d *Density) evalLik(s *State, grad []float64) float64 {
 	}
 	if ok {
 		s.pre[d.level] = ll
-		s.preFrom, s.preEpoch, s.preOK = d.level, *d.epoch, true
+		s.preFrom, s.preOK = d.level, true
 	}
 	return ll
 }
@@ -198,10 +194,10 @@ func (d *Density) evalLik(s *State, grad []float64) float64 {
 // s's cache of an evaluation on a colder level's subset, counting the
 // reuse, if s holds one.
 func (d *Density) prefixLik(s *State) (float64, bool) {
-	if d.epoch == nil {
+	if d.pl == nil {
 		return 0, false
 	}
-	ll, ok := s.prefixLik(d.level, *d.epoch)
+	ll, ok := s.prefixLik(d.level)
 	if ok {
 		d.stats.PrefixReuses++
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
 )
 
@@ -62,7 +63,7 @@ chains not all equal), which JSON cannot write.`)
 	}
 	sums, err := diag.Summarize(d)
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", label, trimmed(err, "diag: "))}
+		return usageError{fmt.Errorf("%s: %w", label, errmsg.Trim(err, "diag: "))}
 	}
 	out := diagOutput{Variables: make([]variableJSON, len(sums))}
 	for i, s := range sums {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -49,12 +48,7 @@ func evalGP(m *gp.Model, theta []float64) (*evalOutput, error) {
 
 // fmtFull formats a value of eval's table with 10 significant digits, or
 // NA where --json writes null (NaN, ±Inf).
-func fmtFull(v num) string {
-	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-		return notAvailable
-	}
-	return strconv.FormatFloat(float64(v), 'g', 10, 64)
-}
+func fmtFull(v num) string { return fmtFloat(float64(v), 'g', 10) }
 
 // cmdEval is the eval command.
 func cmdEval(ctx context.Context, args []string, io *stdio) error {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/subtemper/subtemper/internal/errmsg"
 )
 
 // flagSet is a flag.FlagSet with help text that prints every default and
@@ -210,32 +212,4 @@ var packagePrefixes = []string{"gp: ", "mvn: ", "diag: "}
 // inputErr marks err, from a reader of the user's files, as bad input
 // (exit code 2), dropping the package prefix ("gp: ", "mvn: ", "diag: ")
 // from its message: it names the file, line and column already.
-func inputErr(err error) error { return usageError{trimmed(err, packagePrefixes...)} }
-
-// trimmed returns err with the given prefixes, in order, removed from the
-// start of its message, for a caller that adds the same context itself
-// (`fmt.Errorf("--standardize: %w", trimmed(err, "gp: ", "standardize: "))`
-// rather than "--standardize: gp: standardize: ..."). The result unwraps
-// to err.
-func trimmed(err error, prefixes ...string) error {
-	if err == nil {
-		return nil
-	}
-	return trimmedErr{err, prefixes}
-}
-
-// trimmedErr is err with a message that lacks prefixes; see trimmed.
-type trimmedErr struct {
-	err      error
-	prefixes []string
-}
-
-func (e trimmedErr) Error() string {
-	s := e.err.Error()
-	for _, p := range e.prefixes {
-		s = strings.TrimPrefix(s, p)
-	}
-	return s
-}
-
-func (e trimmedErr) Unwrap() error { return e.err }
+func inputErr(err error) error { return usageError{errmsg.Trim(err, packagePrefixes...)} }

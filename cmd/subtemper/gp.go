@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/internal/targets"
 )
@@ -122,7 +123,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		if f.out != "" {
 			p := filepath.Join(f.out, "data.csv")
 			if err := gp.WriteCSVFile(p, data); err != nil {
-				return trimmed(err, "gp: ")
+				return errmsg.Trim(err, "gp: ")
 			}
 			desc["file"] = p
 			line += "; written to " + p
@@ -151,7 +152,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if f.standardize {
 		fit, std, err = gp.Standardize(data, true, true)
 		if err != nil {
-			return usageError{fmt.Errorf("--standardize: %w", trimmed(err, "gp: ", "standardize: "))}
+			return usageError{fmt.Errorf("--standardize: %w", errmsg.Trim(err, "gp: ", "standardize: "))}
 		}
 		desc["standardization"] = map[string]any{"x_mean": std.XMean, "x_sd": std.XSD, "y_mean": std.YMean, "y_sd": std.YSD}
 		units += ", mapped back to the data's original units"

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/internal/targets"
 	"github.com/subtemper/subtemper/mvn"
@@ -99,7 +100,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		if f.sigma != "" {
 			s, err := mvn.ReadSigmaCSVFile(f.sigma, f.dims)
 			if err != nil {
-				return usageError{fmt.Errorf("--sigma: %w", trimmed(err, "mvn: "))}
+				return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 			}
 			opt.Sigma = s
 		}
@@ -121,7 +122,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		if f.out != "" {
 			p := filepath.Join(f.out, "data.csv")
 			if err := mvn.WriteCSVFile(p, data); err != nil {
-				return trimmed(err, "mvn: ")
+				return errmsg.Trim(err, "mvn: ")
 			}
 			desc["file"] = p
 			line += "; written to " + p
@@ -133,7 +134,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		}
 		sigma, err = mvn.ReadSigmaCSVFile(f.sigma, data.D)
 		if err != nil {
-			return usageError{fmt.Errorf("--sigma: %w", trimmed(err, "mvn: "))}
+			return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 		}
 		desc["source"] = "file"
 		desc["file"] = f.data

@@ -205,28 +205,21 @@ func csvField(s string) string {
 // writes as null: one that is NaN or ±Inf (see num).
 const notAvailable = "NA"
 
-// fmtNum formats a value for a table with 4 significant digits, or NA where
-// the JSON has null (NaN, ±Inf).
-func fmtNum(v float64) string {
+// fmtFloat formats a value for a table as strconv.FormatFloat does, or NA
+// where the JSON has null (NaN, ±Inf).
+func fmtFloat(v float64, format byte, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return notAvailable
 	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
+	return strconv.FormatFloat(v, format, prec, 64)
 }
 
-func fmtRhat(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmtNum(v)
-	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
-}
+// fmtNum formats a value for a table with 4 significant digits.
+func fmtNum(v float64) string { return fmtFloat(v, 'g', 4) }
 
-func fmtESS(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmtNum(v)
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
-}
+func fmtRhat(v float64) string { return fmtFloat(v, 'f', 3) }
+
+func fmtESS(v float64) string { return fmtFloat(v, 'f', 0) }
 
 func fmtRate(v num) string {
 	if math.IsNaN(float64(v)) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/errmsg"
 	plot "github.com/subtemper/subtemper/internal/report"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -93,7 +94,7 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 			// The figure's name once: report's errors may start with
 			// "report: traces: ".
 			name := filepath.Base(base)
-			errs = append(errs, fmt.Errorf("%s: %w", name, trimmed(err, "report: ", name+": ")))
+			errs = append(errs, fmt.Errorf("%s: %w", name, errmsg.Trim(err, "report: ", name+": ")))
 			return
 		}
 		written = append(written, base+".png", base+".svg")
