@@ -161,6 +161,10 @@ type Coster interface {
 	Value(n int) float64
 	// Grad is the cost of a log-likelihood evaluation with gradient.
 	Grad(n int) float64
+	// Resume is the cost of a tempering.GradResumer resume: the gradient
+	// completed from the evaluation without gradient just before it (Grad
+	// for a target that cannot resume; such a target counts none).
+	Resume(n int) float64
 	// Prior is the cost of a log-prior evaluation (with gradient).
 	Prior() float64
 	// Reorder is the cost of one tempering.Reorderer pass over the data
@@ -171,7 +175,8 @@ type Coster interface {
 // Predict returns the predicted cost in seconds of the work counted in
 // levels (a tempering.Stats's Levels, or a difference of two):
 //
-//	Σ_m Evals_m·c_val(N_m) + EvalsGrad_m·c_grad(N_m) + PriorEvals_m·c_prior.
+//	Σ_m Evals_m·c_val(N_m) + EvalsGrad_m·c_grad(N_m) + GradResumes_m·c_resume(N_m)
+//	    + PriorEvals_m·c_prior.
 //
 // Divide by the number of iterations for the cost per iteration; add
 // PredictReorders for the data reorderings a run counted.
@@ -183,6 +188,9 @@ func Predict(levels []tempering.LevelStats, c Coster) float64 {
 		}
 		if l.EvalsGrad > 0 {
 			s += float64(l.EvalsGrad) * c.Grad(l.SubsetSize)
+		}
+		if l.GradResumes > 0 {
+			s += float64(l.GradResumes) * c.Resume(l.SubsetSize)
 		}
 		s += float64(l.PriorEvals) * c.Prior()
 	}
@@ -206,8 +214,8 @@ func LevelsDelta(after, before []tempering.LevelStats) []tempering.LevelStats {
 		d[m] = tempering.LevelStats{
 			Beta: a.Beta, SubsetSize: a.SubsetSize,
 			Evals: a.Evals - b.Evals, EvalsGrad: a.EvalsGrad - b.EvalsGrad,
-			PrefixReuses: a.PrefixReuses - b.PrefixReuses,
-			PriorEvals:   a.PriorEvals - b.PriorEvals, Transitions: a.Transitions - b.Transitions,
+			PrefixReuses: a.PrefixReuses - b.PrefixReuses, GradResumes: a.GradResumes - b.GradResumes,
+			PriorEvals: a.PriorEvals - b.PriorEvals, Transitions: a.Transitions - b.Transitions,
 			Accepted: a.Accepted - b.Accepted, Failed: a.Failed - b.Failed,
 			Invalid: a.Invalid - b.Invalid, Divergent: a.Divergent - b.Divergent,
 		}
@@ -229,6 +237,9 @@ type CostPoint struct {
 	N     int     `json:"n"`
 	Value float64 `json:"value_s"` // log-likelihood without gradient
 	Grad  float64 `json:"grad_s"`  // log-likelihood with gradient
+	// Resume is the cost of a tempering.GradResumer resume after an
+	// evaluation without gradient (0: not measured, the target cannot).
+	Resume float64 `json:"resume_s,omitempty"`
 }
 
 // CostCurve is a measured cost function c(n), evaluated between measured
@@ -261,6 +272,24 @@ func (c *CostCurve) Value(n int) float64 {
 // Grad implements Coster.
 func (c *CostCurve) Grad(n int) float64 {
 	return c.interp(n, func(p CostPoint) float64 { return p.Grad })
+}
+
+// Resume implements Coster: Grad where no resume was measured.
+func (c *CostCurve) Resume(n int) float64 {
+	if !c.resumes() {
+		return c.Grad(n)
+	}
+	return c.interp(n, func(p CostPoint) float64 { return p.Resume })
+}
+
+// resumes reports whether the resume cost was measured (at every size).
+func (c *CostCurve) resumes() bool {
+	for _, p := range c.Points {
+		if !(p.Resume > 0) {
+			return false
+		}
+	}
+	return len(c.Points) > 0
 }
 
 // Prior implements Coster.
@@ -303,12 +332,12 @@ func (c *CostCurve) Fit() (value, grad PowerLaw) {
 	return value, grad
 }
 
-// PowerLawCost is a Coster made of two power laws (and a prior cost), for
-// predictions with a single fitted α.
+// PowerLawCost is a Coster made of power laws (and a prior cost), for
+// predictions with a single fitted α. A zero ResumeLaw stands for GradLaw.
 type PowerLawCost struct {
-	ValueLaw, GradLaw PowerLaw
-	PriorCost         float64
-	ReorderCost       float64
+	ValueLaw, GradLaw, ResumeLaw PowerLaw
+	PriorCost                    float64
+	ReorderCost                  float64
 }
 
 var _ Coster = PowerLawCost{}
@@ -319,6 +348,14 @@ func (p PowerLawCost) Value(n int) float64 { return p.ValueLaw.At(n) }
 // Grad implements Coster.
 func (p PowerLawCost) Grad(n int) float64 { return p.GradLaw.At(n) }
 
+// Resume implements Coster.
+func (p PowerLawCost) Resume(n int) float64 {
+	if p.ResumeLaw.Prefactor == 0 {
+		return p.GradLaw.At(n)
+	}
+	return p.ResumeLaw.At(n)
+}
+
 // Prior implements Coster.
 func (p PowerLawCost) Prior() float64 { return p.PriorCost }
 
@@ -328,7 +365,16 @@ func (p PowerLawCost) Reorder() float64 { return p.ReorderCost }
 // PowerLaws returns the fitted power-law Coster of c.
 func (c *CostCurve) PowerLaws() PowerLawCost {
 	v, g := c.Fit()
-	return PowerLawCost{ValueLaw: v, GradLaw: g, PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
+	pl := PowerLawCost{ValueLaw: v, GradLaw: g, PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
+	if c.resumes() {
+		ns := make([]int, len(c.Points))
+		rs := make([]float64, len(c.Points))
+		for i, p := range c.Points {
+			ns[i], rs[i] = p.N, p.Resume
+		}
+		pl.ResumeLaw.Alpha, pl.ResumeLaw.Prefactor = fit.FitExponent(ns, rs)
+	}
+	return pl
 }
 
 // Anchored returns the power-law Coster with exponent alpha that agrees
@@ -340,7 +386,7 @@ func (c *CostCurve) Anchored(alpha float64, n int) PowerLawCost {
 	at := func(cn float64) PowerLaw {
 		return PowerLaw{Alpha: alpha, Prefactor: cn / math.Pow(float64(n), alpha)}
 	}
-	return PowerLawCost{ValueLaw: at(c.Value(n)), GradLaw: at(c.Grad(n)), PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
+	return PowerLawCost{ValueLaw: at(c.Value(n)), GradLaw: at(c.Grad(n)), ResumeLaw: at(c.Resume(n)), PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
 }
 
 // MeasureOptions configures MeasureCost. Zero fields take the defaults.
@@ -360,8 +406,9 @@ type MeasureOptions struct {
 
 // MeasureCost times t's LogLik without and with gradient on random subsets
 // of each size in sizes (all observations for the size NumObs, as level 0
-// evaluates them), and its LogPrior with gradient, and returns the
-// measured CostCurve.
+// evaluates them), a tempering.GradResumer's resume after an evaluation
+// without gradient on the same subset (the evaluation untimed), and its
+// LogPrior with gradient, and returns the measured CostCurve.
 //
 // The calls are made in the pattern a chain makes them, not in long runs
 // of one call (which keep everything a call touches hot in the caches and
@@ -408,13 +455,22 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	// load on a shared machine then hits every size alike, and the
 	// median over rounds discards it.
 	type site struct {
-		n    int
-		grad []float64
-		secs []float64
+		n      int
+		grad   []float64
+		resume bool
+		secs   []float64
+	}
+	gr, canResume := t.(tempering.GradResumer)
+	kinds := 2
+	if canResume {
+		kinds = 3
 	}
 	var sites []*site
 	for _, n := range ns {
 		sites = append(sites, &site{n: n}, &site{n: n, grad: grad})
+		if canResume {
+			sites = append(sites, &site{n: n, grad: grad, resume: true})
+		}
 	}
 	// Subsets of each size: for most targets a pool of independent random
 	// subsets used in turn, as STT draws fresh ones at every iteration and
@@ -452,7 +508,9 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		}
 	}
 	calls := 0
-	call := func(s *site) error {
+	// call makes a site's call and returns the time it took (a resume's
+	// own, without the evaluation before it).
+	call := func(s *site) (time.Duration, error) {
 		var subset []int
 		switch {
 		case s.n >= nobs:
@@ -463,11 +521,24 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 			subset = p[calls%len(p)]
 		}
 		calls++
+		if s.resume {
+			if _, err := t.LogLik(subset, u, nil); err != nil {
+				return 0, err
+			}
+			t0 := time.Now()
+			_, ok, err := gr.LogLikResume(subset, u, s.grad)
+			el := time.Since(t0)
+			if err == nil && !ok {
+				err = errors.New("the target declined to resume the gradient of the evaluation just before")
+			}
+			return el, err
+		}
+		t0 := time.Now()
 		_, err := t.LogLik(subset, u, s.grad)
-		return err
+		return time.Since(t0), err
 	}
 	for _, s := range sites { // warm caches and workspaces
-		if err := call(s); err != nil {
+		if _, err := call(s); err != nil {
 			return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
 		}
 	}
@@ -483,14 +554,14 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		}
 		for _, s := range sites {
 			k := 0
-			t0 := time.Now()
 			var el time.Duration
 			for k < visitCalls {
-				if err := call(s); err != nil {
+				d, err := call(s)
+				if err != nil {
 					return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
 				}
 				k++
-				if el = time.Since(t0); el >= per {
+				if el += d; el >= per {
 					break
 				}
 			}
@@ -499,9 +570,13 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		}
 	}
 	c := &CostCurve{}
-	for i := 0; i < len(sites); i += 2 {
+	for i := 0; i < len(sites); i += kinds {
 		v, g := sites[i], sites[i+1]
-		c.Points = append(c.Points, CostPoint{N: v.n, Value: median(v.secs), Grad: median(g.secs)})
+		pt := CostPoint{N: v.n, Value: median(v.secs), Grad: median(g.secs)}
+		if canResume {
+			pt.Resume = median(sites[i+2].secs)
+		}
+		c.Points = append(c.Points, pt)
 	}
 	sec, err := timeCalls(ctx, opt.Rounds, per/4, func() error {
 		if v := t.LogPrior(u, grad); math.IsNaN(v) {

@@ -45,21 +45,23 @@ func TestClosedForms(t *testing.T) {
 	near(t, "ClosedForm(none)", ClosedForm(Neal, tempering.None, 3, b, M), 1, 0)
 }
 
-// powCost is the synthetic cost c(n) = n^α (value), 2·n^α (gradient).
+// powCost is the synthetic cost c(n) = n^α (value), 2·n^α (gradient),
+// 1.5·n^α (resume).
 type powCost struct{ alpha, prior float64 }
 
-func (p powCost) Value(n int) float64 { return math.Pow(float64(n), p.alpha) }
-func (p powCost) Grad(n int) float64  { return 2 * math.Pow(float64(n), p.alpha) }
-func (p powCost) Prior() float64      { return p.prior }
-func (p powCost) Reorder() float64    { return 0 }
+func (p powCost) Value(n int) float64  { return math.Pow(float64(n), p.alpha) }
+func (p powCost) Grad(n int) float64   { return 2 * math.Pow(float64(n), p.alpha) }
+func (p powCost) Resume(n int) float64 { return 1.5 * math.Pow(float64(n), p.alpha) }
+func (p powCost) Prior() float64       { return p.prior }
+func (p powCost) Reorder() float64     { return 0 }
 
 func TestPredictExact(t *testing.T) {
 	c := powCost{alpha: 3, prior: 0.5}
 	lv := []tempering.LevelStats{
 		{SubsetSize: 100, Evals: 2, EvalsGrad: 3, PriorEvals: 4},
-		{SubsetSize: 50, Evals: 1, EvalsGrad: 0, PriorEvals: 2},
+		{SubsetSize: 50, Evals: 1, EvalsGrad: 0, GradResumes: 2, PriorEvals: 2},
 	}
-	want := 2*1e6 + 3*2e6 + 4*0.5 + 1*125000.0 + 2*0.5
+	want := 2*1e6 + 3*2e6 + 4*0.5 + 1*125000.0 + 2*1.5*125000 + 2*0.5
 	if got := Predict(lv, c); got != want {
 		t.Errorf("Predict = %v, want %v", got, want)
 	}
@@ -73,11 +75,21 @@ func TestPredictExact(t *testing.T) {
 	for _, n := range []int{5, 8, 11, 23, 45, 64, 90} {
 		near(t, "curve value", cc.Value(n)/c.Value(n), 1, 1e-12)
 		near(t, "curve grad", cc.Grad(n)/c.Grad(n), 1, 1e-12)
+		near(t, "curve resume, not measured", cc.Resume(n)/c.Grad(n), 1, 1e-12)
 	}
 	v, g := cc.Fit()
 	near(t, "fitted α", v.Alpha, 3, 1e-9)
 	near(t, "fitted α grad", g.Alpha, 3, 1e-9)
 	near(t, "fitted prefactor", g.Prefactor, 2, 1e-9)
+	near(t, "power-law resume, not measured", cc.PowerLaws().Resume(10)/c.Grad(10), 1, 1e-9)
+	for i := range cc.Points {
+		cc.Points[i].Resume = c.Resume(cc.Points[i].N)
+	}
+	for _, n := range []int{5, 11, 64, 90} {
+		near(t, "curve resume", cc.Resume(n)/c.Resume(n), 1, 1e-12)
+		near(t, "power-law resume", cc.PowerLaws().Resume(n)/c.Resume(n), 1, 1e-9)
+		near(t, "anchored resume", cc.Anchored(3, 64).Resume(n)/c.Resume(n), 1, 1e-9)
+	}
 }
 
 // TestPredictFromCounters runs real chains of every driver on a small
@@ -155,25 +167,33 @@ func TestPairSwapSchedule(t *testing.T) {
 	}
 }
 
+// TestMeasureCost: positive costs at the octave sizes for both models; a
+// resume cost for the GP (a tempering.GradResumer), none for the MVN.
 func TestMeasureCost(t *testing.T) {
-	tg, err := NewTarget(nil, ModelMVN, 256, 5, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := MeasureCost(context.Background(), tg, CalibrationSizes(256, PaperBetaMin), MeasureOptions{MinTime: 5e6, Rounds: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cc.Points) != 4 || cc.Points[0].N != 32 || cc.Points[3].N != 256 {
-		t.Fatalf("points %+v, want N = 32, 64, 128, 256", cc.Points)
-	}
-	for _, p := range cc.Points {
-		if !(p.Value > 0 && p.Grad > 0) {
-			t.Errorf("non-positive cost %+v", p)
+	for _, model := range []string{ModelMVN, ModelGP} {
+		tg, err := NewTarget(nil, model, 256, 5, 1)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if !(cc.PriorCost > 0) {
-		t.Errorf("prior cost %v", cc.PriorCost)
+		cc, err := MeasureCost(context.Background(), tg, CalibrationSizes(256, PaperBetaMin), MeasureOptions{MinTime: 5e6, Rounds: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cc.Points) != 4 || cc.Points[0].N != 32 || cc.Points[3].N != 256 {
+			t.Fatalf("%v: points %+v, want N = 32, 64, 128, 256", model, cc.Points)
+		}
+		_, resumes := tg.(tempering.GradResumer)
+		if resumes != (model == ModelGP) {
+			t.Fatalf("%v: target is a GradResumer: %v", model, resumes)
+		}
+		for _, p := range cc.Points {
+			if !(p.Value > 0 && p.Grad > 0) || (p.Resume > 0) != resumes {
+				t.Errorf("%v: costs %+v", model, p)
+			}
+		}
+		if !(cc.PriorCost > 0) {
+			t.Errorf("%v: prior cost %v", model, cc.PriorCost)
+		}
 	}
 }
 

@@ -18,8 +18,9 @@
 // Closed forms count transitions only, and assume one power law. The
 // prediction the benchmarks check does neither: Predict multiplies the
 // drivers' own counters (tempering.LevelStats: evaluations with and
-// without gradient, and prior evaluations, per level and subset size) by
-// c_val(n), c_grad(n) and c_prior measured by MeasureCost on the target
+// without gradient, gradient resumes, and prior evaluations, per level and
+// subset size) by c_val(n), c_grad(n), c_resume(n) and c_prior measured by
+// MeasureCost on the target
 // itself, at octave sizes N, N/2, …, β*N, and interpolated piecewise on
 // log–log axes (CostCurve). A single fitted power law (CostCurve.Fit) is
 // reported beside it; it predicts worse wherever the local exponent

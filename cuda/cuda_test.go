@@ -49,6 +49,7 @@ func TestMul(t *testing.T)       { linalgtest.MulTest(t, cudaBackend(t)) }
 func TestGPKernel(t *testing.T)  { linalgtest.GPKernelTest(t, cudaBackend(t)) }
 func TestGPLogLik(t *testing.T)  { linalgtest.GPLogLikTest(t, cudaBackend(t)) }
 func TestGPPrefix(t *testing.T)  { linalgtest.GPPrefixTest(t, cudaBackend(t)) }
+func TestGPResume(t *testing.T)  { linalgtest.GPResumeTest(t, cudaBackend(t)) }
 func TestMVN(t *testing.T)       { linalgtest.MVNTest(t, cudaBackend(t)) }
 func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, cudaBackend(t)) }
 func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, cudaBackend(t)) }

@@ -176,6 +176,27 @@ func (m *Model) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 	return ll, ok && err == nil, err
 }
 
+// LogLikResume is LogLik with the gradient (grad non-nil, len Dim) from
+// the Cholesky factor of the model's last evaluation, without building and
+// factorising the kernel again, when that evaluation was made without
+// gradient at the same u on a subset of which subset is a prefix, and the
+// backend's handle implements linalg.ResumeGP (the CPU backends do). It
+// returns ok = false, having done nothing, otherwise; the caller then
+// evaluates with LogLik. With ok, value, gradient and error are LogLik's
+// (to rounding on a shorter prefix). It implements tempering.GradResumer.
+func (m *Model) LogLikResume(subset []int, u, grad []float64) (ll float64, ok bool, err error) {
+	rh, can := m.h.(linalg.ResumeGP)
+	if !can || len(u) != m.Dim() || len(grad) != m.Dim() {
+		return 0, false, nil
+	}
+	ll, ok, err = rh.LogLikResume(subset, u, grad)
+	if !ok {
+		return 0, false, nil
+	}
+	ll, err = m.check(subset, u, grad, ll, err)
+	return ll, true, err
+}
+
 // check turns the backend's result into LogLik's: errors with context,
 // never NaN.
 func (m *Model) check(subset []int, u, grad []float64, ll float64, err error) (float64, error) {

@@ -10,7 +10,10 @@ import (
 	"github.com/subtemper/subtemper/tempering"
 )
 
-var _ tempering.PrefixLiker = (*Model)(nil)
+var (
+	_ tempering.PrefixLiker = (*Model)(nil)
+	_ tempering.GradResumer = (*Model)(nil)
+)
 
 // TestLogLikPrefixes: on the CPU backends LogLikPrefixes gives LogLik's
 // value and gradient exactly and each prefix's log-likelihood to
@@ -73,6 +76,86 @@ func TestLogLikPrefixes(t *testing.T) {
 			if ll, _, err := m.LogLikPrefixes(nil, u, nil, ks, make([]float64, 1)); err == nil || !math.IsInf(ll, -1) {
 				t.Errorf("prefix lengths %v: %v, %v", ks, ll, err)
 			}
+		}
+	})
+}
+
+// TestLogLikResume: on the CPU backends LogLikResume after an evaluation
+// without gradient gives LogLik's value and gradient, exactly on the same
+// subset and to rounding on a prefix, without allocating; it declines
+// (ok = false, no error) where the handle cannot resume, for malformed
+// arguments, and a second time; an evaluation that fails leaves nothing to
+// resume.
+func TestLogLikResume(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const n, d = 60, 3
+	data := randData(rng, n, d, 1)
+	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
+		m, err := New(be, data, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		_, can := m.h.(linalg.ResumeGP)
+		u := m.StartPoints()[0]
+		perm := rng.Perm(n)
+		g1, g2 := make([]float64, d+2), make([]float64, d+2)
+		for _, s := range [][]int{nil, perm, perm[:40]} {
+			want, err := m.LogLik(s, u, g2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.LogLik(s, u, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, _ := m.LogLikResume(s, u[:1], g1); ok {
+				t.Errorf("resumed with a point of length 1")
+			}
+			ll, ok, err := m.LogLikResume(s, u, g1)
+			if ok != can {
+				t.Fatalf("ok = %v on a backend whose handle implements ResumeGP: %v", ok, can)
+			}
+			if !ok {
+				continue
+			}
+			if err != nil || ll != want || !slices.Equal(g1, g2) {
+				t.Errorf("subset of %d: resumed %v %v (%v), LogLik %v %v", len(s), ll, g1, err, want, g2)
+			}
+			if _, ok, _ := m.LogLikResume(s, u, g1); ok {
+				t.Errorf("subset of %d: resumed twice", len(s))
+			}
+			if s == nil {
+				continue
+			}
+			k := len(s) / 2
+			want, _ = m.LogLik(s[:k], u, g2)
+			m.LogLik(s, u, nil)
+			ll, ok, err = m.LogLikResume(s[:k], u, g1)
+			if !ok || err != nil || math.Abs(ll-want) > 1e-10*math.Max(1, math.Abs(want)) {
+				t.Errorf("prefix of %d of %d: resumed %v (%v, %v), LogLik %v", k, len(s), ll, ok, err, want)
+			}
+			for j := range g1 {
+				if math.Abs(g1[j]-g2[j]) > 1e-8*math.Max(1, math.Abs(g2[j])) {
+					t.Errorf("prefix of %d of %d: resumed grad[%d] = %v, LogLik %v", k, len(s), j, g1[j], g2[j])
+				}
+			}
+			if a := testing.AllocsPerRun(10, func() {
+				m.LogLik(s, u, nil)
+				m.LogLikResume(s[:k], u, g1)
+			}); a != 0 {
+				t.Errorf("%v allocations per evaluation and resume", a)
+			}
+		}
+		if !can {
+			return
+		}
+		bad := slices.Clone(u)
+		bad[d+1] = 800 // σn² overflows: the evaluation fails
+		if _, err := m.LogLik(nil, bad, nil); err == nil {
+			t.Fatal("evaluation at σn = exp(800) succeeded")
+		}
+		if _, ok, _ := m.LogLikResume(nil, bad, g1); ok {
+			t.Error("resumed after a failed evaluation")
 		}
 	})
 }

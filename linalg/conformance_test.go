@@ -21,6 +21,7 @@ func TestMul(t *testing.T)       { linalgtest.MulTest(t, gonumBackend) }
 func TestGPKernel(t *testing.T)  { linalgtest.GPKernelTest(t, gonumBackend) }
 func TestGPLogLik(t *testing.T)  { linalgtest.GPLogLikTest(t, gonumBackend) }
 func TestGPPrefix(t *testing.T)  { linalgtest.GPPrefixTest(t, gonumBackend) }
+func TestGPResume(t *testing.T)  { linalgtest.GPResumeTest(t, gonumBackend) }
 func TestMVN(t *testing.T)       { linalgtest.MVNTest(t, gonumBackend) }
 func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, gonumBackend) }
 func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, gonumBackend) }

@@ -38,7 +38,8 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 		a: make([]float64, n*n), p: make([]float64, n*n),
 		z: make([]float64, n*ld), q: make([]float64, n*ld),
 		ys: make([]float64, n), alpha: make([]float64, n), sq: make([]float64, n),
-		ell: make([]float64, d),
+		ell:  make([]float64, d),
+		facU: make([]float64, d+2), facSub: make([]int, n),
 	}
 	if c.rk != nil {
 		parts := gradSplit(n)
@@ -80,11 +81,18 @@ type cpuGP struct {
 	m         int  // size of the subset in the buffers
 	keep      bool // kernelRows also copies Kf to p
 	pool      *rowPool
+
+	// fac: g.a holds the Cholesky factor (and g.p Kf) of the last
+	// evaluation, made without gradient at facU on the observations
+	// facSub[:m], for LogLikResume.
+	fac    bool
+	facU   []float64
+	facSub []int
 }
 
 func (g *cpuGP) N() int                   { return g.n }
 func (g *cpuGP) D() int                   { return g.d }
-func (g *cpuGP) SetJitter(jitter float64) { g.jitter = jitter }
+func (g *cpuGP) SetJitter(jitter float64) { g.jitter, g.fac = jitter, false }
 func (g *cpuGP) Close() error {
 	if g.pool != nil {
 		g.pool.close()
@@ -120,6 +128,7 @@ func (g *cpuGP) params(u []float64) error {
 // build fills g.a (lower) with K_SS + (σn²+jitter)I and, if keep, g.p
 // (lower) with the noise-free kernel Kf.
 func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
+	g.fac = false
 	m, err := checkSubset(g.be.name, subset, g.n)
 	if err != nil {
 		return err
@@ -288,19 +297,89 @@ func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 	if grad != nil && len(grad) != g.d+2 {
 		return 0, fmt.Errorf("linalg/%s: gp: gradient of length %d, want %d", g.be.name, len(grad), g.d+2)
 	}
-	if err := g.build(subset, u, grad != nil); err != nil {
+	// Kf is kept without gradient too, for LogLikResume: the copy is made
+	// in the same pass and costs nothing measurable.
+	if err := g.build(subset, u, true); err != nil {
 		return 0, err
 	}
-	m, d := g.m, g.d
+	m := g.m
 	for _, k := range ks {
 		if k < 1 || k > m {
 			return math.Inf(-1), fmt.Errorf("linalg/%s: gp: prefix of %d observations of a subset of %d", g.be.name, k, m)
 		}
 	}
-	a := g.a[:m*m]
-	if err := cholesky(g.be.la, m, a); err != nil {
+	if err := cholesky(g.be.la, m, g.a[:m*m]); err != nil {
 		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: cholesky of %d×%d kernel: %w", g.be.name, m, m, err)
 	}
+	ll, err := g.value(ks, pre)
+	if err != nil {
+		return ll, err
+	}
+	if grad == nil {
+		g.fac = true
+		copy(g.facU, u)
+		if subset == nil {
+			for i := range g.facSub {
+				g.facSub[i] = i
+			}
+		} else {
+			copy(g.facSub, subset)
+		}
+		return ll, nil
+	}
+	if err := g.gradient(grad); err != nil {
+		return math.Inf(-1), err
+	}
+	return ll, nil
+}
+
+// LogLikResume implements ResumeGP.
+func (g *cpuGP) LogLikResume(subset []int, u, grad []float64) (float64, bool, error) {
+	if len(grad) != g.d+2 {
+		return 0, false, fmt.Errorf("linalg/%s: gp: gradient of length %d, want %d", g.be.name, len(grad), g.d+2)
+	}
+	k := len(subset)
+	if subset == nil {
+		k = g.n
+	}
+	if !g.fac || k < 1 || k > g.m || !slices.Equal(u, g.facU) {
+		return 0, false, nil
+	}
+	if subset == nil {
+		for i, v := range g.facSub[:k] {
+			if v != i {
+				return 0, false, nil
+			}
+		}
+	} else if !equalInts(subset, g.facSub[:k]) {
+		return 0, false, nil
+	}
+	g.fac = false
+	if m := g.m; k < m {
+		// The leading k×k blocks of the factor and of Kf, repacked with
+		// row length k; row i moves to an earlier place than any later
+		// row's source, so copying in order is safe.
+		for i := 1; i < k; i++ {
+			copy(g.a[i*k:i*k+i+1], g.a[i*m:i*m+i+1])
+			copy(g.p[i*k:i*k+i+1], g.p[i*m:i*m+i+1])
+		}
+		g.m = k
+	}
+	ll, err := g.value(nil, nil)
+	if err != nil {
+		return ll, true, err
+	}
+	if err := g.gradient(grad); err != nil {
+		return math.Inf(-1), true, err
+	}
+	return ll, true, nil
+}
+
+// value computes α = K⁻¹y and the log-likelihood from the Cholesky factor
+// in g.a (and the log-likelihoods of the prefixes ks into pre).
+func (g *cpuGP) value(ks []int, pre []float64) (float64, error) {
+	m := g.m
+	a := g.a[:m*m]
 	alpha := g.alpha[:m]
 	ys := g.ys[:m]
 	copy(alpha, ys)
@@ -330,11 +409,17 @@ func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 	if math.IsNaN(ll) || math.IsInf(ll, 0) {
 		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: log-likelihood of %d×%d kernel is %v: %w", g.be.name, m, m, ll, ErrNotPositiveDefinite)
 	}
-	if grad == nil {
-		return ll, nil
-	}
+	return ll, nil
+}
+
+// gradient fills grad from the Cholesky factor in g.a, Kf in g.p and α,
+// overwriting the factor with K⁻¹.
+func (g *cpuGP) gradient(grad []float64) error {
+	m, d := g.m, g.d
+	a := g.a[:m*m]
+	alpha := g.alpha[:m]
 	if !g.be.la.Dpotri(blas.Lower, m, a, m) {
-		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: inverse of %d×%d kernel: %w", g.be.name, m, m, ErrNotPositiveDefinite)
+		return fmt.Errorf("linalg/%s: gp: inverse of %d×%d kernel: %w", g.be.name, m, m, ErrNotPositiveDefinite)
 	}
 	// P = (ααᵀ − K⁻¹) ∘ Kf on the lower triangle (elementwise), and
 	// tr(ααᵀ − K⁻¹).
@@ -378,10 +463,10 @@ func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 	grad[d+1] = g.sn2 * trW
 	for j, v := range grad {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return math.Inf(-1), fmt.Errorf("linalg/%s: gp: gradient component %d is %v", g.be.name, j, v)
+			return fmt.Errorf("linalg/%s: gp: gradient component %d is %v", g.be.name, j, v)
 		}
 	}
-	return ll, nil
+	return nil
 }
 
 func (c *cpuBackend) NewMVN(w []float64, n, d int) (MVN, error) {

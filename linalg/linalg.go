@@ -115,6 +115,31 @@ type PrefixGP interface {
 
 var _ PrefixGP = (*cpuGP)(nil)
 
+// ResumeGP is implemented by GP handles (those of the CPU backends) that
+// keep the Cholesky factor of their last evaluation without gradient, so
+// that the gradient at the same point can follow from it without building
+// and factorising the kernel again: on the same subset, or on a leading
+// part S[:k] of it, whose factor is the leading block of the same factor.
+// A subsampling sampler that has evaluated a state on a colder level's
+// subset to offer a swap thereby gets the gradient the state needs on
+// that level, or on its own level's subset (a prefix), for the cost of the
+// inverse and the gradient's own work.
+type ResumeGP interface {
+	// LogLikResume is LogLik(subset, u, grad) with grad non-nil (len D+2),
+	// from the factor of the handle's last call, if that was LogLik or
+	// LogLikPrefixes without gradient that succeeded, at the same u (bit
+	// for bit), on a subset S of which subset is a prefix (subset nil
+	// stands for 0..N−1, and so does S), with no call since other than N
+	// and D. Otherwise it returns ok = false and changes nothing. The value
+	// and gradient agree with LogLik's to rounding (bit for bit when the
+	// subsets are the same). With ok, the factor is used up: a second
+	// LogLikResume returns ok = false. err is LogLik's error, if any, when
+	// ok.
+	LogLikResume(subset []int, u, grad []float64) (ll float64, ok bool, err error)
+}
+
+var _ ResumeGP = (*cpuGP)(nil)
+
 // MVN evaluates batched sums of squared distances between resident
 // observations w_n (whitened by the caller) and a batch of B points t_b,
 // observation by observation with one GEMM over the subset.

@@ -113,6 +113,9 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 			if pl, ok := t.(PrefixLiker); ok && d.subset != nil && (s.Driver == SPT || !s.Kernel.NeedsGrad()) {
 				d.pl, d.preK, d.levels = pl, c.sizes[m+1:], L
 			}
+			if gr, ok := t.(GradResumer); ok && s.Driver == SPT && s.Kernel.NeedsGrad() {
+				d.gr = gr
+			}
 		}
 		k, err := s.Kernel.NewLevel(dim, betas[m])
 		if err != nil {
@@ -258,7 +261,11 @@ func (c *Chain) ptStep() {
 // evaluates each state's log-likelihood on the other level's subset (an
 // evaluation without gradient, counted at the level whose subset is used),
 // except that θ_{m−1}'s on X_m ⊂ X_{m−1} comes free from its evaluation on
-// X_{m−1} when the target is a PrefixLiker.
+// X_{m−1} when the target is a PrefixLiker. With a kernel that needs
+// gradients and a GradResumer target, θ_m's evaluation on X_{m−1} also
+// gives the gradient it needs where it ends up: on X_{m−1} when it comes
+// down, on X_m (a prefix) when it came down in the previous swap of the
+// sweep and now stays.
 func (c *Chain) swap(m int) {
 	a, b := c.states[m-1], c.states[m]
 	lo, hi := &c.dens[m-1], &c.dens[m]
@@ -278,6 +285,12 @@ func (c *Chain) swap(m int) {
 		logA = aHi - b.LogDensity
 	}
 	if !(logA >= 0 || math.Log(c.rng.Float64()) < logA) {
+		// θ_m stays. If it came to level m in this sweep, it has no
+		// gradient there; its evaluation on X_{m−1} just now, of which X_m
+		// is a prefix, gives it (GradResumer targets).
+		if c.driver == SPT && !b.HasGrad {
+			hi.resumeGrad(b)
+		}
 		return
 	}
 	c.stats.SwapAccepted[m-1]++
@@ -286,6 +299,14 @@ func (c *Chain) swap(m int) {
 	if c.driver == SPT {
 		a.LogLik, b.LogLik = aLL, bLL
 		a.HasGrad, b.HasGrad = false, false
+		// θ_m, evaluated last, on X_{m−1}, gets its gradient there from
+		// that evaluation, unless the sweep's next swap evaluates it again
+		// (on X_{m−2}): then the rejection above or a later acceptance
+		// gives it. θ_{m−1} gets its gradient on X_m from level m's next
+		// transition.
+		if c.sched == DEO || m == 1 {
+			lo.resumeGrad(b)
+		}
 	}
 }
 

@@ -106,6 +106,9 @@ type Density struct {
 	pl     PrefixLiker
 	preK   []int
 	levels int
+
+	// gr is the target as a GradResumer (SPT only), nil otherwise.
+	gr GradResumer
 }
 
 // Level returns the index m of the density's level (0 is the target).
@@ -202,6 +205,41 @@ func (d *Density) prefixLik(s *State) (float64, bool) {
 		d.stats.PrefixReuses++
 	}
 	return ll, ok
+}
+
+// resumeGrad gives s, which holds the level's log-likelihood at s.U but
+// no gradient, the gradients of the level's log density, completing the
+// target's last evaluation (without gradient, at s.U, on a subset of which
+// the level's subset is a prefix), when the target can (GradResumer). It
+// reports whether it did; if not, s is unchanged. A resume that fails as
+// an evaluation would leaves the state without gradient: its next
+// evaluation (by the level's transition) fails the same way and is
+// counted then.
+func (d *Density) resumeGrad(s *State) bool {
+	if d.gr == nil {
+		return false
+	}
+	ll, ok, err := d.gr.LogLikResume(d.subset, s.U, s.GradLik)
+	if !ok || err != nil || !validLog(ll) {
+		return false
+	}
+	for _, g := range s.GradLik {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return false
+		}
+	}
+	// The state's values stay as they are: exactly what an evaluation on
+	// the level's subset gives, where a resume on a shorter prefix agrees
+	// with it only to rounding.
+	lp := d.target.LogPrior(s.U, s.GradPrior)
+	d.stats.PriorEvals++
+	d.stats.GradResumes++
+	if !validLog(lp) {
+		d.invalid(lp)
+		return false
+	}
+	s.HasGrad = true
+	return true
 }
 
 // combine returns β·ll + lp, −∞ if ll is.

@@ -54,7 +54,13 @@
 // colder state's value on X_m is kept), and an STT ascent with a kernel
 // that needs no gradient evaluates only on X_1. Values so reused are
 // counted in LevelStats.PrefixReuses, not as evaluations; the draws are
-// those the chain makes without them, up to rounding.
+// those the chain makes without them, up to rounding. A Target that
+// implements GradResumer (the GP on the CPU backends) completes the
+// gradient from its last evaluation without gradient, which costs less
+// than a new evaluation: the state an SPT swap brings down to a colder
+// level, evaluated there for the swap, gets the gradient its next
+// transition needs that way (counted in LevelStats.GradResumes, not in
+// EvalsGrad).
 //
 // # Running
 //

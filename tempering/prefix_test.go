@@ -116,3 +116,135 @@ func TestPrefixReuse(t *testing.T) {
 		}
 	}
 }
+
+// resumeTarget is a prefixTarget that is also a GradResumer: it records
+// its last evaluation and grants a resume only where the contract allows
+// one (the last evaluation without gradient, at the same point, on a
+// subset of which the asked one is a prefix), failing the test if the
+// chain asks at any other time; the resumed values are LogLik's, bit for
+// bit.
+type resumeTarget struct {
+	*prefixTarget
+	t              *testing.T
+	lastU          []float64
+	lastSub        []int // nil: the last evaluation had a gradient or was resumed
+	same, onPrefix int   // resumes granted on the same subset, on a strict prefix
+}
+
+func (r *resumeTarget) record(subset []int, u, grad []float64) {
+	r.lastSub = nil
+	if grad != nil {
+		return
+	}
+	if subset == nil {
+		subset = make([]int, r.NumObs())
+		for i := range subset {
+			subset[i] = i
+		}
+	}
+	r.lastU = append(r.lastU[:0], u...)
+	r.lastSub = append([]int{}, subset...)
+}
+
+func (r *resumeTarget) LogLik(subset []int, u, grad []float64) (float64, error) {
+	r.record(subset, u, grad)
+	return r.prefixTarget.LogLik(subset, u, grad)
+}
+
+func (r *resumeTarget) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, bool, error) {
+	r.record(subset, u, grad)
+	return r.prefixTarget.LogLikPrefixes(subset, u, grad, ks, pre)
+}
+
+func (r *resumeTarget) LogLikResume(subset []int, u, grad []float64) (float64, bool, error) {
+	last := r.lastSub
+	r.lastSub = nil
+	if last == nil || !slices.Equal(u, r.lastU) || len(subset) > len(last) || !slices.Equal(subset, last[:len(subset)]) {
+		r.t.Errorf("asked to resume at %v on %d observations after an evaluation without gradient at %v on %d (nil: none)", u, len(subset), r.lastU, len(last))
+		return 0, false, nil
+	}
+	if len(subset) == len(last) {
+		r.same++
+	} else {
+		r.onPrefix++
+	}
+	ll, err := r.prefixTarget.LogLik(subset, u, grad)
+	return ll, true, err
+}
+
+func (r *resumeTarget) Clone() (Target, error) {
+	c, err := r.prefixTarget.Clone()
+	if err != nil {
+		return nil, err
+	}
+	return &resumeTarget{prefixTarget: c.(*prefixTarget), t: r.t}, nil
+}
+
+// TestGradResume: with a GradResumer target, SPT chains with a gradient
+// kernel make exactly the same draws as with a plain one, asking to resume
+// only where the target's last evaluation allows it; every resume is one
+// evaluation with gradient fewer. A state that comes down in a swap is
+// resumed on its new level's subset (DEO; the sweep's swap into level 0),
+// and one that came down and then stays on the next swap is resumed on its
+// level's subset from the evaluation on the colder one (the sweep).
+func TestGradResume(t *testing.T) {
+	const M, iters = 4, 200
+	for _, k := range []Kernel{HMC{StepSize: 0.05, Steps: 3}, MH{Sigma: 0.3}} {
+		for _, d := range []Driver{SPT, STT, PT} {
+			for _, sched := range []SwapSchedule{Sweep, DEO} {
+				name := d.String() + "/" + sched.String() + "/" + map[bool]string{true: "hmc", false: "mh"}[k.NeedsGrad()]
+				s := &Settings{Driver: d, Kernel: k, Levels: M, Swap: sched}
+				start := []float64{1, -0.5, 0.3}
+				plain, err := NewChain(newMVNTarget(40, 2, 1), s, rand.New(rand.NewPCG(5, 6)), start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rt := &resumeTarget{prefixTarget: &prefixTarget{mvnTarget: newMVNTarget(40, 2, 1)}, t: t}
+				res, err := NewChain(rt, s, rand.New(rand.NewPCG(5, 6)), start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for it := range iters {
+					plain.Step()
+					res.Step()
+					if !slices.Equal(plain.Position(), res.Position()) || plain.LogDensity() != res.LogDensity() {
+						t.Fatalf("%s: iteration %d: position %v (log density %v) with resumes, %v (%v) without", name, it, res.Position(), res.LogDensity(), plain.Position(), plain.LogDensity())
+					}
+				}
+				ps, rs := plain.Stats(), res.Stats()
+				var resumes int64
+				for m := range ps.Levels {
+					a, b := &ps.Levels[m], &rs.Levels[m]
+					resumes += b.GradResumes
+					if a.GradResumes != 0 {
+						t.Errorf("%s level %d: %d resumes without a GradResumer", name, m, a.GradResumes)
+					}
+					if a.EvalsGrad-b.EvalsGrad != b.GradResumes || a.PriorEvals != b.PriorEvals {
+						t.Errorf("%s level %d: %d evaluations with gradient and %d resumes (%d prior evaluations) with resumes, %d (%d) without", name, m, b.EvalsGrad, b.GradResumes, b.PriorEvals, a.EvalsGrad, a.PriorEvals)
+					}
+				}
+				if got := int64(rt.same + rt.onPrefix); got != resumes {
+					t.Errorf("%s: the target granted %d resumes, the stats count %d", name, got, resumes)
+				}
+				if d != SPT || !k.NeedsGrad() {
+					if resumes != 0 {
+						t.Errorf("%s: %d resumes", name, resumes)
+					}
+					continue
+				}
+				// DEO resumes every state that comes down, on the subset it
+				// was evaluated on; the sweep resumes on prefixes too.
+				var accepted int64
+				for _, a := range ps.SwapAccepted {
+					accepted += a
+				}
+				switch {
+				case sched == DEO && (int64(rt.same) != accepted || rt.onPrefix != 0):
+					t.Errorf("%s: %d resumes on the same subset and %d on a prefix; %d swaps accepted", name, rt.same, rt.onPrefix, accepted)
+				case sched == Sweep && (rt.same == 0 || rt.onPrefix == 0):
+					t.Errorf("%s: %d resumes on the same subset and %d on a prefix", name, rt.same, rt.onPrefix)
+				}
+			}
+		}
+	}
+}

@@ -19,6 +19,12 @@ type LevelStats struct {
 	// this level's subset is a prefix (SPT swaps, STT ascents; needs a
 	// PrefixLiker target). They are not counted in Evals.
 	PrefixReuses int64
+	// GradResumes counts log-likelihood evaluations with gradient at this
+	// level made from the work of the evaluation without gradient just
+	// before it, on this or a colder level's subset (SPT swaps; needs a
+	// GradResumer target). They are not counted in EvalsGrad: they cost
+	// less.
+	GradResumes int64
 	// PriorEvals counts log-prior evaluations (with or without gradient).
 	PriorEvals int64
 	// Transitions counts inner-kernel transitions at the level.
@@ -45,6 +51,7 @@ func (s *LevelStats) Add(o *LevelStats) {
 	s.Evals += o.Evals
 	s.EvalsGrad += o.EvalsGrad
 	s.PrefixReuses += o.PrefixReuses
+	s.GradResumes += o.GradResumes
 	s.PriorEvals += o.PriorEvals
 	s.Transitions += o.Transitions
 	s.Accepted += o.Accepted

@@ -67,3 +67,23 @@ type PrefixLiker interface {
 	// unspecified whenever err is non-nil.
 	LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (ll float64, ok bool, err error)
 }
+
+// GradResumer is an optional interface: a Target that implements it keeps
+// what its last log-likelihood evaluation without gradient computed (a
+// GP: the Cholesky factor), so that the gradient at the same point on the
+// same subset, or on a prefix of it, can follow for less than a new
+// evaluation (a GP: without building and factorising the kernel again).
+// An SPT swap evaluates a state on a colder level's subset without
+// gradient; when the state then stays on that level, or on its own level
+// whose subset is a prefix of it, SPT resumes the gradient that level's
+// transition will need. Resumes are counted in LevelStats.GradResumes,
+// not as evaluations.
+type GradResumer interface {
+	// LogLikResume is LogLik(subset, u, grad) with grad non-nil, computed
+	// from the target's last evaluation if that was LogLik (or
+	// LogLikPrefixes) without gradient at the same u on a subset of which
+	// subset is a prefix, with nothing else evaluated since. Otherwise it
+	// returns ok = false and changes nothing. With ok, ll, grad and err
+	// mean what LogLik's do, and agree with LogLik's to rounding.
+	LogLikResume(subset []int, u, grad []float64) (ll float64, ok bool, err error)
+}

@@ -329,6 +329,36 @@ func TestMVN(t *testing.T) {
 			t.Errorf("level %d: prefix_reuses %v, want %d", m, l.PrefixReuses, want)
 		}
 	}
+
+	// A GP's SPT swaps with HMC and the DEO schedule: the state that comes
+	// down gets its gradient from its swap evaluation, one resume per
+	// accepted swap, at the level it comes down to.
+	args = []string{"gp", "--n", "40", "--dims", "2", "--warmup", "10", "--draws", "20", "--sampler", "spt", "--swap", "deo", "--levels", "2", "--json", "--quiet"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	var gs struct {
+		Levels []struct {
+			GradResumes *int64 `json:"grad_resumes"`
+		} `json:"levels"`
+		Swaps []struct {
+			Accepted int64 `json:"accepted"`
+		} `json:"swaps"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &gs); err != nil {
+		t.Fatal(err)
+	}
+	if len(gs.Levels) != 3 || len(gs.Swaps) != 2 {
+		t.Fatalf("%d levels, %d swap pairs in %s", len(gs.Levels), len(gs.Swaps), r.stdout)
+	}
+	for m, l := range gs.Levels {
+		want := int64(0)
+		if m < 2 {
+			want = gs.Swaps[m].Accepted
+		}
+		if l.GradResumes == nil || *l.GradResumes != want || (m < 2 && want == 0) {
+			t.Errorf("gp level %d: grad_resumes %v, want %d", m, l.GradResumes, want)
+		}
+	}
 }
 
 func TestDiag(t *testing.T) {

@@ -100,9 +100,13 @@ type levelJSON struct {
 	// PrefixReuses counts values taken free from an evaluation on a
 	// colder level's subset (SPT, STT; see tempering.PrefixLiker).
 	PrefixReuses int64 `json:"prefix_reuses"`
-	Failed       int64 `json:"failed"`
-	Invalid      int64 `json:"invalid"`
-	Divergent    int64 `json:"divergent"`
+	// GradResumes counts gradients completed from the evaluation without
+	// gradient before them (SPT with HMC; see tempering.GradResumer), not
+	// counted in EvalsGrad.
+	GradResumes int64 `json:"grad_resumes"`
+	Failed      int64 `json:"failed"`
+	Invalid     int64 `json:"invalid"`
+	Divergent   int64 `json:"divergent"`
 }
 
 type swapJSON struct {

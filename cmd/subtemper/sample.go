@@ -390,7 +390,7 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 		s.Levels = append(s.Levels, levelJSON{
 			Level: m, Beta: l.Beta, SubsetSize: l.SubsetSize, Transitions: l.Transitions, Accepted: l.Accepted,
 			AcceptRate: num(rateOrNaN(l.Accepted, l.Transitions)), Evals: l.Evals, EvalsGrad: l.EvalsGrad,
-			PrefixReuses: l.PrefixReuses, Failed: l.Failed, Invalid: l.Invalid, Divergent: l.Divergent,
+			PrefixReuses: l.PrefixReuses, GradResumes: l.GradResumes, Failed: l.Failed, Invalid: l.Invalid, Divergent: l.Divergent,
 		})
 		s.Failed += l.Failed
 		s.Divergent += l.Divergent

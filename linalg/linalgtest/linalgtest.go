@@ -235,6 +235,13 @@ func GPLogLikTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkG
 // prefixes, and out-of-range prefix lengths refused.
 func GPPrefixTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkGPPrefixes) }
 
+// GPResumeTest checks linalg.ResumeGP on the backend's GP handles (it
+// passes at once for a backend whose handles do not implement it): the
+// same value and gradient as LogLik on the subset of the last evaluation
+// and on its prefixes, once per evaluation, and refusals where the factor
+// does not apply.
+func GPResumeTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkGPResume) }
+
 // MVNPrefixTest checks linalg.PrefixMVN on the backend's MVN handles (it
 // passes at once for a backend whose handles do not implement it).
 func MVNPrefixTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkMVNPrefixes) }

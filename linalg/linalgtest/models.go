@@ -1,6 +1,7 @@
 package linalgtest
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -392,6 +393,134 @@ func checkGPPrefixes(b linalg.Backend) error {
 		for _, k := range []int{0, m + 1} {
 			if _, err := pg.LogLikPrefixes(c.subset, c.u, nil, []int{k}, pre[:1]); err == nil {
 				f.errorf("N=%d D=%d: prefix of %d observations of %d accepted", c.n, c.d, k, m)
+			}
+		}
+		_ = g.Close()
+	}
+	return f.err()
+}
+
+// checkGPResume checks linalg.ResumeGP where the backend's GP handles
+// implement it: after an evaluation without gradient, the resumed value
+// and gradient on the same subset are exactly LogLik's with gradient, and
+// on a prefix of it agree with LogLik on the prefix to rounding; the
+// factor serves once; a different point, a subset that is not a prefix, a
+// longer one, or any call that rebuilds the kernel (an evaluation with
+// gradient, Kernel, SetJitter) in between makes it refuse, changing
+// nothing.
+func checkGPResume(b linalg.Backend) error {
+	var f failures
+	for _, c := range gpCases(9) {
+		g, err := b.NewGP(c.x, c.n, c.d, c.y)
+		if err != nil {
+			f.errorf("N=%d D=%d: new gp: %v", c.n, c.d, err)
+			continue
+		}
+		rg, ok := g.(linalg.ResumeGP)
+		if !ok {
+			_ = g.Close()
+			return nil
+		}
+		g.SetJitter(c.jitter)
+		m := c.size()
+		idx := c.indices()
+		name := fmt.Sprintf("N=%d D=%d subset=%d", c.n, c.d, len(c.subset))
+		grad, rgrad := make([]float64, c.d+2), make([]float64, c.d+2)
+		value := func(sub []int) bool {
+			if _, err := g.LogLik(sub, c.u, nil); err != nil {
+				f.errorf("%s: loglik: %v", name, err)
+				return false
+			}
+			return true
+		}
+		ll, err := g.LogLik(c.subset, c.u, grad)
+		if err != nil {
+			f.errorf("%s: loglik: %v", name, err)
+			continue
+		}
+		if !value(c.subset) {
+			continue
+		}
+		rll, ok, err := rg.LogLikResume(c.subset, c.u, rgrad)
+		switch {
+		case !ok || err != nil:
+			f.errorf("%s: resume on the same subset: ok = %v, err = %v", name, ok, err)
+		case rll != ll || !slices.Equal(rgrad, grad):
+			f.errorf("%s: resumed loglik %.17g, gradient %v; LogLik %.17g, %v", name, rll, rgrad, ll, grad)
+		}
+		if _, ok, _ := rg.LogLikResume(c.subset, c.u, rgrad); ok {
+			f.errorf("%s: the factor served twice", name)
+		}
+		// Prefixes, each after a new evaluation on the whole subset, the
+		// refusals first (they must leave the factor usable).
+		other := slices.Clone(c.u)
+		other[0] += 1e-9
+		for _, k := range []int{m, (m + 1) / 2, 1, max(1, m-1)} {
+			if !value(c.subset) {
+				break
+			}
+			if _, ok, _ := rg.LogLikResume(idx[:k], other, rgrad); ok {
+				f.errorf("%s: resumed at another point", name)
+			}
+			if k >= 2 {
+				swapped := slices.Clone(idx[:k])
+				swapped[0], swapped[1] = swapped[1], swapped[0]
+				if _, ok, _ := rg.LogLikResume(swapped, c.u, rgrad); ok {
+					f.errorf("%s: resumed on a permuted prefix of %d", name, k)
+				}
+			}
+			if m < c.n {
+				if _, ok, _ := rg.LogLikResume(nil, c.u, rgrad); ok {
+					f.errorf("%s: resumed on all %d observations from a subset of %d", name, c.n, m)
+				}
+			}
+			rll, ok, err := rg.LogLikResume(idx[:k], c.u, rgrad)
+			if !ok || err != nil {
+				f.errorf("%s: resume on the prefix of %d: ok = %v, err = %v", name, k, ok, err)
+				continue
+			}
+			want, err := g.LogLik(idx[:k], c.u, grad)
+			if err != nil {
+				f.errorf("%s: loglik of the prefix of %d: %v", name, k, err)
+				continue
+			}
+			sub := c
+			sub.subset = idx[:k]
+			kap := sub.kappa()
+			if d := math.Abs(rll - want); !(d <= tol(k, kap)*math.Max(float64(k), math.Abs(want))) {
+				f.errorf("%s: prefix of %d: resumed loglik %.17g, LogLik %.17g", name, k, rll, want)
+			}
+			var gmax float64
+			for _, v := range grad {
+				gmax = math.Max(gmax, math.Abs(v))
+			}
+			for j := range grad {
+				if d := math.Abs(rgrad[j] - grad[j]); !(d <= tol(k, kap)*math.Max(float64(k), gmax)) {
+					f.errorf("%s: prefix of %d: resumed grad[%d] = %.17g, LogLik %.17g", name, k, j, rgrad[j], grad[j])
+				}
+			}
+		}
+		// Calls that rebuild the kernel use the factor up.
+		kbuf := make([]float64, m*m)
+		for _, between := range []struct {
+			what string
+			call func()
+		}{
+			{"an evaluation with gradient", func() { _, _ = g.LogLik(c.subset, c.u, grad) }},
+			{"Kernel", func() { _ = g.Kernel(kbuf, c.subset, c.u) }},
+			{"SetJitter", func() { g.SetJitter(c.jitter) }},
+		} {
+			if !value(c.subset) {
+				break
+			}
+			between.call()
+			if _, ok, _ := rg.LogLikResume(c.subset, c.u, rgrad); ok {
+				f.errorf("%s: resumed after %s", name, between.what)
+			}
+		}
+		if value(c.subset) {
+			if _, _, err := rg.LogLikResume(c.subset, c.u, rgrad[:1]); err == nil {
+				f.errorf("%s: resume with a gradient of length 1 accepted", name)
 			}
 		}
 		_ = g.Close()

@@ -32,6 +32,7 @@ func TestMul(t *testing.T)       { linalgtest.MulTest(t, backend(t)) }
 func TestGPKernel(t *testing.T)  { linalgtest.GPKernelTest(t, backend(t)) }
 func TestGPLogLik(t *testing.T)  { linalgtest.GPLogLikTest(t, backend(t)) }
 func TestGPPrefix(t *testing.T)  { linalgtest.GPPrefixTest(t, backend(t)) }
+func TestGPResume(t *testing.T)  { linalgtest.GPResumeTest(t, backend(t)) }
 func TestMVN(t *testing.T)       { linalgtest.MVNTest(t, backend(t)) }
 func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, backend(t)) }
 func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, backend(t)) }
