@@ -19,6 +19,20 @@ func forEachBackend(t *testing.T, f func(t *testing.T, be linalg.Backend)) {
 	}
 }
 
+// forEachModel runs f on a model of data on each compiled-in backend,
+// closed afterwards.
+func forEachModel(t *testing.T, data *Data, f func(t *testing.T, m *Model)) {
+	t.Helper()
+	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
+		m, err := New(be, data, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		f(t, m)
+	})
+}
+
 // randData returns n random inputs (d columns, N(0, s²)) and targets N(0,1).
 func randData(rng *rand.Rand, n, d int, s float64) *Data {
 	x := make([]float64, n*d)

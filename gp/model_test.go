@@ -192,12 +192,7 @@ func TestNoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const n, d = 48, 4
 	data := randData(rng, n, d, 1)
-	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
-		m, err := New(be, data, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
+	forEachModel(t, data, func(t *testing.T, m *Model) {
 		u := m.StartPoints()[0]
 		grad := make([]float64, d+2)
 		subset := rng.Perm(n)[:30]

@@ -22,12 +22,7 @@ func TestLogLikPrefixes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n, d = 60, 3
 	data := randData(rng, n, d, 1)
-	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
-		m, err := New(be, data, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
+	forEachModel(t, data, func(t *testing.T, m *Model) {
 		u := m.StartPoints()[0]
 		perm := rng.Perm(n)
 		for _, s := range [][]int{nil, perm, perm[:40]} {
@@ -90,12 +85,7 @@ func TestLogLikResume(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const n, d = 60, 3
 	data := randData(rng, n, d, 1)
-	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
-		m, err := New(be, data, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
+	forEachModel(t, data, func(t *testing.T, m *Model) {
 		_, can := m.h.(linalg.ResumeGP)
 		u := m.StartPoints()[0]
 		perm := rng.Perm(n)
