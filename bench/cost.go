@@ -321,15 +321,19 @@ func (c *CostCurve) interp(n int, f func(CostPoint) float64) float64 {
 // Fit returns the power laws fitted by least squares on log–log axes to the
 // measured costs without and with gradient.
 func (c *CostCurve) Fit() (value, grad PowerLaw) {
+	return c.fit(func(p CostPoint) float64 { return p.Value }), c.fit(func(p CostPoint) float64 { return p.Grad })
+}
+
+// fit fits a power law to the cost f of the points.
+func (c *CostCurve) fit(f func(CostPoint) float64) PowerLaw {
 	ns := make([]int, len(c.Points))
-	vs := make([]float64, len(c.Points))
-	gs := make([]float64, len(c.Points))
+	cs := make([]float64, len(c.Points))
 	for i, p := range c.Points {
-		ns[i], vs[i], gs[i] = p.N, p.Value, p.Grad
+		ns[i], cs[i] = p.N, f(p)
 	}
-	value.Alpha, value.Prefactor = fit.FitExponent(ns, vs)
-	grad.Alpha, grad.Prefactor = fit.FitExponent(ns, gs)
-	return value, grad
+	var l PowerLaw
+	l.Alpha, l.Prefactor = fit.FitExponent(ns, cs)
+	return l
 }
 
 // PowerLawCost is a Coster made of power laws (and a prior cost), for
@@ -367,12 +371,7 @@ func (c *CostCurve) PowerLaws() PowerLawCost {
 	v, g := c.Fit()
 	pl := PowerLawCost{ValueLaw: v, GradLaw: g, PriorCost: c.PriorCost, ReorderCost: c.ReorderCost}
 	if c.resumes() {
-		ns := make([]int, len(c.Points))
-		rs := make([]float64, len(c.Points))
-		for i, p := range c.Points {
-			ns[i], rs[i] = p.N, p.Resume
-		}
-		pl.ResumeLaw.Alpha, pl.ResumeLaw.Prefactor = fit.FitExponent(ns, rs)
+		pl.ResumeLaw = c.fit(func(p CostPoint) float64 { return p.Resume })
 	}
 	return pl
 }

@@ -35,14 +35,15 @@ static inline int split(int n) { return ((n / 2) + 7) & ~7; }
 // The solve L21 = A21·L11⁻ᵀ of the factorisation is split recursively
 // too, until the triangular order is at most BLK, so that all its flops
 // but O(m·n·BLK) run in GEMM; and the leaves do not call OpenBLAS's TRSM
-// either, whose kernel ran at about 3 GFLOP/s on these m×32 shapes (30% of
-// the factorisation's time at n = 512, perf): they invert the BLK×BLK
+// either, whose kernel took 30% of the factorisation's time at n = 512
+// (perf) with the whole solve, and still 29% with only these m×32 leaves
+// left to it: they invert the BLK×BLK
 // diagonal block (trtri_leaf, O(BLK³)) and multiply by it with GEMM, as
 // GPU BLAS libraries do. This is 23–26% faster at n = 256…1024 and, on a
 // matrix of condition 1e10, moves the factor from OpenBLAS's dpotrf_ by at
 // most twice as much as substitution did (8e-12 against 4.5e-12 of the
 // largest entry; well-conditioned: the same, 2–3e-16).
-#define BLK 32
+#define BLK LEAF // the leaves invert with trtri_leaf, whose buffer holds LEAF
 #define CHUNK 64
 
 static int trtri_leaf(int n, double *a, int lda);
