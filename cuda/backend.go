@@ -71,7 +71,8 @@ type device struct {
 // kernels are the functions of kernels.cu.
 type kernels struct {
 	gpScale, gpKernel, gpPmat, gpQuadLogdet, gpGradPartial, gpGradFinal C.CUfunction
-	mirrorLower, colsumPartial, gatherRows, mvnFinal, logdetDiag        C.CUfunction
+	mirror, trtriLeaf, lauumLeaf, colsumPartial, gatherRows, mvnFinal   C.CUfunction
+	logdetDiag                                                          C.CUfunction
 }
 
 func (b *backend) Name() string { return "cuda" }
@@ -162,13 +163,19 @@ func openDevice() (*device, error) {
 	}{
 		{&d.fn.gpScale, "gp_scale"}, {&d.fn.gpKernel, "gp_kernel"}, {&d.fn.gpPmat, "gp_pmat"},
 		{&d.fn.gpQuadLogdet, "gp_quad_logdet"}, {&d.fn.gpGradPartial, "gp_grad_partial"},
-		{&d.fn.gpGradFinal, "gp_grad_final"}, {&d.fn.mirrorLower, "mirror_lower"},
+		{&d.fn.gpGradFinal, "gp_grad_final"}, {&d.fn.mirror, "mirror"},
+		{&d.fn.trtriLeaf, "trtri_leaf"}, {&d.fn.lauumLeaf, "lauum_leaf"},
 		{&d.fn.colsumPartial, "colsum_partial"}, {&d.fn.gatherRows, "gather_rows"},
 		{&d.fn.mvnFinal, "mvn_final"}, {&d.fn.logdetDiag, "logdet_diag"},
 	} {
+		// The function is fetched into a local: cgo's pointer check
+		// would otherwise inspect the whole device struct, which holds
+		// Go pointers (its name), and refuse the call.
+		var fn C.CUfunction
 		cs := C.CString(f.name)
-		r := C.cuModuleGetFunction(f.p, d.mod, cs)
+		r := C.cuModuleGetFunction(&fn, d.mod, cs)
 		C.free(unsafe.Pointer(cs))
+		*f.p = fn
 		if err := cuErr(r, "cuModuleGetFunction "+f.name); err != nil {
 			return nil, err
 		}
@@ -199,8 +206,8 @@ type handles struct {
 }
 
 // newHandles creates a stream, the cuBLAS and cuSOLVER handles on it and,
-// if maxN > 0, a cuSOLVER workspace large enough for potrf and potri of
-// every order up to maxN. The caller holds the context (enter).
+// if maxN > 0, a cuSOLVER workspace large enough for potrf of every order
+// up to maxN. The caller holds the context (enter).
 func newHandles(d *device, maxN int) (*handles, error) {
 	h := &handles{dev: d}
 	if err := cuErr(C.cuStreamCreate(&h.stream, C.CU_STREAM_NON_BLOCKING), "cuStreamCreate"); err != nil {
@@ -230,15 +237,12 @@ func newHandles(d *device, maxN int) (*handles, error) {
 			if n < 1 {
 				continue
 			}
-			var a, b C.int
-			if err := firstErr(
-				solverErr(C.st_potrf_bufsize(h.solver, C.int(n), &a), "potrf buffer size"),
-				solverErr(C.st_potri_bufsize(h.solver, C.int(n), &b), "potri buffer size"),
-			); err != nil {
+			var a C.int
+			if err := solverErr(C.st_potrf_bufsize(h.solver, C.int(n), &a), "potrf buffer size"); err != nil {
 				h.destroy()
 				return nil, err
 			}
-			lw = max(lw, int(a), int(b))
+			lw = max(lw, int(a))
 		}
 		h.lwork = max(lw, 1)
 		w, err := devAlloc(8*h.lwork, "cusolver workspace")
@@ -280,8 +284,9 @@ func (h *handles) sync(what string) error {
 	return nil
 }
 
-// potrf factors the n×n row-major matrix at a (lower triangle = upper
-// column-major) in place, writing the status to the device int at info.
+// potrf factors the n×n matrix at a in place — its upper row-major
+// triangle, the lower column-major one — into the column-major lower L,
+// writing the status to the device int at info.
 func (h *handles) potrf(n int, a, info devptr) error {
 	return solverErr(C.st_potrf(h.solver, C.int(n), a, C.int(n), h.work, C.int(h.lwork), info), "potrf")
 }
@@ -292,15 +297,11 @@ func (h *handles) potrs(n, nrhs int, a, b, info devptr) error {
 	return solverErr(C.st_potrs(h.solver, C.int(n), C.int(nrhs), a, C.int(n), b, C.int(n), info), "potrs")
 }
 
-// potri replaces the factor at a by the lower row-major triangle of A⁻¹.
-func (h *handles) potri(n int, a, info devptr) error {
-	return solverErr(C.st_potri(h.solver, C.int(n), a, C.int(n), h.work, C.int(h.lwork), info), "potri")
-}
-
-// mirror fills the strict upper triangle of the n×n row-major matrix at a
-// from its strict lower triangle.
-func (h *handles) mirror(n int, a devptr) error {
-	return cuErr(C.k_mirror_lower(h.dev.fn.mirrorLower, C.uint(tiles(n)), tile, rows, h.stream, a, C.int(n)), "launch mirror_lower")
+// mirror fills one strict triangle of the n×n row-major matrix at a from
+// the other: the upper from the lower, or the lower from the upper when
+// fromUpper.
+func (h *handles) mirror(n int, a devptr, fromUpper bool) error {
+	return cuErr(C.k_mirror(h.dev.fn.mirror, C.uint(tiles(n)), tile, rows, h.stream, a, C.int(n), cbool(fromUpper)), "launch mirror")
 }
 
 // errClosed is returned by the methods of a closed handle.

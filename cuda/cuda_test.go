@@ -172,6 +172,49 @@ func TestGPLarge(t *testing.T) {
 	}
 }
 
+// TestInverseLarge checks the dense Cholesky, Get of the factor and the
+// recursive inverse (several levels of trtri/lauum, orders that are not
+// multiples of the leaf) against the gonum backend.
+func TestInverseLarge(t *testing.T) {
+	be := cudaBackend(t)
+	ref := linalg.Default()
+	for _, n := range []int{1100, 2049} {
+		a := linalgtest.BenchSPD(n, uint64(n))
+		var got, want [2][]float64
+		for k, b := range []linalg.Backend{be, ref} {
+			m, err := b.NewMatrix(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
+			if err := firstErr(m.Set(n, a), m.Cholesky(), m.Get(out[0]), m.Inverse(), m.Get(out[1])); err != nil {
+				t.Fatalf("%s N=%d: %v", b.Name(), n, err)
+			}
+			m.Close()
+			if k == 0 {
+				got = out
+			} else {
+				want = out
+			}
+		}
+		for p, what := range []string{"factor", "inverse"} {
+			var worst, scale float64
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					if p == 0 && j > i {
+						continue // the strict upper triangle of the factor is unspecified
+					}
+					worst = math.Max(worst, math.Abs(got[p][i*n+j]-want[p][i*n+j]))
+					scale = math.Max(scale, math.Abs(want[p][i*n+j]))
+				}
+			}
+			if !(worst <= 1e-12*scale) {
+				t.Errorf("N=%d: %s differs from gonum's by %.3g (max entry %.3g)", n, what, worst, scale)
+			}
+		}
+	}
+}
+
 // TestConcurrentHandles runs GP evaluations on one handle per goroutine
 // and checks each against its own sequential result.
 func TestConcurrentHandles(t *testing.T) {

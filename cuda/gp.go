@@ -100,7 +100,7 @@ type gp struct {
 }
 
 // resBytes is the size of the result block; infoOff the byte offset of
-// the cuSOLVER info words (potrf, potri, potrs) in it.
+// the status words (potrf, the inverse's pivot check, potrs) in it.
 func (g *gp) infoOff() int  { return 8 * (g.d + 5) }
 func (g *gp) resBytes() int { return g.infoOff() + 16 }
 
@@ -215,7 +215,8 @@ func (g *gp) prepare(subset []int, u []float64) (int, devptr, error) {
 }
 
 // build enqueues the upload of the staging area, the gather and scaling of
-// the subset (gp_scale) and the kernel matrix (gp_kernel, lower triangle).
+// the subset (gp_scale) and the kernel matrix (gp_kernel, upper row-major
+// triangle).
 func (g *gp) build(m int, idx devptr) error {
 	h, fn, d := g.h, &g.h.dev.fn, g.d
 	nbytes := 8 * d
@@ -246,7 +247,7 @@ func (g *gp) Kernel(dst []float64, subset []int, u []float64) error {
 	defer leave()
 	if err := firstErr(
 		g.build(m, idx),
-		g.h.mirror(m, g.a),
+		g.h.mirror(m, g.a, true),
 		dtoh(unsafe.Pointer(&dst[0]), g.a, 8*m*m, g.h.stream),
 		g.h.sync("gp kernel"),
 	); err != nil {
@@ -257,10 +258,10 @@ func (g *gp) Kernel(dst []float64, subset []int, u []float64) error {
 
 // LogLik enqueues the whole evaluation on the handle's stream — upload of
 // ℓ and the subset, kernel build, potrf, potrs, the quadratic form and log
-// determinant, and with a gradient potri, P, P·[Z 1] (cublasDsymm) and the
-// two-stage gradient reduction — then copies the result block (a few
-// scalars, the gradient and the cuSOLVER info words) back and synchronises
-// once.
+// determinant, and with a gradient the inverse (inverse.go), P, P·[Z 1]
+// (cublasDsymm) and the two-stage gradient reduction — then copies the
+// result block (a few scalars, the gradient and the status words) back and
+// synchronises once.
 func (g *gp) LogLik(subset []int, u, grad []float64) (float64, error) {
 	if grad != nil && len(grad) != g.d+2 {
 		return 0, fmt.Errorf("linalg/cuda: gp: gradient of length %d, want %d", len(grad), g.d+2)
@@ -290,13 +291,13 @@ func (g *gp) LogLik(subset []int, u, grad []float64) (float64, error) {
 	if grad != nil {
 		rpb, nb := chunks(m, maxGradBlocks)
 		if err := firstErr(
-			h.potri(m, g.a, info+4),
+			h.inverse(m, g.a, info),
 			cuErr(C.k_gp_pmat(fn.gpPmat, C.uint(tiles(m)), tile, rows, h.stream, g.a, g.z, C.int(m), C.int(d),
 				C.double(g.sf2), g.alpha, g.w, info), "launch gp_pmat"),
 			// Row-major Q = P·[Z 1] (m×(d+1)) is the column-major
-			// Qᵀ = [Z 1]ᵀ·P, with P's lower row-major triangle its
-			// upper column-major one.
-			blasErr(C.st_dsymm_right_upper(h.blas, C.int(d+1), C.int(m), g.a, C.int(m), g.z, C.int(d+1), g.q, C.int(d+1)), "dsymm"),
+			// Qᵀ = [Z 1]ᵀ·P, with P's upper row-major triangle its
+			// lower column-major one.
+			blasErr(C.st_dsymm_right_lower(h.blas, C.int(d+1), C.int(m), g.a, C.int(m), g.z, C.int(d+1), g.q, C.int(d+1)), "dsymm"),
 			cuErr(C.k_gp_grad_partial(fn.gpGradPartial, C.uint(nb), tile, rows, h.stream, g.z, g.q, g.w,
 				C.int(m), C.int(d), C.int(rpb), info, g.partial), "launch gp_grad_partial"),
 			cuErr(C.k_gp_grad_final(fn.gpGradFinal, tile, h.stream, g.partial, C.int(nb), C.int(d),
@@ -327,7 +328,7 @@ func (g *gp) LogLik(subset []int, u, grad []float64) (float64, error) {
 		return ll, nil
 	}
 	if infos[1] != 0 {
-		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: inverse of %d×%d kernel (potri info %d): %w", m, m, infos[1], linalg.ErrNotPositiveDefinite)
+		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: inverse of %d×%d kernel (a pivot of its factor is not positive, info %d): %w", m, m, infos[1], linalg.ErrNotPositiveDefinite)
 	}
 	copy(grad, r[3:3+d+2])
 	for j, v := range grad {

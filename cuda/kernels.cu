@@ -9,8 +9,12 @@
 // when the module is loaded; the kernels use no Hopper-only instruction.
 //
 // Conventions. Every matrix is row-major, as in Go. A symmetric matrix is
-// held in its LOWER row-major triangle, which is the UPPER column-major
-// triangle that cuBLAS and cuSOLVER are called with. Everything is fp64.
+// held in its UPPER row-major triangle, which is the LOWER column-major
+// triangle that cuBLAS and cuSOLVER are called with (cuSOLVER's potrf is
+// markedly faster on the lower column-major triangle than on the upper:
+// on an H100 at n = 16384, 38 against 23 TFLOP/s). A Cholesky factor is
+// therefore the column-major lower L, whose row-major view is Lᵀ in the
+// upper triangle. Everything is fp64.
 // No kernel uses atomics: every reduction is blocked, per-block partial
 // sums are written to memory and summed in a fixed order by one more
 // kernel, so a result is bitwise reproducible for a given launch shape.
@@ -32,7 +36,8 @@ extern "C" {
 #define CHUNK 32
 
 // tri maps the linear index t of a lower tile (row-wise: (0,0), (1,0),
-// (1,1), (2,0), ...) to its tile row I and column J ≤ I.
+// (1,1), (2,0), ...) to its tile row I and column J ≤ I. Called as
+// tri(t, &J, &I) it enumerates the upper tiles (I ≤ J) instead.
 __device__ __forceinline__ void tri(unsigned t, int *I, int *J) {
     int i = (int)((sqrt(8.0 * (double)t + 1.0) - 1.0) * 0.5);
     // Correct a rounding error of the square root either way.
@@ -104,38 +109,39 @@ __global__ void gp_scale(const double *__restrict__ x, const int *__restrict__ i
     }
 }
 
-// gp_kernel writes the lower triangle of the m×m row-major kernel matrix
+// gp_kernel writes the upper triangle of the m×m row-major kernel matrix
 // a = σf²·exp(−½|z_i − z_j|²) with diag on the diagonal (σf² + σn² +
-// jitter), one lower TILE×TILE tile per block (a 1-D grid over the
-// T(T+1)/2 lower tiles). The strict upper triangle is not written.
+// jitter), one upper TILE×TILE tile per block (a 1-D grid over the
+// T(T+1)/2 upper tiles). The strict lower triangle is not written.
 __global__ void gp_kernel(const double *__restrict__ z, int m, int d, double sf2, double diag,
                           double *__restrict__ a) {
     int I, J;
-    tri(blockIdx.x, &I, &J);
+    tri(blockIdx.x, &J, &I);
     double s[TILE / ROWS];
     sqdist(z, d + 1, m, d, I, J, s);
     const int c = J * TILE + threadIdx.x;
 #pragma unroll
     for (int q = 0; q < TILE / ROWS; q++) {
         const int r = I * TILE + threadIdx.y + ROWS * q;
-        if (r < m && c <= r) {
+        if (c < m && r <= c) {
             a[(size_t)r * m + c] = (r == c) ? diag : sf2 * exp(-0.5 * s[q]);
         }
     }
 }
 
-// gp_pmat overwrites the lower triangle of a, which holds K⁻¹ (cuSOLVER
-// potri), with P = (α·αᵀ − K⁻¹) ∘ Kf, where Kf = σf²·exp(−½|z_i − z_j|²)
-// is recomputed here (bitwise the same values gp_kernel wrote) rather than
-// stored, and writes the diagonal of W = α·αᵀ − K⁻¹ to w (for the noise
-// gradient σn²·tr W). Nothing is done when info[0] (potrf) or info[1]
-// (potri) reports a failure.
+// gp_pmat overwrites the upper triangle of a, which holds K⁻¹ (the
+// inverse of the factor, trtri_leaf and the recursive trtri/lauum), with
+// P = (α·αᵀ − K⁻¹) ∘ Kf, where Kf = σf²·exp(−½|z_i − z_j|²) is recomputed
+// here (bitwise the same values gp_kernel wrote) rather than stored, and
+// writes the diagonal of W = α·αᵀ − K⁻¹ to w (for the noise gradient
+// σn²·tr W). Nothing is done when info[0] (potrf) or info[1] (inverse)
+// reports a failure.
 __global__ void gp_pmat(double *__restrict__ a, const double *__restrict__ z, int m, int d,
                         double sf2, const double *__restrict__ alpha, double *__restrict__ w,
                         const int *__restrict__ info) {
     if (info[0] != 0 || info[1] != 0) return;
     int I, J;
-    tri(blockIdx.x, &I, &J);
+    tri(blockIdx.x, &J, &I);
     double s[TILE / ROWS];
     sqdist(z, d + 1, m, d, I, J, s);
     const int c = J * TILE + threadIdx.x;
@@ -143,7 +149,7 @@ __global__ void gp_pmat(double *__restrict__ a, const double *__restrict__ z, in
 #pragma unroll
     for (int q = 0; q < TILE / ROWS; q++) {
         const int r = I * TILE + threadIdx.y + ROWS * q;
-        if (r < m && c <= r) {
+        if (c < m && r <= c) {
             const size_t o = (size_t)r * m + c;
             const double wv = alpha[r] * ac - a[o];
             if (r == c) {
@@ -157,8 +163,8 @@ __global__ void gp_pmat(double *__restrict__ a, const double *__restrict__ z, in
 }
 
 // gp_quad_logdet computes, in a single block, quad = Σ ys_i·α_i and
-// logdet = 2·Σ log L_ii over the Cholesky factor L (lower row-major, order
-// m), and counts the diagonal entries that are not finite and positive.
+// logdet = 2·Σ log L_ii over the Cholesky factor L (order m; only its
+// diagonal is read), and counts the diagonal entries that are not finite and positive.
 // It writes out[0] = quad, out[1] = logdet, out[2] = count. blockDim.x
 // must be a power of two ≤ 1024.
 __global__ void gp_quad_logdet(const double *__restrict__ l, int m, const double *__restrict__ ys,
@@ -248,25 +254,93 @@ __global__ void gp_grad_final(const double *__restrict__ partial, int nb, int d,
     }
 }
 
-// mirror_lower copies the strict lower triangle of the n×n row-major
-// matrix a into its strict upper triangle, one TILE×TILE tile pair per
-// block through shared memory, so that both the reads and the writes are
-// coalesced. A 1-D grid over the lower tiles.
-__global__ void mirror_lower(double *__restrict__ a, int n) {
+// mirror copies one strict triangle of the n×n row-major matrix a into
+// the other: the lower into the upper when up == 0, the upper into the
+// lower otherwise. One TILE×TILE tile pair per block through shared
+// memory, so that both the reads and the writes are coalesced; a 1-D grid
+// over the lower tiles.
+__global__ void mirror(double *__restrict__ a, int n, int up) {
     __shared__ double t[TILE][TILE + 1];
     int I, J;
     tri(blockIdx.x, &I, &J);
+    if (up) { const int k = I; I = J; J = k; }  // source tile (I, J) in the upper triangle
     const int tx = threadIdx.x;
-    // Read the tile (I, J) of the lower triangle row by row.
+    // Read the source tile (I, J) row by row: its elements (r, c) with
+    // c < r (lower) or r < c (upper).
     for (int y = threadIdx.y; y < TILE; y += ROWS) {
         const int r = I * TILE + y, c = J * TILE + tx;
-        if (r < n && c < n && c < r) t[y][tx] = a[(size_t)r * n + c];
+        if (r < n && c < n && (up ? r < c : c < r)) t[y][tx] = a[(size_t)r * n + c];
     }
     __syncthreads();
-    // Write its transpose to tile (J, I): a[c, r] = a[r, c] for c < r.
+    // Write its transpose to tile (J, I): a[c, r] = a[r, c].
     for (int y = threadIdx.y; y < TILE; y += ROWS) {
         const int r = I * TILE + tx, c = J * TILE + y;  // source element (r, c)
-        if (r < n && c < n && c < r) a[(size_t)c * n + r] = t[tx][y];
+        if (r < n && c < n && (up ? r < c : c < r)) a[(size_t)c * n + r] = t[tx][y];
+    }
+}
+
+// LEAF is the order of the diagonal blocks that trtri_leaf and
+// lauum_leaf handle in shared memory; the recursive inverse (inverse.go)
+// splits at multiples of LEAF, so its leaves are the blocks at offsets
+// LEAF·b, of order min(LEAF, n − LEAF·b).
+#define LEAF 64
+
+// trtri_leaf inverts in place the diagonal LEAF×LEAF blocks of the lower
+// triangular factor L held column-major (leading dimension n) in a: block
+// b (one per thread block, LEAF threads) at offset LEAF·b. The block is
+// staged in shared memory and inverted by forward substitution, one row of
+// X = L_bb⁻¹ per step, thread j computing X[i][j]; row i of X overwrites
+// row i of L once every thread has read it. Nothing is done when info[0]
+// reports a failed factorisation; a pivot that is not finite and positive
+// sets info[1] = 1 (every writer writes the same value).
+__global__ void trtri_leaf(double *__restrict__ a, int n, int *__restrict__ info) {
+    if (info[0] != 0) return;
+    __shared__ double s[LEAF][LEAF + 1];
+    const int off = blockIdx.x * LEAF, nb = min(LEAF, n - off), j = threadIdx.x;
+    for (int e = j; e < nb * nb; e += blockDim.x) {
+        const int c = e / nb, r = e % nb;
+        s[r][c] = (r >= c) ? a[(size_t)(off + c) * n + off + r] : 0.0;
+    }
+    __syncthreads();
+    for (int i = 0; i < nb; i++) {
+        double v = 0.0;
+        const double p = s[i][i];
+        if (j <= i) {
+            v = (i == j) ? 1.0 : 0.0;
+            for (int k = j; k < i; k++) v = fma(-s[i][k], s[k][j], v);
+            v /= p;
+        }
+        __syncthreads();
+        if (j <= i) s[i][j] = v;
+        if (j == 0 && !(p > 0.0 && p <= 1.7976931348623157e308)) info[1] = 1;
+        __syncthreads();
+    }
+    for (int e = j; e < nb * nb; e += blockDim.x) {
+        const int c = e / nb, r = e % nb;
+        if (r >= c) a[(size_t)(off + c) * n + off + r] = s[r][c];
+    }
+}
+
+// lauum_leaf replaces the lower triangular nb×nb block X at offset off of
+// the column-major a (leading dimension n) by the lower triangle of XᵀX:
+// W[i][j] = Σ_{k ≥ i} X[k][i]·X[k][j] for i ≥ j. One thread block; X is
+// staged in shared memory first, so the results can be written straight
+// back. Nothing is done when a factorisation or inversion failed.
+__global__ void lauum_leaf(double *__restrict__ a, int n, int off, int nb,
+                           const int *__restrict__ info) {
+    if (info[0] != 0 || info[1] != 0) return;
+    __shared__ double s[LEAF][LEAF + 1];
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) {
+        const int c = e / nb, r = e % nb;
+        s[r][c] = (r >= c) ? a[(size_t)(off + c) * n + off + r] : 0.0;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) {
+        const int j = e / nb, i = e % nb;
+        if (i < j) continue;
+        double v = 0.0;
+        for (int k = i; k < nb; k++) v = fma(s[k][i], s[k][j], v);
+        a[(size_t)(off + j) * n + off + i] = v;
     }
 }
 

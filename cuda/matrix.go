@@ -52,7 +52,11 @@ func (b *backend) NewMatrix(maxN int) (linalg.Matrix, error) {
 
 // matrix is a linalg.Matrix on the device: a compact n×n row-major buffer
 // (leading dimension n), used by cuSOLVER as its column-major transpose,
-// so that the lower row-major triangle is cuSOLVER's upper triangle.
+// so that the upper row-major triangle is cuSOLVER's lower triangle. The
+// contract has Cholesky read the lower row-major triangle, so Cholesky
+// first mirrors it into the upper one; the factor, the column-major lower
+// L, is then Lᵀ in the upper row-major triangle, and Get mirrors it back
+// into the lower one before downloading.
 type matrix struct {
 	h        *handles
 	a, v     devptr // the matrix; a vector for Solve
@@ -113,7 +117,12 @@ func (m *matrix) Get(dst []float64) error {
 		return err
 	}
 	defer leave()
+	var mirror error
+	if m.factored {
+		mirror = m.h.mirror(m.n, m.a, true)
+	}
 	if err := firstErr(
+		mirror,
 		dtoh(unsafe.Pointer(&dst[0]), m.a, 8*m.n*m.n, m.h.stream),
 		m.h.sync("download"),
 	); err != nil {
@@ -122,7 +131,8 @@ func (m *matrix) Get(dst []float64) error {
 	return nil
 }
 
-// Cholesky factors in place with cusolverDnDpotrf and computes the log
+// Cholesky mirrors the lower triangle into the upper one, factors in
+// place with cusolverDnDpotrf (lower column-major) and computes the log
 // determinant on the device (2·Σ log L_ii, with a check that every pivot
 // is finite and positive); one synchronisation brings back the info word
 // and the log determinant.
@@ -140,6 +150,7 @@ func (m *matrix) Cholesky() error {
 	h := m.h
 	if err := firstErr(
 		cuErr(C.cuMemsetD32Async(m.aux, 0, 4, h.stream), "cuMemsetD32Async"),
+		h.mirror(n, m.a, false),
 		h.potrf(n, m.a, m.aux),
 		cuErr(C.k_logdet_diag(h.dev.fn.logdetDiag, redBlock, h.stream, m.a, C.int(n), m.aux, m.aux+16), "launch logdet_diag"),
 		dtoh(m.host.p, m.aux, 32, h.stream),
@@ -193,8 +204,8 @@ func (m *matrix) Solve(b, x []float64) error {
 	return nil
 }
 
-// Inverse runs cusolverDnDpotri and mirrors the lower triangle into the
-// upper one on the device.
+// Inverse computes A⁻¹ from the factor (inverse.go) and mirrors its
+// triangle into the other on the device.
 func (m *matrix) Inverse() error {
 	if !m.factored {
 		return fmt.Errorf("linalg/cuda: inverse: %w", linalg.ErrNotFactored)
@@ -208,16 +219,16 @@ func (m *matrix) Inverse() error {
 	defer leave()
 	h := m.h
 	if err := firstErr(
-		cuErr(C.cuMemsetD32Async(m.aux, 0, 1, h.stream), "cuMemsetD32Async"),
-		h.potri(n, m.a, m.aux),
-		h.mirror(n, m.a),
-		dtoh(m.host.p, m.aux, 4, h.stream),
-		h.sync("potri"),
+		cuErr(C.cuMemsetD32Async(m.aux, 0, 2, h.stream), "cuMemsetD32Async"),
+		h.inverse(n, m.a, m.aux),
+		h.mirror(n, m.a, true),
+		dtoh(m.host.p, m.aux, 8, h.stream),
+		h.sync("inverse"),
 	); err != nil {
 		return fmt.Errorf("linalg/cuda: inverse of %d×%d matrix: %w", n, n, err)
 	}
-	if info := m.host.i32(0, 1)[0]; info != 0 {
-		return fmt.Errorf("linalg/cuda: inverse of %d×%d matrix: singular factor (potri info %d): %w", n, n, info, linalg.ErrNotPositiveDefinite)
+	if info := m.host.i32(0, 2)[1]; info != 0 {
+		return fmt.Errorf("linalg/cuda: inverse of %d×%d matrix: a pivot of the factor is not positive: %w", n, n, linalg.ErrNotPositiveDefinite)
 	}
 	return nil
 }

@@ -36,33 +36,43 @@ static cublasStatus_t st_dgemm(cublasHandle_t h, int ta, int tb, int m, int n, i
 		m, n, k, &alpha, DP(a), lda, DP(b), ldb, &beta, DP(c), ldc);
 }
 
-// st_dsymm_right_upper: C (m×n) = B (m×n) · A (n×n, symmetric, upper).
-static cublasStatus_t st_dsymm_right_upper(cublasHandle_t h, int m, int n,
+// st_dsymm_right_lower: C (m×n) = B (m×n) · A (n×n, symmetric, lower).
+static cublasStatus_t st_dsymm_right_lower(cublasHandle_t h, int m, int n,
 		CUdeviceptr a, int lda, CUdeviceptr b, int ldb, CUdeviceptr c, int ldc) {
 	double one = 1.0, zero = 0.0;
-	return cublasDsymm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, m, n,
+	return cublasDsymm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, m, n,
 		&one, DP(a), lda, DP(b), ldb, &zero, DP(c), ldc);
 }
 
-// ---- cuSOLVER, always on the upper column-major triangle
+// st_dtrmm_lower: B (m×n) = alpha·op(A)·B (left) or alpha·B·op(A) (right),
+// A lower triangular, non-unit, op(A) = Aᵀ when trans; in place (cuBLAS
+// computes in place when C is B).
+static cublasStatus_t st_dtrmm_lower(cublasHandle_t h, int right, int trans, int m, int n,
+		double alpha, CUdeviceptr a, int lda, CUdeviceptr b, int ldb) {
+	return cublasDtrmm(h, right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
+		trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n,
+		&alpha, DP(a), lda, DP(b), ldb, DP(b), ldb);
+}
+
+// st_dsyrk_lower_t: C (n×n, lower) += Aᵀ·A, A k×n.
+static cublasStatus_t st_dsyrk_lower_t(cublasHandle_t h, int n, int k, CUdeviceptr a, int lda,
+		CUdeviceptr c, int ldc) {
+	double one = 1.0;
+	return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, k, &one, DP(a), lda, &one, DP(c), ldc);
+}
+
+// ---- cuSOLVER, always on the lower column-major triangle
 
 static cusolverStatus_t st_potrf_bufsize(cusolverDnHandle_t h, int n, int *lwork) {
-	return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_UPPER, n, NULL, n, lwork);
-}
-static cusolverStatus_t st_potri_bufsize(cusolverDnHandle_t h, int n, int *lwork) {
-	return cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_UPPER, n, NULL, n, lwork);
+	return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, NULL, n, lwork);
 }
 static cusolverStatus_t st_potrf(cusolverDnHandle_t h, int n, CUdeviceptr a, int lda,
 		CUdeviceptr work, int lwork, CUdeviceptr info) {
-	return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_UPPER, n, DP(a), lda, DP(work), lwork, IP(info));
+	return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, DP(a), lda, DP(work), lwork, IP(info));
 }
 static cusolverStatus_t st_potrs(cusolverDnHandle_t h, int n, int nrhs, CUdeviceptr a, int lda,
 		CUdeviceptr b, int ldb, CUdeviceptr info) {
-	return cusolverDnDpotrs(h, CUBLAS_FILL_MODE_UPPER, n, nrhs, DP(a), lda, DP(b), ldb, IP(info));
-}
-static cusolverStatus_t st_potri(cusolverDnHandle_t h, int n, CUdeviceptr a, int lda,
-		CUdeviceptr work, int lwork, CUdeviceptr info) {
-	return cusolverDnDpotri(h, CUBLAS_FILL_MODE_UPPER, n, DP(a), lda, DP(work), lwork, IP(info));
+	return cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, nrhs, DP(a), lda, DP(b), ldb, IP(info));
 }
 
 // ---- kernel launches (signatures as in kernels.cu)
@@ -103,10 +113,20 @@ static CUresult k_gp_grad_final(CUfunction f, unsigned b, CUstream s, CUdevicept
 	void *args[] = {&partial, &nb, &d, &sn2, &info, &out};
 	return st_launch(f, 1, 1, b, 1, s, args);
 }
-static CUresult k_mirror_lower(CUfunction f, unsigned g, unsigned bx, unsigned by, CUstream s,
-		CUdeviceptr a, int n) {
-	void *args[] = {&a, &n};
+static CUresult k_mirror(CUfunction f, unsigned g, unsigned bx, unsigned by, CUstream s,
+		CUdeviceptr a, int n, int up) {
+	void *args[] = {&a, &n, &up};
 	return st_launch(f, g, 1, bx, by, s, args);
+}
+static CUresult k_trtri_leaf(CUfunction f, unsigned g, unsigned b, CUstream s, CUdeviceptr a,
+		int n, CUdeviceptr info) {
+	void *args[] = {&a, &n, &info};
+	return st_launch(f, g, 1, b, 1, s, args);
+}
+static CUresult k_lauum_leaf(CUfunction f, unsigned b, CUstream s, CUdeviceptr a, int n, int off,
+		int nb, CUdeviceptr info) {
+	void *args[] = {&a, &n, &off, &nb, &info};
+	return st_launch(f, 1, 1, b, 1, s, args);
 }
 static CUresult k_colsum_partial(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by,
 		CUstream s, CUdeviceptr a, int rows, int cols, int lda, int rpb, CUdeviceptr partial) {

@@ -81,7 +81,8 @@ cat >"$out/run-on-device.sh" <<EOF
 #   bash $rel/run-on-device.sh STAGE...
 #
 # STAGE: test (nvcc check, vet, the conformance suite and the linalg
-# tests), bench (Cholesky, Inverse, GEMM, GPStep at N=256..16384), cpu (the
+# tests), bench (Cholesky, Inverse, GEMM, GPStep at N=256..16384; BENCH
+# narrows the -bench pattern, BENCHTIME sets -benchtime), cpu (the
 # openblas backend on the machine's cores beside cuda, GPStep at N=4096),
 # stt (the CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), or all
 # (default: test, bench, stt).
@@ -92,9 +93,14 @@ b=$rel
 res=\${OUT:-/tmp/cuda-out}; mkdir -p "\$res"
 [ -x /tmp/gotc/go/bin/go ] || { mkdir -p /tmp/gotc && tar -C /tmp/gotc -xJf "\$b/go-toolchain.tar.xz"; }
 [ -f vendor/modules.txt ] || tar -xJf "\$b/vendor.tar.xz"   # ./vendor exists on the device only
-export GOROOT=/tmp/gotc/go PATH=/tmp/gotc/go/bin:/usr/local/cuda/bin:\$PATH
+# CUDA_HOME: the toolkit (default: where nvcc is, else /usr/local/cuda).
+nv=\$(command -v nvcc || true)
+cuda=\${CUDA_HOME:-\$( [ -n "\$nv" ] && dirname "\$(dirname "\$(readlink -f "\$nv")")" || echo /usr/local/cuda)}
+export GOROOT=/tmp/gotc/go PATH=/tmp/gotc/go/bin:\$cuda/bin:\$PATH
+export LD_LIBRARY_PATH=\$cuda/lib64:\${LD_LIBRARY_PATH:-}
 export GOFLAGS=-mod=vendor GOTOOLCHAIN=local GOPROXY=off GOCACHE=/tmp/gocache CGO_ENABLED=1
-export CGO_CFLAGS="\${CGO_CFLAGS:--I/usr/local/cuda/include}" CGO_LDFLAGS="\${CGO_LDFLAGS:--L/usr/local/cuda/lib64}"
+export CGO_CFLAGS="\${CGO_CFLAGS:--I\$cuda/include}" CGO_LDFLAGS="\${CGO_LDFLAGS:--L\$cuda/lib64 -L\$cuda/lib64/stubs}"
+echo "CUDA toolkit: \$cuda (\$(nvcc --version 2>/dev/null | tail -1))"
 go version
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "\$res/device.txt"
 for st in \${*:-all}; do
@@ -105,7 +111,7 @@ test|all)
 	go test -tags cuda -count=1 -v ./cuda/ ./linalg/... 2>&1 | tee "\$res/test.txt" | grep -Ev '^=== (RUN|PAUSE|CONT)'
 	;;&
 bench|all)
-	go test -tags cuda -run '^\$' -bench 'Cholesky|Inverse|GEMM|GPStep' -benchtime=\${BENCHTIME:-3x} -timeout 30m ./cuda/ 2>&1 | tee "\$res/bench.txt"
+	go test -tags cuda -run '^\$' -bench "\${BENCH:-Cholesky|Inverse|GEMM|GPStep}" -benchtime=\${BENCHTIME:-3x} -timeout 30m ./cuda/ 2>&1 | tee "\$res/bench.txt"
 	;;&
 cpu)
 	[ -f "\$b/openblas-debs.tar" ] || { echo "no openblas-debs.tar in the bundle"; continue; }
@@ -126,12 +132,14 @@ done
 EOF
 chmod +x "$out/run-on-device.sh"
 
-if [ "${out#"$root"/}" != "$out" ] && [ -d "$root/.git" ]; then
+if [ "${out#"$root"/}" != "$out" ] && exf=$(git -C "$root" rev-parse --git-path info/exclude 2>/dev/null); then
+	case $exf in /*) ;; *) exf=$root/$exf ;; esac
 	excl="/${out#"$root"/}/"
-	grep -qxF "$excl" "$root/.git/info/exclude" 2>/dev/null || echo "$excl" >>"$root/.git/info/exclude"
+	mkdir -p "$(dirname "$exf")"
+	grep -qxF "$excl" "$exf" 2>/dev/null || echo "$excl" >>"$exf"
 fi
 
 echo "cuda-bundle: $ver"
 du -h "$out"/go-toolchain.tar.xz "$out"/vendor.tar.xz "$out"/openblas-debs.tar 2>/dev/null
-total=$(cat "$out"/go-toolchain.tar.xz "$out"/vendor.tar.xz | wc -c)
+total=$(cat "$out"/go-toolchain.tar.xz "$out"/vendor.tar.xz "$out"/openblas-debs.tar 2>/dev/null | wc -c)
 echo "cuda-bundle: $((total / 1024 / 1024)) MiB together (carry limit 64 MiB, working tree included)"
