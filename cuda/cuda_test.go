@@ -303,6 +303,11 @@ func BenchmarkCholesky(b *testing.B) {
 	b.Run("cuda", func(b *testing.B) { linalgtest.BenchCholesky(b, be, benchSizes) })
 }
 
+func BenchmarkSolve(b *testing.B) {
+	be := cudaBackend(b)
+	b.Run("cuda", func(b *testing.B) { linalgtest.BenchSolve(b, be, benchSizes) })
+}
+
 func BenchmarkInverse(b *testing.B) {
 	be := cudaBackend(b)
 	b.Run("cuda", func(b *testing.B) { linalgtest.BenchInverse(b, be, benchSizes) })

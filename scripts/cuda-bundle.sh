@@ -81,8 +81,9 @@ cat >"$out/run-on-device.sh" <<EOF
 #   bash $rel/run-on-device.sh STAGE...
 #
 # STAGE: test (nvcc check, vet, the conformance suite and the linalg
-# tests), bench (Cholesky, Inverse, GEMM, GPStep at N=256..16384; BENCH
-# narrows the -bench pattern, BENCHTIME sets -benchtime), cpu (the
+# tests), bench (Cholesky, Solve, Inverse, GEMM, GPStep at N=256..16384; BENCH
+# narrows the -bench pattern, BENCHTIME and COUNT set -benchtime and
+# -count), cpu (the
 # openblas backend on the machine's cores beside cuda, GPStep at N=4096),
 # stt (the CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), or all
 # (default: test, bench, stt).
@@ -111,7 +112,7 @@ test|all)
 	go test -tags cuda -count=1 -v ./cuda/ ./linalg/... 2>&1 | tee "\$res/test.txt" | grep -Ev '^=== (RUN|PAUSE|CONT)'
 	;;&
 bench|all)
-	go test -tags cuda -run '^\$' -bench "\${BENCH:-Cholesky|Inverse|GEMM|GPStep}" -benchtime=\${BENCHTIME:-3x} -timeout 30m ./cuda/ 2>&1 | tee "\$res/bench.txt"
+	go test -tags cuda -run '^\$' -bench "\${BENCH:-Cholesky|Solve|Inverse|GEMM|GPStep}" -benchtime=\${BENCHTIME:-3x} -count=\${COUNT:-1} -timeout 30m ./cuda/ 2>&1 | tee "\$res/bench.txt"
 	;;&
 cpu)
 	[ -f "\$b/openblas-debs.tar" ] || { echo "no openblas-debs.tar in the bundle"; continue; }
