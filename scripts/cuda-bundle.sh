@@ -83,7 +83,8 @@ cat >"$out/run-on-device.sh" <<EOF
 # STAGE: test (nvcc check, vet, the conformance suite and the linalg
 # tests), bench (Cholesky, Solve, Inverse, GEMM, GPStep at N=256..16384; BENCH
 # narrows the -bench pattern, BENCHTIME and COUNT set -benchtime and
-# -count), cpu (the
+# -count), sanitize (compute-sanitizer memcheck and racecheck over the
+# conformance tests), cpu (the
 # openblas backend on the machine's cores beside cuda, GPStep at N=4096),
 # stt (the CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), or all
 # (default: test, bench, stt).
@@ -114,6 +115,17 @@ test|all)
 bench|all)
 	go test -tags cuda -run '^\$' -bench "\${BENCH:-Cholesky|Solve|Inverse|GEMM|GPStep}" -benchtime=\${BENCHTIME:-3x} -count=\${COUNT:-1} -timeout 30m ./cuda/ 2>&1 | tee "\$res/bench.txt"
 	;;&
+sanitize)
+	# compute-sanitizer's memcheck (out-of-bounds and misaligned accesses,
+	# leaks) and racecheck (shared-memory hazards) over the conformance
+	# tests; each tool's log goes to \$res/sanitize-TOOL.txt.
+	go test -c -tags cuda -o /tmp/cuda.test ./cuda/ || exit 1
+	for tool in memcheck racecheck; do
+		timeout \${SAN_TIMEOUT:-240} compute-sanitizer --tool \$tool --error-exitcode 9 /tmp/cuda.test -test.count=1 \
+			-test.run "\${SAN_RUN:-^Test(Cholesky|LogDet|Solve|Inverse|Mul|GPKernel|GPLogLik|MVN|NotPD|State)\$}" >"\$res/sanitize-\$tool.txt" 2>&1
+		echo "compute-sanitizer --tool \$tool: exit \$?"; tail -4 "\$res/sanitize-\$tool.txt"
+	done
+	;;
 cpu)
 	[ -f "\$b/openblas-debs.tar" ] || { echo "no openblas-debs.tar in the bundle"; continue; }
 	mkdir -p /tmp/ob && tar -C /tmp/ob -xf "\$b/openblas-debs.tar" && for f in /tmp/ob/debs/*.deb; do dpkg -x "\$f" /tmp/ob/root; done
