@@ -158,6 +158,7 @@
 //	bash .cuda-bundle/run-on-device.sh cpu    # GPStep N=4096: openblas beside cuda
 //	bash .cuda-bundle/run-on-device.sh stt    # subtemper gp --backend cuda, STT, N=8192
 //	bash .cuda-bundle/run-on-device.sh sanitize  # compute-sanitizer memcheck + racecheck (166 s)
+//	bash .cuda-bundle/run-on-device.sh race      # go test -race -tags cuda ./cuda/ (43 s)
 //	bash .cuda-bundle/run-on-device.sh test bench cpu stt  # all four
 //
 // BENCH narrows the benchmarks' -bench pattern, BENCHTIME and COUNT set

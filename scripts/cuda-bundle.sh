@@ -83,7 +83,8 @@ cat >"$out/run-on-device.sh" <<EOF
 # STAGE: test (nvcc check, vet, the conformance suite and the linalg
 # tests), bench (Cholesky, Solve, Inverse, GEMM, GPStep at N=256..16384; BENCH
 # narrows the -bench pattern, BENCHTIME and COUNT set -benchtime and
-# -count), sanitize (compute-sanitizer memcheck and racecheck over the
+# -count), race (the cuda tests under the race detector), sanitize
+# (compute-sanitizer memcheck and racecheck over the
 # conformance tests), cpu (the
 # openblas backend on the machine's cores beside cuda, GPStep at N=4096),
 # stt (the CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), or all
@@ -115,6 +116,9 @@ test|all)
 bench|all)
 	go test -tags cuda -run '^\$' -bench "\${BENCH:-Cholesky|Solve|Inverse|GEMM|GPStep}" -benchtime=\${BENCHTIME:-3x} -count=\${COUNT:-1} -timeout 30m ./cuda/ 2>&1 | tee "\$res/bench.txt"
 	;;&
+race)
+	go test -race -tags cuda -count=1 ./cuda/ 2>&1 | tee "\$res/race.txt"
+	;;
 sanitize)
 	# compute-sanitizer's memcheck (out-of-bounds and misaligned accesses,
 	# leaks) and racecheck (shared-memory hazards) over the conformance
