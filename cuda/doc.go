@@ -43,10 +43,12 @@
 // triangle, and every cuSOLVER and cuBLAS call uses
 // CUBLAS_FILL_MODE_LOWER on the untransposed buffer. The lower
 // column-major triangle is chosen because cuSOLVER factors it much faster:
-// on an H100 at n = 16384, Dpotrf took 38.9 ms (37.7 TFLOP/s) on the lower
-// triangle and 62.7 ms (23.4 TFLOP/s) on the upper, against 61.6 TFLOP/s
-// for DGEMM in the same run. The factor is the column-major lower L, which
-// reads row-major as Lᵀ in the upper triangle. The dense Matrix keeps the
+// on an H100 at n = 16384, Dpotrf took 41.4 ms (35.4 TFLOP/s; Xpotrf
+// 37.3 ms) on the lower triangle and 62.5 ms (23.5 TFLOP/s) on the upper,
+// against 63.9 TFLOP/s for DGEMM in the same run (cuda/testdata/probe.cu,
+// output in docs/measurements/h100-2026-11-23/probe.txt). The factor is
+// the column-major lower L, which reads row-major as Lᵀ in the upper
+// triangle. The dense Matrix keeps the
 // contract of the CPU backends (Cholesky reads the lower row-major
 // triangle; Get then shows L there): Cholesky first mirrors the lower
 // triangle into the upper one on the device, and Get after Cholesky
@@ -58,7 +60,7 @@
 // variants, spend the same 2n³/3 flops in cuBLAS TRMM and SYRK calls on
 // blocks split at multiples of 64, with two custom kernels for the 64×64
 // diagonal leaves (trtri_leaf, all leaves in one launch; lauum_leaf). At
-// n = 16384 it takes 108.6 ms.
+// n = 16384 it takes 106.1 ms (BenchmarkInverse, same measurements).
 //
 // One GP evaluation, LogLik(subset, u, grad), on m = |subset| points:
 //

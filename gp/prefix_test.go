@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/linalgtest"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -48,13 +49,7 @@ func TestLogLikPrefixes(t *testing.T) {
 			if !ok {
 				continue
 			}
-			idx := s
-			if s == nil {
-				idx = make([]int, n)
-				for i := range idx {
-					idx[i] = i
-				}
-			}
+			idx := linalgtest.Indices(s, n)
 			for j, k := range ks {
 				want, err := m.LogLik(idx[:k], u, nil)
 				if err != nil || math.Abs(pre[j]-want) > 1e-10*math.Max(1, math.Abs(want)) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/subtemper/subtemper/internal/gradcheck"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/linalgtest"
 )
 
 // randSigma returns a random SPD matrix with condition number ~ cond.
@@ -67,13 +68,7 @@ func TestLogLikAgainstDense(t *testing.T) {
 				}
 				defer m.Close()
 				for _, s := range [][]int{nil, subset} {
-					idx := s
-					if idx == nil {
-						idx = make([]int, data.N)
-						for i := range idx {
-							idx[i] = i
-						}
-					}
+					idx := linalgtest.Indices(s, data.N)
 					out := make([]float64, bn)
 					grads := make([]float64, bn*c.d)
 					if err := m.LogLikBatch(s, thetas, out, grads); err != nil {

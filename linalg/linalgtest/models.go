@@ -69,11 +69,16 @@ func (c gpCase) kappa() float64 {
 	return 1 + float64(c.size())*sf2/(sn2+c.jitter)
 }
 
-func (c gpCase) indices() []int {
-	if c.subset != nil {
-		return c.subset
+func (c gpCase) indices() []int { return Indices(c.subset, c.n) }
+
+// Indices returns the observations a subset names: subset itself, or
+// 0, 1, …, n−1 when it is nil (all n observations), as the GP and MVN
+// handles read it.
+func Indices(subset []int, n int) []int {
+	if subset != nil {
+		return subset
 	}
-	s := make([]int, c.n)
+	s := make([]int, n)
 	for i := range s {
 		s[i] = i
 	}
@@ -293,13 +298,7 @@ func checkMVN(b linalg.Backend) error {
 						f.errorf("N=%d D=%d B=%d subset=%v: sumsq: %v", n, d, B, len(s), err)
 						continue
 					}
-					idx := s
-					if idx == nil {
-						idx = make([]int, n)
-						for i := range idx {
-							idx[i] = i
-						}
-					}
+					idx := Indices(s, n)
 					for bb := 0; bb < B; bb++ {
 						var want, scale float64
 						for _, i := range idx {
@@ -580,13 +579,7 @@ func checkMVNPrefixes(b linalg.Backend) error {
 			if !gave {
 				return
 			}
-			idx := s
-			if s == nil {
-				idx = make([]int, n)
-				for i := range idx {
-					idx[i] = i
-				}
-			}
+			idx := Indices(s, n)
 			for j, k := range ks {
 				if err := mv.SumSq(idx[:k], t, 1, wout, nil); err != nil {
 					f.errorf("N=%d: prefix %d: %v", n, k, err)
