@@ -180,23 +180,20 @@ func TestInverseLarge(t *testing.T) {
 	ref := linalg.Default()
 	for _, n := range []int{1100, 2049} {
 		a := linalgtest.BenchSPD(n, uint64(n))
-		var got, want [2][]float64
-		for k, b := range []linalg.Backend{be, ref} {
+		// factorInverse returns the factor and the inverse of a on b.
+		factorInverse := func(b linalg.Backend) [2][]float64 {
 			m, err := b.NewMatrix(n)
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer m.Close()
 			out := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
 			if err := firstErr(m.Set(n, a), m.Cholesky(), m.Get(out[0]), m.Inverse(), m.Get(out[1])); err != nil {
 				t.Fatalf("%s N=%d: %v", b.Name(), n, err)
 			}
-			m.Close()
-			if k == 0 {
-				got = out
-			} else {
-				want = out
-			}
+			return out
 		}
+		got, want := factorInverse(be), factorInverse(ref)
 		for p, what := range []string{"factor", "inverse"} {
 			var worst, scale float64
 			for i := 0; i < n; i++ {
