@@ -83,14 +83,16 @@ func Pool(chains [][]float64) []float64 {
 
 // hasNaN reports whether any draw is NaN.
 func hasNaN(chains [][]float64) bool {
-	for _, x := range chains {
-		for _, v := range x {
-			if math.IsNaN(v) {
-				return true
-			}
-		}
-	}
-	return false
+	return hasAny(chains, math.IsNaN)
+}
+
+// hasInf reports whether any draw is +Inf or −Inf.
+func hasInf(chains [][]float64) bool {
+	return hasAny(chains, func(v float64) bool { return math.IsInf(v, 0) })
+}
+
+func hasAny(chains [][]float64, f func(float64) bool) bool {
+	return slices.ContainsFunc(chains, func(x []float64) bool { return slices.ContainsFunc(x, f) })
 }
 
 // returnsNaN is posterior's should_return_NA: a NaN or an infinite draw, or
@@ -139,7 +141,11 @@ func Fold(chains [][]float64) [][]float64 {
 	if _, _, ok := shape(chains); !ok {
 		return nil
 	}
-	m := Median(Pool(chains))
+	return foldAbout(chains, Median(Pool(chains)))
+}
+
+// foldAbout returns |x − m| in the shape of chains.
+func foldAbout(chains [][]float64, m float64) [][]float64 {
 	out := make([][]float64, len(chains))
 	for c, x := range chains {
 		y := make([]float64, len(x))

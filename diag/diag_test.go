@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -600,6 +601,64 @@ func TestLargeMagnitudes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTailRhatBeyondRange: finite draws that span more than the float64
+// range, so that some of their distances from the median overflow, have
+// the tail R-hat of the same draws scaled by 1/4 (an exact scaling, which
+// keeps the order of the distances and so the ranks). Unhandled, the
+// overflowed distances would all tie at +Inf and move the ranks.
+func TestTailRhatBeyondRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([][]float64, 4)
+	for c := range x {
+		x[c] = make([]float64, 100)
+		for i := range x[c] {
+			x[c][i] = -rng.ExpFloat64() // a long tail below the median
+		}
+	}
+	pool := Pool(x)
+	lo, hi, med := slices.Min(pool), slices.Max(pool), Median(pool)
+	// u ∈ [−0.99, 1): y = u·2^1024 is finite, and the median lies
+	// k·2^1024 above the smallest draw with k > 1.
+	k := 0.95 * 1.99 * (med - lo) / (hi - lo)
+	if k <= 1.2 {
+		t.Fatalf("k = %v: the draws' tail below the median is too short", k)
+	}
+	y := cloneChains(x)
+	for _, ch := range y {
+		for i, v := range ch {
+			ch[i] = math.Ldexp((v-lo)*k/(med-lo)-0.99, 1024)
+		}
+	}
+	if hasInf(y) {
+		t.Fatal("a scaled draw overflowed")
+	}
+	inf := 0
+	for _, f := range Fold(y) {
+		for _, v := range f {
+			if math.IsInf(v, 1) {
+				inf++
+			}
+		}
+	}
+	if inf < 2 {
+		t.Fatalf("%d distances from the median overflow, want several", inf)
+	}
+	quarter := scaleChains(y, 0.25)
+	for _, fn := range []string{"RhatTail", "Rhat"} {
+		want, got := funcs[fn](quarter), funcs[fn](y)
+		if math.IsNaN(want) || got != want {
+			t.Errorf("%s of draws up to ±2^1024 (%d distances overflow) = %v, want %v as for the draws / 4", fn, inf, got, want)
+		}
+	}
+	s, err := SummarizeChains("y", y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := RhatTail(quarter); s.RhatTail != want || s.Rhat != Rhat(quarter) {
+		t.Errorf("SummarizeChains of draws up to ±2^1024: RhatTail %v, Rhat %v; want %v, %v", s.RhatTail, s.Rhat, want, Rhat(quarter))
 	}
 }
 

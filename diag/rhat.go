@@ -103,14 +103,28 @@ func RhatBulk(chains [][]float64) float64 {
 // RhatTail returns the folded rank-normalized split R̂: RhatBulk of the
 // draws folded about the median of all draws (see Fold). Its NaN cases are
 // those of RhatBulk, and also draws whose folding is undefined (more than
-// half of them +Inf, or −Inf).
+// half of them +Inf, or −Inf). Finite draws that span more than the
+// float64 range are folded halved, so that no distance overflows.
 func RhatTail(chains [][]float64) float64 {
 	if _, n, ok := shape(chains); !ok || n < 4 || hasNaN(chains) {
 		return math.NaN()
 	}
-	f := Fold(chains)
+	return tailRhat(chains, Median(Pool(chains)))
+}
+
+// tailRhat is RhatTail of NaN-free chains whose median is m.
+func tailRhat(chains [][]float64, m float64) float64 {
+	f := foldAbout(chains, m)
 	if hasNaN(f) {
 		return math.NaN()
+	}
+	if hasInf(f) && !hasInf(chains) {
+		// Finite draws whose distance from the median overflows: they
+		// span more than the float64 range, and the overflowed distances
+		// would tie at +Inf. Halving the draws and the median (exact
+		// above 2^−1021) halves every distance and keeps their order,
+		// which is all the ranks see.
+		f = foldAbout(scaledChains(chains, 1), m/2)
 	}
 	return rankRhat(f)
 }

@@ -130,16 +130,7 @@ func SummarizeChains(name string, chains [][]float64) (Summary, error) {
 			s.RhatBulk = rhatCore(z)
 			s.ESSBulk = essCore(z)
 		}
-		folded := make([][]float64, len(chains))
-		for c, x := range chains {
-			folded[c] = make([]float64, len(x))
-			for i, v := range x {
-				folded[c][i] = math.Abs(v - s.Median)
-			}
-		}
-		if !hasNaN(folded) {
-			s.RhatTail = rankRhat(folded)
-		}
+		s.RhatTail = tailRhat(chains, s.Median)
 		if !returnsNaN(chains) {
 			s.ESSTail = nanMin(essIndicator(chains, s.Q5), essIndicator(chains, s.Q95))
 		}
