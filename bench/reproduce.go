@@ -23,6 +23,9 @@ type ReproduceOptions struct {
 	// Progress, if non-nil, is called before each cell (done cells so far,
 	// the shard's total, the cell) and after the last (cell nil).
 	Progress func(done, total int, c *Cell)
+	// Block, if non-nil, is called inside ESS cells after each block of a
+	// sampler's draws (see RunOptions.Block), with the cell.
+	Block func(c *Cell, driver string, tp TracePoint, stop string)
 }
 
 // Reproduce runs the shard's cells of the grid, writing each cell's result
@@ -61,7 +64,11 @@ func Reproduce(ctx context.Context, opt ReproduceOptions) ([]*CellResult, error)
 		if opt.Progress != nil {
 			opt.Progress(i, len(cells), &c)
 		}
-		r, err := RunCell(ctx, c, RunOptions{Budget: opt.Budget, Backend: be, Seed: opt.Seed})
+		ro := RunOptions{Budget: opt.Budget, Backend: be, Seed: opt.Seed}
+		if opt.Block != nil {
+			ro.Block = func(driver string, tp TracePoint, stop string) { opt.Block(&c, driver, tp, stop) }
+		}
+		r, err := RunCell(ctx, c, ro)
 		if r != nil {
 			if werr := WriteCell(opt.Out, r); werr != nil {
 				return results, werr

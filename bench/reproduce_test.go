@@ -78,9 +78,50 @@ func TestReproduceShardsMerge(t *testing.T) {
 	ctx := context.Background()
 	opt := ReproduceOptions{Experiments: []string{"all"}, Budget: Budgets["tiny"], Seed: 5}
 	opt.Out = filepath.Join(dir, "whole")
-	whole, err := Reproduce(ctx, opt)
+	type call struct {
+		tp   TracePoint
+		stop string
+	}
+	calls := map[string][]call{} // by cell key and driver
+	wopt := opt
+	wopt.Block = func(c *Cell, driver string, tp TracePoint, stop string) {
+		k := c.Key() + " " + driver
+		calls[k] = append(calls[k], call{tp, stop})
+	}
+	whole, err := Reproduce(ctx, wopt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Block reports every trace point of every ESS sampler, the last with
+	// the sampler's stop reason, and nothing else.
+	n := 0
+	for _, r := range whole {
+		for _, s := range r.Samplers {
+			k := r.Key + " " + s.Driver
+			got := calls[k]
+			n += len(got)
+			if len(got) != len(s.Trace) {
+				t.Errorf("%s: %d Block calls for %d trace points", k, len(got), len(s.Trace))
+				continue
+			}
+			for i, c := range got {
+				stop := ""
+				if i == len(got)-1 {
+					stop = s.StopReason
+				}
+				if c.tp != s.Trace[i] || c.stop != stop || stop == "" && i == len(got)-1 {
+					t.Errorf("%s: Block call %d: %+v %q, want %+v %q", k, i, c.tp, c.stop, s.Trace[i], stop)
+				}
+			}
+		}
+	}
+	if total := func() (m int) {
+		for _, c := range calls {
+			m += len(c)
+		}
+		return
+	}(); n == 0 || total != n {
+		t.Errorf("%d Block calls, %d of them for the results' samplers", total, n)
 	}
 	for _, f := range []string{"REPORT.md", "runtime.csv", "ess.csv", "samplers.csv", "convergence.csv",
 		"fig1_runtime_mvn.png", "fig1_runtime_mvn.svg", "fig2_rhat_draws.png", "fig2_rhat_seconds.svg"} {

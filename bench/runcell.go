@@ -26,6 +26,11 @@ type RunOptions struct {
 	Backend linalg.Backend
 	// Seed is the run's seed; each cell derives its own from it and its key.
 	Seed uint64
+	// Block, if non-nil, is called in ESS cells after each block of draws
+	// of a sampler (driver): the sampler's trace so far, and why it
+	// stopped ("converged", "max_draws", "max_seconds"; "" while it goes
+	// on). A full-budget cell can run for hours; this is how to follow it.
+	Block func(driver string, tp TracePoint, stop string)
 }
 
 // TracePoint is the median R-hat of a sampler after a block of draws.
@@ -115,7 +120,7 @@ func RunCell(ctx context.Context, c Cell, opt RunOptions) (*CellResult, error) {
 	case ExpRuntime:
 		err = runRuntime(ctx, t, kernel, res, opt.Budget)
 	case ExpESS:
-		err = runESS(ctx, t, kernel, res, opt.Budget)
+		err = runESS(ctx, t, kernel, res, opt)
 	default:
 		return nil, fmt.Errorf("bench: cell %s: unknown kind %q", c.Key(), c.Kind)
 	}
@@ -170,9 +175,9 @@ func runRuntime(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 	return nil
 }
 
-func runESS(ctx context.Context, t tempering.Target, kernel tempering.Kernel, res *CellResult, b Budget) error {
+func runESS(ctx context.Context, t tempering.Target, kernel tempering.Kernel, res *CellResult, opt RunOptions) error {
 	for _, d := range Drivers {
-		sr, err := runSampler(ctx, t, kernel, d, res.Seed, b)
+		sr, err := runSampler(ctx, t, kernel, d, res.Seed, opt)
 		if sr != nil {
 			res.Samplers = append(res.Samplers, *sr)
 		}
@@ -187,8 +192,9 @@ func runESS(ctx context.Context, t tempering.Target, kernel tempering.Kernel, re
 // points in blocks, one chain after another (each timed alone), until the
 // median R-hat of the second half of the draws is below RhatThreshold (with
 // at least MinDraws draws), or the budget ends.
-func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel, d tempering.Driver, seed uint64, b Budget) (*SamplerResult, error) {
+func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel, d tempering.Driver, seed uint64, opt RunOptions) (*SamplerResult, error) {
 	const C = 3
+	b := opt.Budget
 	dim := t.Dim()
 	chains := make([]*tempering.Chain, C)
 	for c := range C {
@@ -246,7 +252,8 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 		for _, e := range elapsed {
 			mean += e
 		}
-		sr.Trace = append(sr.Trace, TracePoint{Draws: n, Seconds: mean.Seconds() / C, Rhat: rh})
+		tp := TracePoint{Draws: n, Seconds: mean.Seconds() / C, Rhat: rh}
+		sr.Trace = append(sr.Trace, tp)
 		slow := false
 		for _, e := range elapsed {
 			slow = slow || e.Seconds() >= b.MaxSeconds
@@ -258,6 +265,9 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 			sr.StopReason = "max_draws"
 		case slow:
 			sr.StopReason = "max_seconds"
+		}
+		if opt.Block != nil {
+			opt.Block(sr.Driver, tp, sr.StopReason)
 		}
 		if sr.StopReason != "" {
 			break

@@ -47,7 +47,7 @@ func cmdReproduce(ctx context.Context, args []string, io *stdio) error {
 	fs.str(&shard, "shard", "0/1", "run shard `i/n` of the grid (0 ≤ i < n)")
 	fs.str(&backend, "backend", "", "linear-algebra backend (default: $SUBTEMPER_BACKEND, else the fastest compiled in)")
 	fs.uint64(&seed, "seed", 1, "seed of the data and of every cell")
-	fs.boolean(&quiet, "quiet", false, "no progress lines on stderr")
+	fs.boolean(&quiet, "quiet", false, "no progress lines on stderr (one per cell, and in ESS cells one per sampler when it stops, and every 30 s while it runs)")
 	fs.notes = reproduceNotes
 	pos, err := fs.parse(args, io.out)
 	if err != nil {
@@ -89,9 +89,17 @@ func cmdReproduce(ctx context.Context, args []string, io *stdio) error {
 		Experiments: pos, Budget: b, Backend: be, Seed: seed, Shard: sh, Out: out,
 	}
 	if !quiet {
+		var last time.Time // of the last line
 		opt.Progress = func(done, total int, c *bench.Cell) {
+			last = time.Now()
 			if c != nil {
 				fmt.Fprintf(io.err, "[%d/%d %s] %s\n", done+1, total, time.Since(start).Round(time.Second), c.Key())
+			}
+		}
+		opt.Block = func(_ *bench.Cell, driver string, tp bench.TracePoint, stop string) {
+			if now := time.Now(); stop != "" || now.Sub(last) >= blockLineEvery {
+				last = now
+				fmt.Fprintf(io.err, "    %s\n", blockLine(driver, tp, stop))
 			}
 		}
 	}
@@ -188,4 +196,21 @@ func prepareOutDir(dir string) error {
 		return usagef("--out %s: %v", dir, err)
 	}
 	return nil
+}
+
+// blockLineEvery is how often reproduce reports a sampler that is still
+// running.
+const blockLineEvery = 30 * time.Second
+
+// blockLine describes a sampler's progress inside an ESS cell: "spt:
+// converged, 2000 draws per chain, R-hat 1.04, 52.1 s of compute per
+// chain".
+func blockLine(driver string, tp bench.TracePoint, stop string) string {
+	state := map[string]string{
+		"": "running", "converged": "converged", "max_draws": "stopped at the draw limit", "max_seconds": "stopped at the time limit",
+	}[stop]
+	if state == "" {
+		state = "stopped (" + stop + ")"
+	}
+	return fmt.Sprintf("%s: %s, %d draws per chain, R-hat %.3g, %.3g s of compute per chain", driver, state, tp.Draws, tp.Rhat, tp.Seconds)
 }

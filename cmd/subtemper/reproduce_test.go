@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/subtemper/subtemper/bench"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -70,6 +71,46 @@ func TestReproduceShardedCLI(t *testing.T) {
 	}
 	if code, _, _ := runReproduceCLI(t, "merge", s0, "--partial", "--out", filepath.Join(dir, "m3")); code != exitOK {
 		t.Errorf("merge --partial of one shard: exit %d", code)
+	}
+}
+
+// TestReproduceProgressLines: without --quiet, reproduce says on stderr
+// when each cell starts and how each sampler of an ESS cell stopped.
+func TestReproduceProgressLines(t *testing.T) {
+	code, _, stderr := runReproduceCLI(t, "reproduce", "ess", "--budget", "tiny", "--backend", "gonum", "--shard", "0/9", "--out", t.TempDir())
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	cells, samplers := 0, map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		switch {
+		case strings.HasPrefix(line, "[") && strings.Contains(line, "] ess/"):
+			cells++
+		case strings.HasPrefix(line, "    ") && (strings.Contains(line, ": converged, ") || strings.Contains(line, ": stopped at the draw limit, ")) &&
+			strings.Contains(line, " draws per chain, R-hat ") && strings.HasSuffix(line, " s of compute per chain"):
+			samplers[strings.SplitN(strings.TrimSpace(line), ":", 2)[0]]++
+		default:
+			t.Errorf("unexpected line %q", line)
+		}
+	}
+	if cells == 0 {
+		t.Fatalf("no cell lines in %q", stderr)
+	}
+	for _, d := range []string{"none", "stt", "tt", "spt", "pt"} {
+		if samplers[d] != cells {
+			t.Errorf("%d lines for %s over %d cells:\n%s", samplers[d], d, cells, stderr)
+		}
+	}
+	// A sampler still running, and one out of time (too rare in the tiny
+	// grid to be seen above).
+	tp := bench.TracePoint{Draws: 500, Seconds: 61.54, Rhat: 1.2345}
+	for stop, want := range map[string]string{
+		"":            "tt: running, 500 draws per chain, R-hat 1.23, 61.5 s of compute per chain",
+		"max_seconds": "tt: stopped at the time limit, 500 draws per chain, R-hat 1.23, 61.5 s of compute per chain",
+	} {
+		if got := blockLine("tt", tp, stop); got != want {
+			t.Errorf("blockLine(%q) = %q, want %q", stop, got, want)
+		}
 	}
 }
 
