@@ -28,6 +28,44 @@ type Chain struct {
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
 	stats    Stats
+
+	// Run's stop: with halt.stop set, Step keeps the counts from before
+	// the iteration in snap, to restore them if the iteration is cut.
+	halt halt
+	snap Stats
+}
+
+// halt lets Run stop a chain inside an iteration, which on a large GP can
+// take minutes: once stop is closed, the chain's densities evaluate to −∞
+// without calling the target, so the iteration in progress runs out at
+// once (every move rejected), and Step discards it.
+type halt struct {
+	stop <-chan struct{}
+	cut  bool // an evaluation was skipped: the iteration is void
+}
+
+// stopped reports whether the chain has been told to stop, marking the
+// iteration cut if so.
+func (h *halt) stopped() bool {
+	if h == nil || h.stop == nil {
+		return false
+	}
+	if !h.cut {
+		select {
+		case <-h.stop:
+			h.cut = true
+		default:
+		}
+	}
+	return h.cut
+}
+
+// setStop makes the chain stop inside an iteration once stop is closed
+// (see halt). After Step returns with c.halt.cut set, the chain must not
+// be stepped again: its states are those of a partial iteration.
+func (c *Chain) setStop(stop <-chan struct{}) {
+	c.halt.stop = stop
+	c.snap = c.stats.Clone()
 }
 
 // Round-trip phases of a replica.
@@ -95,7 +133,7 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		st := &c.stats.Levels[m]
 		st.Beta, st.SubsetSize = betas[m], c.sizes[m]
 		d := &c.dens[m]
-		d.target, d.level, d.stats, d.beta = t, m, st, betas[m]
+		d.target, d.level, d.stats, d.beta, d.halt = t, m, st, betas[m], &c.halt
 		if s.Driver.subsampled() {
 			d.beta = 1
 			if m > 0 {
@@ -174,6 +212,9 @@ func (c *Chain) drawSubsets() {
 
 // Step performs one iteration of the driver.
 func (c *Chain) Step() {
+	if c.halt.stop != nil {
+		c.snap.copyFrom(&c.stats)
+	}
 	switch c.driver {
 	case None:
 		c.step(0, c.states[0])
@@ -182,6 +223,13 @@ func (c *Chain) Step() {
 	case TT, STT:
 		c.ttStep()
 		c.baseSteps()
+	}
+	if c.halt.cut {
+		// Stopped inside the iteration: it never happened, nor did its
+		// counts (its skipped evaluations would read as failures and
+		// divergent trajectories).
+		c.stats.copyFrom(&c.snap)
+		return
 	}
 	c.iter++
 	if c.warm {

@@ -109,6 +109,10 @@ type Density struct {
 
 	// gr is the target as a GradResumer (SPT only), nil otherwise.
 	gr GradResumer
+
+	// halt is the chain's: once it is stopped, evaluations give −∞
+	// without calling the target, and are not counted.
+	halt *halt
 }
 
 // Level returns the index m of the density's level (0 is the target).
@@ -132,6 +136,10 @@ func (d *Density) Eval(s *State, grad bool) float64 {
 	}
 	s.HasGrad = false
 	s.preOK = false
+	if d.halt.stopped() {
+		s.LogPrior, s.LogLik, s.LogDensity = math.Inf(-1), math.Inf(-1), math.Inf(-1)
+		return s.LogDensity
+	}
 	lp := d.target.LogPrior(s.U, gp)
 	d.stats.PriorEvals++
 	if !validLog(lp) {
@@ -151,6 +159,10 @@ func (d *Density) Eval(s *State, grad bool) float64 {
 // s's value caches, only its cache of values on hotter levels' subsets,
 // which it refreshes when the target can give them and drops otherwise.
 func (d *Density) evalLik(s *State, grad []float64) float64 {
+	if d.halt.stopped() {
+		s.preOK = false
+		return math.Inf(-1)
+	}
 	if grad != nil {
 		d.stats.EvalsGrad++
 	} else {
@@ -216,7 +228,7 @@ func (d *Density) prefixLik(s *State) (float64, bool) {
 // evaluation (by the level's transition) fails the same way and is
 // counted then.
 func (d *Density) resumeGrad(s *State) bool {
-	if d.gr == nil {
+	if d.gr == nil || d.halt.stopped() {
 		return false
 	}
 	ll, ok, err := d.gr.LogLikResume(d.subset, s.U, s.GradLik)

@@ -168,8 +168,11 @@ func chainRand(seed uint64, c int) *rand.Rand {
 // Run samples the posterior of t with s's driver and kernel in s.Chains
 // parallel chains, each on its own clone of t and its own random stream, and
 // returns the draws at level 0. s may be nil (defaults). If ctx is
-// cancelled, Run stops every chain after its current iteration and returns
-// the draws made so far with Result.Interrupted set and a nil error. An error
+// cancelled, Run stops every chain without waiting for the end of its
+// current iteration (the evaluation of the target under way finishes;
+// the rest of the iteration is skipped, and neither it nor its counts are
+// kept) and returns the draws of the completed iterations with
+// Result.Interrupted set and a nil error. An error
 // is returned for invalid settings or starting points, or a failed Clone.
 // The per-chain clones of t that implement io.Closer are closed before Run
 // returns.
@@ -257,6 +260,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 			if cfg.RecordTimes {
 				times = make([]time.Duration, cfg.Draws)
 			}
+			if done != nil {
+				ch.setStop(done)
+			}
 			n := 0
 			if cfg.Warmup == 0 {
 				ch.EndWarmup()
@@ -270,6 +276,10 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				default:
 				}
 				ch.Step()
+				if ch.halt.cut {
+					interrupted[c] = true
+					break loop
+				}
 				if it == cfg.Warmup {
 					ch.EndWarmup()
 				}

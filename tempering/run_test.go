@@ -3,6 +3,7 @@ package tempering
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -371,6 +372,75 @@ func TestCancel(t *testing.T) {
 	full, err := Run(context.Background(), tg, &Settings{Draws: 10})
 	if err != nil || full.Interrupted || len(full.Draws) != 3 || len(full.Draws[2]) != 10 {
 		t.Errorf("uninterrupted run: %v, %+v", err, full)
+	}
+}
+
+// cancelTarget counts its log-likelihood evaluations, cancels a context at
+// the at-th and counts the evaluations after it.
+type cancelTarget struct {
+	Target
+	calls, after *int
+	at           int
+	cancel       func()
+}
+
+func (c cancelTarget) LogLik(subset []int, u, grad []float64) (float64, error) {
+	*c.calls++
+	if *c.calls > c.at && c.at > 0 {
+		*c.after++
+	}
+	if *c.calls == c.at {
+		c.cancel()
+	}
+	return c.Target.LogLik(subset, u, grad)
+}
+
+func (c cancelTarget) Clone() (Target, error) { return c, nil }
+
+// TestCancelInsideIteration: a cancellation stops a chain inside its
+// iteration: no evaluation follows the one under way, and the result is
+// that of a run of the completed iterations alone, draws and counts alike
+// (the cut iteration's skipped evaluations are not counted as failures or
+// divergences).
+func TestCancelInsideIteration(t *testing.T) {
+	const n = 50 // completed draws before the cut
+	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5}} {
+		for _, d := range allDrivers {
+			name := fmt.Sprintf("%T/%v", k, d)
+			s := &Settings{Driver: d, Kernel: k, Chains: 1, Warmup: 3, Seed: 7}
+			// Evaluations to the end of draw n, and of draw n+1.
+			evals := func(draws int) (int, *Result) {
+				var calls, after int
+				s.Draws = draws
+				res, err := Run(context.Background(), cancelTarget{newMVNTarget(20, 2, 1), &calls, &after, 0, nil}, s)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return calls, res
+			}
+			e0, want := evals(n)
+			e1, _ := evals(n + 1)
+			if e1-e0 < 2 {
+				if _, mh := k.(MH); !mh || d != None {
+					t.Errorf("%s: %d evaluations per iteration", name, e1-e0)
+				}
+				continue // one evaluation per iteration: nothing to cut
+			}
+			var calls, after int
+			ctx, cancel := context.WithCancel(context.Background())
+			s.Draws = 100000
+			res, err := Run(ctx, cancelTarget{newMVNTarget(20, 2, 1), &calls, &after, e0 + 1, cancel}, s)
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !res.Interrupted || after != 0 || len(res.Draws[0]) != n {
+				t.Errorf("%s: interrupted %v, %d draws, %d evaluations after the cancelling one; want true, %d, 0", name, res.Interrupted, len(res.Draws[0]), after, n)
+			}
+			if !reflect.DeepEqual(res.Draws, want.Draws) || !reflect.DeepEqual(res.ChainStats, want.ChainStats) {
+				t.Errorf("%s: the result differs from a run of %d draws:\n%+v\n%+v", name, n, res.ChainStats[0], want.ChainStats[0])
+			}
+		}
 	}
 }
 

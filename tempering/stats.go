@@ -106,6 +106,16 @@ func (s *Stats) Clone() Stats {
 	return c
 }
 
+// copyFrom makes s a copy of o, which has s's shape, in s's own slices
+// (Densities point into s.Levels).
+func (s *Stats) copyFrom(o *Stats) {
+	lv, sp, sa := s.Levels, s.SwapProposed, s.SwapAccepted
+	*s = *o
+	s.Levels = lv[:copy(lv, o.Levels)]
+	s.SwapProposed = sp[:copy(sp, o.SwapProposed)]
+	s.SwapAccepted = sa[:copy(sa, o.SwapAccepted)]
+}
+
 // Merge adds o's counts to s. If s is empty it takes o's shape; otherwise
 // both must have the same number of levels, or Merge panics.
 func (s *Stats) Merge(o *Stats) {
