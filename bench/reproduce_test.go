@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/subtemper/subtemper/tempering"
 )
 
 func TestGridDeterministic(t *testing.T) {
@@ -189,6 +191,68 @@ func TestReproduceShardsMerge(t *testing.T) {
 	}
 	if len(rep.Duplicates) == 0 {
 		t.Error("merge of a shard twice reports no duplicates")
+	}
+}
+
+// cancelAt is a Target that cancels a context at its at-th log-likelihood
+// evaluation, counted over all its clones (at 0: never).
+type cancelAt struct {
+	tempering.Target
+	calls  *int
+	at     int
+	cancel func()
+}
+
+func (c cancelAt) LogLik(subset []int, u, grad []float64) (float64, error) {
+	if *c.calls++; *c.calls == c.at {
+		c.cancel()
+	}
+	return c.Target.LogLik(subset, u, grad)
+}
+
+func (c cancelAt) Clone() (tempering.Target, error) {
+	t, err := c.Target.Clone()
+	c.Target = t
+	return c, err
+}
+
+// TestSamplerInterruptedInsideBlock: cancelled in the middle of a block of
+// draws, an ESS sampler stops there (no evaluation after the cancelling
+// one) and keeps the blocks all chains completed: the same draws, R-hat
+// and ESS as a run of those blocks alone.
+func TestSamplerInterruptedInsideBlock(t *testing.T) {
+	b := Budget{Block: 10, MinDraws: 1000, MaxDraws: 1000, MaxSeconds: 1e9}
+	kernel, err := Kernel("mh", ModelMVN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(b Budget, at int) (*SamplerResult, int, error) {
+		tg, err := NewTarget(nil, ModelMVN, 64, 3, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		calls := 0
+		sr, err := runSampler(ctx, cancelAt{tg, &calls, at, cancel}, kernel, tempering.SPT, 3, RunOptions{Budget: b})
+		return sr, calls, err
+	}
+	two := b
+	two.MinDraws, two.MaxDraws = 20, 20
+	want, e2, err := run(two, 0) // two whole blocks
+	if err != nil || want.Draws != 20 {
+		t.Fatalf("two blocks: %v, %d draws", err, want.Draws)
+	}
+	three := b
+	three.MinDraws, three.MaxDraws = 30, 30
+	_, e3, _ := run(three, 0)
+	at := (e2 + e3) / 2 // inside the third block
+	got, calls, err := run(b, at)
+	if !errors.Is(err, ErrInterrupted) || got.StopReason != "interrupted" || calls != at {
+		t.Fatalf("cancelled at evaluation %d of %d…%d: %v, stop %q, %d evaluations", at, e2, e3, err, got.StopReason, calls)
+	}
+	if got.Draws != want.Draws || got.Rhat != want.Rhat || got.ESS != want.ESS || got.ESSBulk != want.ESSBulk {
+		t.Errorf("interrupted in the third block: %d draws, R-hat %v, ESS %v; two blocks: %d, %v, %v", got.Draws, got.Rhat, got.ESS, want.Draws, want.Rhat, want.ESS)
 	}
 }
 

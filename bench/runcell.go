@@ -212,6 +212,7 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 			return nil, fmt.Errorf("%v chain %d: %w", d, c, err)
 		}
 		ch.EndWarmup()
+		ch.StopOn(ctx.Done())
 		chains[c] = ch
 	}
 	// draws[c][p][s]: chain c, parameter p, draw s (diag's layout per parameter).
@@ -232,10 +233,16 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 		// Chain 0 runs a block of draws, cut short when it reaches the
 		// time budget; the other chains then run as many.
 		k := 0
+		cut := false
+	block:
 		for c, ch := range chains {
 			for i := 0; (c == 0 && i < b.Block && (i == 0 || elapsed[0].Seconds() < b.MaxSeconds)) || (c > 0 && i < k); i++ {
 				t0 := time.Now()
 				ch.Step()
+				if ch.Stopped() {
+					cut = true
+					break block
+				}
 				elapsed[c] += time.Since(t0)
 				for p, v := range ch.Position() {
 					draws[c][p] = append(draws[c][p], v)
@@ -245,6 +252,22 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 					k++
 				}
 			}
+		}
+		if cut {
+			// Interrupted inside the block: keep the draws that every
+			// chain has, those of the blocks before it.
+			for c := range chains {
+				for p := range draws[c] {
+					draws[c][p] = draws[c][p][:n]
+				}
+				cum[c] = cum[c][:n]
+				elapsed[c] = 0
+				if n > 0 {
+					elapsed[c] = cum[c][n-1]
+				}
+			}
+			sr.StopReason, err = "interrupted", ErrInterrupted
+			break
 		}
 		n += k
 		rh := medianOver(dim, func(p int) float64 { return diag.RhatPaper(secondHalf(draws, p)) })

@@ -60,13 +60,19 @@ func (h *halt) stopped() bool {
 	return h.cut
 }
 
-// setStop makes the chain stop inside an iteration once stop is closed
-// (see halt). After Step returns with c.halt.cut set, the chain must not
-// be stepped again: its states are those of a partial iteration.
-func (c *Chain) setStop(stop <-chan struct{}) {
-	c.halt.stop = stop
+// StopOn makes the chain stop inside an iteration once done is closed
+// (a context's Done channel): evaluations of the target not yet begun are
+// skipped, Step returns at once, and the iteration is dropped with its
+// counts; Stopped then reports true. A stopped chain must not be stepped
+// again: its states are those of a partial iteration. Run does this for
+// its chains; call it before the first Step.
+func (c *Chain) StopOn(done <-chan struct{}) {
+	c.halt.stop = done
 	c.snap = c.stats.Clone()
 }
+
+// Stopped reports whether a Step was cut short by StopOn's channel.
+func (c *Chain) Stopped() bool { return c.halt.cut }
 
 // Round-trip phases of a replica.
 const (

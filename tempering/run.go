@@ -261,7 +261,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				times = make([]time.Duration, cfg.Draws)
 			}
 			if done != nil {
-				ch.setStop(done)
+				ch.StopOn(done)
 			}
 			n := 0
 			if cfg.Warmup == 0 {
@@ -276,7 +276,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				default:
 				}
 				ch.Step()
-				if ch.halt.cut {
+				if ch.Stopped() {
 					interrupted[c] = true
 					break loop
 				}
