@@ -203,7 +203,7 @@ func prepareOutDir(dir string) error {
 const blockLineEvery = 30 * time.Second
 
 // blockLine describes a sampler's progress inside an ESS cell: "spt:
-// converged, 2000 draws per chain, R-hat 1.04, 52.1 s of compute per
+// converged, 2000 draws per chain, R-hat 1.042, 52.1 s of compute per
 // chain".
 func blockLine(driver string, tp bench.TracePoint, stop string) string {
 	state := map[string]string{
@@ -212,5 +212,5 @@ func blockLine(driver string, tp bench.TracePoint, stop string) string {
 	if state == "" {
 		state = "stopped (" + stop + ")"
 	}
-	return fmt.Sprintf("%s: %s, %d draws per chain, R-hat %.3g, %.3g s of compute per chain", driver, state, tp.Draws, tp.Rhat, tp.Seconds)
+	return fmt.Sprintf("%s: %s, %d draws per chain, R-hat %.3f, %.3g s of compute per chain", driver, state, tp.Draws, tp.Rhat, tp.Seconds)
 }

@@ -103,10 +103,10 @@ func TestReproduceProgressLines(t *testing.T) {
 	}
 	// A sampler still running, and one out of time (too rare in the tiny
 	// grid to be seen above).
-	tp := bench.TracePoint{Draws: 500, Seconds: 61.54, Rhat: 1.2345}
+	tp := bench.TracePoint{Draws: 500, Seconds: 61.54, Rhat: 1.2341}
 	for stop, want := range map[string]string{
-		"":            "tt: running, 500 draws per chain, R-hat 1.23, 61.5 s of compute per chain",
-		"max_seconds": "tt: stopped at the time limit, 500 draws per chain, R-hat 1.23, 61.5 s of compute per chain",
+		"":            "tt: running, 500 draws per chain, R-hat 1.234, 61.5 s of compute per chain",
+		"max_seconds": "tt: stopped at the time limit, 500 draws per chain, R-hat 1.234, 61.5 s of compute per chain",
 	} {
 		if got := blockLine("tt", tp, stop); got != want {
 			t.Errorf("blockLine(%q) = %q, want %q", stop, got, want)
