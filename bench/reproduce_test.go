@@ -117,12 +117,11 @@ func TestReproduceShardsMerge(t *testing.T) {
 			}
 		}
 	}
-	if total := func() (m int) {
-		for _, c := range calls {
-			m += len(c)
-		}
-		return
-	}(); n == 0 || total != n {
+	total := 0
+	for _, c := range calls {
+		total += len(c)
+	}
+	if n == 0 || total != n {
 		t.Errorf("%d Block calls, %d of them for the results' samplers", total, n)
 	}
 	for _, f := range []string{"REPORT.md", "runtime.csv", "ess.csv", "samplers.csv", "convergence.csv",
@@ -245,7 +244,10 @@ func TestSamplerInterruptedInsideBlock(t *testing.T) {
 	}
 	three := b
 	three.MinDraws, three.MaxDraws = 30, 30
-	_, e3, _ := run(three, 0)
+	_, e3, err := run(three, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	at := (e2 + e3) / 2 // inside the third block
 	got, calls, err := run(b, at)
 	if !errors.Is(err, ErrInterrupted) || got.StopReason != "interrupted" || calls != at {

@@ -47,7 +47,7 @@ type halt struct {
 // stopped reports whether the chain has been told to stop, marking the
 // iteration cut if so.
 func (h *halt) stopped() bool {
-	if h == nil || h.stop == nil {
+	if h.stop == nil {
 		return false
 	}
 	if !h.cut {

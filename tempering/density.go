@@ -111,7 +111,8 @@ type Density struct {
 	gr GradResumer
 
 	// halt is the chain's: once it is stopped, evaluations give −∞
-	// without calling the target, and are not counted.
+	// without calling the target (Step then drops the iteration and its
+	// counts).
 	halt *halt
 }
 
@@ -136,10 +137,6 @@ func (d *Density) Eval(s *State, grad bool) float64 {
 	}
 	s.HasGrad = false
 	s.preOK = false
-	if d.halt.stopped() {
-		s.LogPrior, s.LogLik, s.LogDensity = math.Inf(-1), math.Inf(-1), math.Inf(-1)
-		return s.LogDensity
-	}
 	lp := d.target.LogPrior(s.U, gp)
 	d.stats.PriorEvals++
 	if !validLog(lp) {
@@ -159,16 +156,15 @@ func (d *Density) Eval(s *State, grad bool) float64 {
 // s's value caches, only its cache of values on hotter levels' subsets,
 // which it refreshes when the target can give them and drops otherwise.
 func (d *Density) evalLik(s *State, grad []float64) float64 {
-	if d.halt.stopped() {
-		s.preOK = false
-		return math.Inf(-1)
-	}
 	if grad != nil {
 		d.stats.EvalsGrad++
 	} else {
 		d.stats.Evals++
 	}
 	s.preOK = false
+	if d.halt.stopped() {
+		return math.Inf(-1)
+	}
 	var (
 		ll  float64
 		ok  bool
