@@ -48,13 +48,15 @@ type LineSpec struct {
 
 // Line draws a line plot and saves it as base+".png" and base+".svg".
 // Points with a non-finite coordinate (or a non-positive one on a log
-// axis) are skipped.
+// axis) are skipped. The legend of the named series stands to the right
+// of the plotting area, where it cannot hide a line.
 func Line(base string, spec LineSpec) error {
 	p := plot.New()
 	p.Title.Text = spec.Title
 	p.X.Label.Text = spec.XLabel
 	p.Y.Label.Text = spec.YLabel
-	p.Legend.Top = true
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
 	if spec.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -101,7 +103,7 @@ func Line(base string, spec LineSpec) error {
 		}
 		p.Add(l, sc)
 		if s.Name != "" {
-			p.Legend.Add(s.Name, l)
+			leg.Add(s.Name, l)
 		}
 		drawn++
 	}
@@ -113,7 +115,28 @@ func Line(base string, spec LineSpec) error {
 			p.Add(ref)
 		}
 	}
-	return save(base, 6*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { p.Draw(c) })
+	return save(base, 7*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { drawBeside(c, p, &leg) })
+}
+
+// drawBeside draws p on c with leg (if it has entries) in a column of its
+// own at the right, level with the top of the plotting area.
+func drawBeside(c draw.Canvas, p *plot.Plot, leg *plot.Legend) {
+	r := leg.Rectangle(c)
+	w := r.Max.X - r.Min.X
+	if w <= 0 {
+		p.Draw(c)
+		return
+	}
+	pad := vg.Points(8)
+	pc := c
+	pc.Max.X -= w + 2*pad
+	p.Draw(pc)
+	lc := c
+	lc.Min.X = pc.Max.X + pad
+	if p.Title.Text != "" {
+		lc.Max.Y -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	leg.Draw(lc)
 }
 
 // BarSpec describes a bar chart of one value per category.

@@ -4,7 +4,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +65,68 @@ func TestTickLabels(t *testing.T) {
 				t.Errorf("range %v: tick at %v labelled %q", r, tk.Value, tk.Label)
 			}
 		}
+	}
+}
+
+// TestLegendBesidePlot: in the SVG, each series' legend thumbnail (a
+// two-point path of the series' width) lies to the right of every point of
+// every line, so the legend cannot hide one; lines are drawn up to the
+// right edge of the plotting area. Without names there is no legend and no
+// thumbnail.
+func TestLegendBesidePlot(t *testing.T) {
+	dir := t.TempDir()
+	xs := []float64{64, 128, 256, 512, 1024}
+	var ss []Series
+	for i, name := range []string{"none", "stt", "tt", "spt", "pt"} {
+		y := make([]float64, len(xs))
+		for k, x := range xs {
+			y[k] = float64(i+1) * 1e4 / x // the largest values at the top left and right
+		}
+		ss = append(ss, Series{Name: name, X: xs, Y: y})
+	}
+	paths := func(base string, series []Series) (lines, thumbs [][]float64) {
+		t.Helper()
+		if err := Line(filepath.Join(dir, base), LineSpec{Title: "t", XLabel: "N", YLabel: "y", LogX: true, LogY: true, Series: series}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, base+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`<path d="M([^"]*)" style="[^"]*stroke-width:1\.2"`).FindAllStringSubmatch(string(b), -1) {
+			var x []float64
+			for _, pt := range strings.Split(m[1], "L") {
+				v, err := strconv.ParseFloat(strings.Split(pt, ",")[0], 64)
+				if err != nil {
+					t.Fatalf("path %q: %v", m[1], err)
+				}
+				x = append(x, v)
+			}
+			if len(x) == 2 {
+				thumbs = append(thumbs, x)
+			} else {
+				lines = append(lines, x)
+			}
+		}
+		return lines, thumbs
+	}
+	lines, thumbs := paths("named", ss)
+	if len(lines) != len(ss) || len(thumbs) != len(ss) {
+		t.Fatalf("%d lines and %d legend thumbnails, want %d of each", len(lines), len(thumbs), len(ss))
+	}
+	right := math.Inf(-1)
+	for _, l := range lines {
+		for _, x := range l {
+			right = math.Max(right, x)
+		}
+	}
+	for i, th := range thumbs {
+		if min(th[0], th[1]) <= right {
+			t.Errorf("legend thumbnail %d spans x = %v…%v, not right of the lines (up to %v)", i, th[0], th[1], right)
+		}
+	}
+	ss[0].Name = ""
+	if _, thumbs := paths("one-unnamed", ss[:1]); len(thumbs) != 0 {
+		t.Errorf("an unnamed series got %d legend thumbnails", len(thumbs))
 	}
 }
