@@ -124,7 +124,9 @@ var iterationCases = []iterationCase{
 // power law per kind of evaluation), ratio_alpha_paper (the same counts
 // priced by a power law of the paper's α — 1 for the MVN, 3 for the GP —
 // through the measured full-data costs: what this implementation's work
-// would cost if c(n) scaled as the paper assumes), and pred/meas (predicted over
+// would cost if c(n) scaled as the paper assumes), ratio_transitions (the
+// transitions alone priced by the measured c(n): what the driver would cost
+// if its swaps and re-evaluations were free), and pred/meas (predicted over
 // measured seconds per driver iteration). Before timing, each pair runs
 // two untimed rounds. -benchtime sets the number of rounds (e.g. 20x);
 // the default 1s gives a single round for the GP at N = 1024.
@@ -165,6 +167,7 @@ func BenchmarkIteration(b *testing.B) {
 								b.ReportMetric(t.RatioPredicted, "ratio_predicted")
 								b.ReportMetric(t.RatioPowerLaw, "ratio_powerlaw")
 								b.ReportMetric(p.PredictedRatio(cal.cost.Anchored(PaperAlpha(bm.name), n)), "ratio_alpha_paper")
+								b.ReportMetric(p.TransitionRatio(cal.cost), "ratio_transitions")
 							}
 							b.ReportMetric(t.PredPerIter/t.SecPerIter, "pred/meas")
 						})

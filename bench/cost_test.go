@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -132,6 +133,63 @@ func TestPredictFromCounters(t *testing.T) {
 	}
 	if r := per(tempering.SPT); !(r > PaperSPT(1, PaperBetaMin, M) && r < PaperSPT(1, PaperBetaMin, M)+2) {
 		t.Errorf("SPT predicted ratio %v, want a little above τ^SPT = %v (swaps)", r, PaperSPT(1, PaperBetaMin, M))
+	}
+}
+
+// splitCost prices evaluations without gradient by n and with gradient by
+// n³, so that a ratio priced by the wrong kind shows.
+type splitCost struct{}
+
+func (splitCost) Value(n int) float64  { return float64(n) }
+func (splitCost) Grad(n int) float64   { return math.Pow(float64(n), 3) }
+func (splitCost) Resume(n int) float64 { return math.Pow(float64(n), 3) / 2 }
+func (splitCost) Prior() float64       { return 0 }
+func (splitCost) Reorder() float64     { return 0 }
+
+// TestTransitionRatio checks the transitions-only ratio against what the
+// ladder gives exactly under splitCost, for a kernel with gradients (HMC,
+// priced by Grad: α = 3) and one without (MH, priced by Value: α = 1):
+// None 1, PT M+1, TT 2M, SPT Σ_{m=0}^M (N_m/N)^α, STT 2·Σ_{m=1}^M
+// (N_m/N)^α. The swaps and re-evaluations it leaves out put the full
+// prediction of SPT and STT above it.
+func TestTransitionRatio(t *testing.T) {
+	const n, M = 512, PaperLevels
+	tg, err := NewTarget(nil, ModelMVN, n, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	betas, _ := tempering.Ladder(M, PaperBetaMin)
+	sizes := tempering.SubsetSizes(betas, n)
+	var c splitCost
+	for _, tc := range []struct {
+		kernel tempering.Kernel
+		alpha  float64
+	}{{tempering.HMC{StepSize: 0.01, Steps: 2}, 3}, {tempering.MH{}, 1}} {
+		var hot float64 // Σ_{m≥1} (N_m/N)^α
+		for _, s := range sizes[1:] {
+			hot += math.Pow(float64(s)/n, tc.alpha)
+		}
+		want := map[tempering.Driver]float64{
+			tempering.None: 1, tempering.PT: M + 1, tempering.TT: 2 * M,
+			tempering.SPT: 1 + hot, tempering.STT: 2 * hot,
+		}
+		for d, w := range want {
+			p, err := NewPair(tg, d, tempering.Sweep, tc.kernel, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Warmup(1, c)
+			for range 3 {
+				p.Round()
+			}
+			name := fmt.Sprintf("α = %v, %v: transitions-only ratio", tc.alpha, d)
+			near(t, name, p.TransitionRatio(c), w, 1e-12)
+			if d == tempering.SPT || d == tempering.STT {
+				if r := p.PredictedRatio(c); !(r > w) {
+					t.Errorf("%s: full prediction %v not above it (%v)", name, r, w)
+				}
+			}
+		}
 	}
 }
 

@@ -33,8 +33,10 @@
 // with the paper's HMC against one chain of HMC alone, interleaved (Pair),
 // on the MVN (D = 50, L = 10, N = 64…2048) and GP (D = 18, L = 5,
 // N = 64…1024) models, and reports s/iter, ratio_measured, ratio_median,
-// ratio_predicted (count-based), ratio_powerlaw and ratio_alpha_paper (the
-// same counts priced at the paper's α, CostCurve.Anchored). Run them with
+// ratio_predicted (count-based), ratio_powerlaw, ratio_alpha_paper (the
+// same counts priced at the paper's α, CostCurve.Anchored) and
+// ratio_transitions (the transitions alone, Pair.TransitionRatio: what the
+// driver would cost if its swaps and re-evaluations were free). Run them with
 //
 //	go test -tags openblas -run '^$' -bench Iteration -benchtime 3x ./bench/
 //

@@ -29,6 +29,7 @@ type Pair struct {
 	drvBefore, noneBefre []tempering.LevelStats
 	drvReorders          int64
 	roundRatios          []float64
+	grad                 bool // the kernel's transitions evaluate gradients
 }
 
 // NewPair builds the two chains of driver d with kernel on one clone of t,
@@ -40,7 +41,7 @@ func NewPair(t tempering.Target, d tempering.Driver, swap tempering.SwapSchedule
 	if st, ok := t.(tempering.Starter); ok {
 		st.Start(0, 1, start)
 	}
-	p := &Pair{Driver: d, Swap: swap, K: 1}
+	p := &Pair{Driver: d, Swap: swap, K: 1, grad: kernel.NeedsGrad()}
 	// Both chains evaluate the same clone (they run one after the other in
 	// one goroutine, so this is safe): with a clone each, the two copies of
 	// the data and workspaces evict each other from the cache at every
@@ -214,6 +215,34 @@ func (p *Pair) PredictedRatio(c Coster) float64 {
 	lv := LevelsDelta(p.drv.Stats().Levels, p.drvBefore)
 	reorders := p.drv.Stats().Reorders - p.drvReorders
 	return ((Predict(lv, c) + PredictReorders(reorders, c)) / float64(p.drvIters)) / none
+}
+
+// TransitionRatio returns the cost ratio of the driver to None that c
+// predicts from the transitions alone: the driver's transitions per
+// iteration at each level, each priced as one transition of None scaled by
+// c(N_m)/c(N) (c_grad for a kernel with gradients, c_val otherwise), over
+// None's transitions per iteration. It leaves out every evaluation that is
+// not part of a transition (swaps, the gradient a state needs after one,
+// tempered-transition re-evaluations): it is the ratio the driver would
+// cost if those were free, PT's M+1, TT's 2M, SPT's Σ_m c(N_m)/c(N) at the
+// measured c(n). For the driver None it is 1.
+func (p *Pair) TransitionRatio(c Coster) float64 {
+	if p.drv == nil {
+		return 1
+	}
+	price := c.Value
+	if p.grad {
+		price = c.Grad
+	}
+	per := func(lv []tempering.LevelStats, iters int) float64 {
+		var s float64
+		for _, l := range lv {
+			s += float64(l.Transitions) * price(l.SubsetSize)
+		}
+		return s / float64(iters)
+	}
+	none := LevelsDelta(p.none.Stats().Levels, p.noneBefre)
+	return per(LevelsDelta(p.drv.Stats().Levels, p.drvBefore), p.drvIters) / per(none, p.noneIters)
 }
 
 // CalibrationSizes returns the sizes at which to measure c(n) for a ladder

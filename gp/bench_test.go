@@ -36,7 +36,14 @@ func benchDataset(b *testing.B) *Data {
 // observations at the prior mean, D = 18, on every compiled-in backend, and
 // logs the exponent α of t ∝ N^α fitted to the sizes run (all of them, and
 // N ≥ 1024), which should approach 3.
-func BenchmarkLogLikGrad(b *testing.B) {
+func BenchmarkLogLikGrad(b *testing.B) { benchLogLik(b, true) }
+
+// BenchmarkLogLik is BenchmarkLogLikGrad without the gradient: the cost of
+// the evaluations a swap or a tempered transition's acceptance makes
+// (kernel, Cholesky, solve; no inverse).
+func BenchmarkLogLik(b *testing.B) { benchLogLik(b, false) }
+
+func benchLogLik(b *testing.B, withGrad bool) {
 	data := benchDataset(b)
 	for _, be := range linalg.Backends() {
 		b.Run(be.Name(), func(b *testing.B) {
@@ -55,7 +62,10 @@ func BenchmarkLogLikGrad(b *testing.B) {
 					}
 					defer m.Close()
 					u := m.StartPoints()[0]
-					grad := make([]float64, m.Dim())
+					var grad []float64
+					if withGrad {
+						grad = make([]float64, m.Dim())
+					}
 					if _, err := m.LogLik(nil, u, grad); err != nil {
 						b.Fatal(err)
 					}
