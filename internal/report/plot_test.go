@@ -80,7 +80,7 @@ func TestLegendBesidePlot(t *testing.T) {
 	for i, name := range []string{"none", "stt", "tt", "spt", "pt"} {
 		y := make([]float64, len(xs))
 		for k, x := range xs {
-			y[k] = float64(i+1) * 1e4 / x // the largest values at the top left and right
+			y[k] = float64(i+1) * 1e4 / x // falling with N, as ESS/s does
 		}
 		ss = append(ss, Series{Name: name, X: xs, Y: y})
 	}
