@@ -245,6 +245,40 @@ func (c *Chain) Step() {
 	}
 }
 
+// BeginWarmup tells the level kernels that warm-up lasts iterations driver
+// iterations from now, so that each plans its adaptation windows over the
+// transitions its level will make: one per iteration for None, PT and SPT;
+// two (ascent and descent) at levels 1..M and BaseSteps at level 0 for TT
+// and STT. Run calls it before the first Step when Settings.Warmup > 0.
+func (c *Chain) BeginWarmup(iterations int) {
+	for m, k := range c.kern {
+		k.Adapt(iterations * c.transitionsPerIteration(m))
+	}
+}
+
+// transitionsPerIteration returns the number of inner-kernel transitions
+// one iteration makes at level m.
+func (c *Chain) transitionsPerIteration(m int) int {
+	switch c.driver {
+	case TT, STT:
+		if m == 0 {
+			return c.base
+		}
+		return 2
+	default:
+		return 1
+	}
+}
+
+// Tunings returns each level kernel's current tuning (copies).
+func (c *Chain) Tunings() []Tuning {
+	t := make([]Tuning, len(c.kern))
+	for m, k := range c.kern {
+		t[m] = k.Tuning()
+	}
+	return t
+}
+
 // EndWarmup ends warm-up: kernels stop adapting and iterations are counted
 // as sampling iterations.
 func (c *Chain) EndWarmup() {

@@ -96,6 +96,19 @@ type hmcLevel struct {
 
 func (l *hmcLevel) Init(d *Density, s *State) { d.Eval(s, true) }
 
+// Adapt restarts dual averaging (when enabled) for the coming n
+// transitions, from the current step size.
+func (l *hmcLevel) Adapt(int) {}
+
+func (l *hmcLevel) Tuning() Tuning { return Tuning{StepSize: l.eps} }
+
+func (l *hmcLevel) SetTuning(t Tuning) {
+	if t.StepSize > 0 {
+		l.eps = t.StepSize
+		l.mu = math.Log(10 * l.eps)
+	}
+}
+
 func (l *hmcLevel) EndWarmup() {
 	if l.adapt && l.t > 0 {
 		l.eps = math.Exp(l.logEpsBar)

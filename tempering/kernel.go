@@ -27,9 +27,33 @@ type LevelKernel interface {
 	// place. Evaluations through d are counted; the driver counts the
 	// transition and its outcome from the returned StepInfo.
 	Step(rng *rand.Rand, d *Density, s *State) StepInfo
+	// Adapt starts (or restarts) warm-up adaptation planned to last n of
+	// this level's transitions from now, starting from the current tuning.
+	// The chain calls it at the start of warm-up (and again when it
+	// rebuilds the ladder); a kernel with nothing to adapt ignores it.
+	Adapt(n int)
 	// EndWarmup ends any adaptation: later steps use fixed parameters, so
 	// that the chain is a time-homogeneous Markov chain.
 	EndWarmup()
+	// Tuning returns the kernel's current parameters (a copy).
+	Tuning() Tuning
+	// SetTuning replaces the kernel's parameters, for example to start a
+	// new level of an adapted ladder from a neighbour's. Fields the kernel
+	// does not use are ignored; nil or zero fields leave the kernel's own.
+	SetTuning(t Tuning)
+}
+
+// Tuning is what a level kernel's warm-up adapts and its sampling then keeps
+// fixed.
+type Tuning struct {
+	// StepSize is HMC's leapfrog step ε or MH's proposal scale σ_m.
+	StepSize float64
+	// InvMetric is the diagonal of the inverse metric (HMC, NUTS); nil
+	// means the identity.
+	InvMetric []float64
+	// InvMetricDense is a dense inverse metric, row-major Dim×Dim (HMC and
+	// NUTS with a dense metric); nil otherwise.
+	InvMetricDense []float64
 }
 
 // StepInfo is the record of one transition of an inner kernel.

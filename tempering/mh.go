@@ -46,6 +46,17 @@ func (l *mhLevel) Init(d *Density, s *State) { d.Eval(s, false) }
 
 func (l *mhLevel) EndWarmup() {}
 
+// Adapt does nothing: MH's scale is fixed.
+func (l *mhLevel) Adapt(int) {}
+
+func (l *mhLevel) Tuning() Tuning { return Tuning{StepSize: l.scale} }
+
+func (l *mhLevel) SetTuning(t Tuning) {
+	if t.StepSize > 0 {
+		l.scale = t.StepSize
+	}
+}
+
 func (l *mhLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	p := l.prop
 	for i, x := range s.U {

@@ -266,6 +266,8 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 			n := 0
 			if cfg.Warmup == 0 {
 				ch.EndWarmup()
+			} else {
+				ch.BeginWarmup(cfg.Warmup)
 			}
 		loop:
 			for it := 1; it <= total; it++ {
