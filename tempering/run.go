@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -151,6 +152,10 @@ type Result struct {
 	// ChainTimes is the wall-clock time each chain's goroutine spent
 	// (construction, warm-up and sampling; not reproducible).
 	ChainTimes []time.Duration
+	// ChainCPU is the CPU time of each chain's goroutine, which runs
+	// locked to one OS thread (Linux; nil elsewhere). It excludes work
+	// done on other threads, such as a multithreaded BLAS's helpers.
+	ChainCPU []time.Duration
 	// Interrupted reports that the context was cancelled before all draws
 	// were made; Draws then holds the draws made so far.
 	Interrupted bool
@@ -216,7 +221,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 		Draws:      make([][][]float64, C),
 		ChainStats: make([]Stats, C),
 		ChainTimes: make([]time.Duration, C),
+		ChainCPU:   make([]time.Duration, C),
 	}
+	cpuOK := make([]bool, C)
 	if cfg.RecordTimes {
 		res.Times = make([][]time.Duration, C)
 	}
@@ -229,7 +236,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	for c := range C {
 		wg.Go(func() {
 			t0 := time.Now()
-			defer func() { res.ChainTimes[c] = time.Since(t0) }()
+			clk := startThreadClock()
+			defer func() {
+				res.ChainTimes[c] = time.Since(t0)
+				res.ChainCPU[c], cpuOK[c] = clk.stop()
+			}()
 			rng := chainRand(cfg.Seed, c)
 			u := make([]float64, dim)
 			switch {
@@ -312,6 +323,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 		if e != nil {
 			return nil, e
 		}
+	}
+	if slices.Contains(cpuOK, false) {
+		res.ChainCPU = nil
 	}
 	for c := range C {
 		res.Stats.Merge(&res.ChainStats[c])

@@ -174,21 +174,28 @@ func TestGPSyntheticFiles(t *testing.T) {
 	if s["interrupted"] != false {
 		t.Errorf("interrupted = %v, want false", s["interrupted"])
 	}
-	// The printed warning names exactly the variables whose R-hat is not
-	// below 1.1 (a short run: some are).
+	// The verdict names exactly the variables whose R-hat is not below
+	// 1.01 (a short run: some are); it follows the summary's own
+	// diagnostics.
 	var unmixed []string
 	for _, v := range s["variables"].([]any) {
 		m := v.(map[string]any)
-		if r, ok := m["rhat"].(float64); !ok || !(r < 1.1) {
+		if r, ok := m["rhat"].(float64); !ok || !(r < 1.01) {
 			unmixed = append(unmixed, m["name"].(string))
 		}
 	}
-	wantWarn := ""
+	conv, _ := s["converged"].(bool)
 	if len(unmixed) > 0 {
-		wantWarn = "warning: R-hat ≥ 1.1 (or not estimable) for " + strings.Join(unmixed, ", ") + ":"
+		want := "NOT converged: R-hat ≥ 1.01 for " + strings.Join(unmixed, ", ")
+		if conv || !strings.Contains(r.stdout, want) || s["verdict"] != strings.SplitN(r.stdout[strings.Index(r.stdout, "NOT converged"):], "\n", 2)[0] {
+			t.Errorf("verdict: converged = %v, want %q in output and summary.json's verdict:\n%s", conv, want, r.stdout)
+		}
 	}
-	if gotWarn := strings.Contains(r.stdout, "warning: R-hat"); gotWarn != (wantWarn != "") || (wantWarn != "" && !strings.Contains(r.stdout, wantWarn)) {
-		t.Errorf("R-hat warning: want %q in output:\n%s", wantWarn, r.stdout)
+	if mr := s["max_rhat"].(float64); (mr < 1.01) == (len(unmixed) > 0) {
+		t.Errorf("max_rhat %v against unmixed variables %v", mr, unmixed)
+	}
+	if _, ok := s["converged_paper"].(bool); !ok {
+		t.Errorf("summary.json lacks converged_paper")
 	}
 	checkVariables(t, s["variables"], []string{"ell_x1", "ell_x2", "sf", "sn"})
 	settings := s["settings"].(map[string]any)
@@ -208,7 +215,7 @@ func TestGPSyntheticFiles(t *testing.T) {
 		t.Errorf("ladder = %v", ladder)
 	}
 	tm := s["timings"].(map[string]any)
-	if len(tm["chain_seconds"].([]any)) != 2 || !(tm["wall_seconds"].(float64) > 0) {
+	if len(tm["chain_seconds"].([]any)) != 2 || len(tm["chain_cpu_seconds"].([]any)) != 2 || !(tm["wall_seconds"].(float64) > 0) || !(tm["mean_chain_cpu_seconds"].(float64) > 0) {
 		t.Errorf("timings = %v", tm)
 	}
 	if len(s["levels"].([]any)) != 3 {

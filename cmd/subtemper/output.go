@@ -30,12 +30,20 @@ func (f num) MarshalJSON() ([]byte, error) {
 
 // runSummary is summary.json.
 type runSummary struct {
-	Command     string         `json:"command"`
-	Interrupted bool           `json:"interrupted"`
-	Converged   bool           `json:"converged"` // median R-hat < 1.1
-	Settings    map[string]any `json:"settings"`  // every flag's value, given or default
-	Seed        uint64         `json:"seed"`
-	Backend     string         `json:"backend"`
+	Command     string `json:"command"`
+	Interrupted bool   `json:"interrupted"`
+	// Converged is the verdict of current practice (Vehtari et al. 2021):
+	// every variable's R-hat < 1.01 and bulk- and tail-ESS ≥ 100 per
+	// chain. ConvergedPaper is the paper's criterion, median R-hat < 1.1.
+	Converged      bool   `json:"converged"`
+	ConvergedPaper bool   `json:"converged_paper"`
+	Verdict        string `json:"verdict"`
+	// Warnings are problems the verdict alone does not show (divergent
+	// trajectories, chains that never moved, ...), one sentence each.
+	Warnings []string       `json:"warnings"`
+	Settings map[string]any `json:"settings"` // every flag's value, given or default
+	Seed     uint64         `json:"seed"`
+	Backend  string         `json:"backend"`
 	// BLASThreads is the number of OpenBLAS threads (openblas backend only).
 	BLASThreads int    `json:"openblas_threads,omitempty"`
 	Sampler     string `json:"sampler"`
@@ -49,6 +57,9 @@ type runSummary struct {
 	Draws   drawsJSON   `json:"draws"`
 	Timings timingsJSON `json:"timings"`
 
+	MaxRhat                num            `json:"max_rhat"`
+	MinESSBulk             num            `json:"min_ess_bulk"`
+	MinESSTail             num            `json:"min_ess_tail"`
 	MedianRhat             num            `json:"median_rhat"`
 	MedianRhatPaper        num            `json:"median_rhat_paper"`
 	MedianESSBulk          num            `json:"median_ess_bulk"`
@@ -82,10 +93,16 @@ type drawsJSON struct {
 }
 
 type timingsJSON struct {
-	WallSeconds      float64   `json:"wall_seconds"`
-	ChainSeconds     []float64 `json:"chain_seconds"` // each chain's compute time, warm-up included
-	MeanChainSeconds float64   `json:"mean_chain_seconds"`
-	ESSPerSecond     string    `json:"ess_per_second_is"`
+	WallSeconds  float64   `json:"wall_seconds"`
+	ChainSeconds []float64 `json:"chain_seconds"` // each chain's wall time, warm-up included
+	// ChainCPUSeconds is each chain's CPU time, warm-up included: its own
+	// thread's, scaled up by the process's CPU time beyond the chains'
+	// threads (BLAS helper threads, garbage collection). It equals
+	// ChainSeconds where the CPU time cannot be read.
+	ChainCPUSeconds     []float64 `json:"chain_cpu_seconds"`
+	MeanChainCPUSeconds float64   `json:"mean_chain_cpu_seconds"`
+	ProcessCPUSeconds   float64   `json:"process_cpu_seconds,omitempty"`
+	ESSPerSecond        string    `json:"ess_per_second_is"`
 }
 
 type levelJSON struct {
@@ -281,33 +298,16 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	if n := s.Draws.Summarized; n > 0 {
 		fmt.Fprintf(w, "\nposterior summary of %s × %s (%s):\n", plural.Count(len(s.Draws.PerChain), "chain", "chains"), plural.Count(n, "draw", "draws"), j.units)
 		printSummaryTable(w, s.Variables, true)
-		verdict := "converged (median R-hat < 1.1)"
-		if !s.Converged {
-			verdict = "NOT converged (median R-hat ≥ 1.1): run longer (--warmup, --draws)"
-			if len(s.StuckChains) > 0 {
-				verdict = "NOT converged (median R-hat ≥ 1.1): some chains never moved (below)"
-			}
-		}
-		fmt.Fprintf(w, "\nmedian R-hat %s (paper's %s): %s; median bulk-ESS %s, %s per second\n",
-			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)), verdict,
+		fmt.Fprintf(w, "\n%s\n", s.Verdict)
+		fmt.Fprintf(w, "max R-hat %s, min bulk-ESS %s, min tail-ESS %s; median R-hat %s (paper's %s: %s), median bulk-ESS %s, %s per CPU-second\n",
+			fmtRhat(float64(s.MaxRhat)), fmtESS(float64(s.MinESSBulk)), fmtESS(float64(s.MinESSTail)),
+			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)), paperVerdict(s.ConvergedPaper),
 			fmtESS(float64(s.MedianESSBulk)), fmtNum(float64(s.MedianESSBulkPerSecond)))
-		var unmixed []string
-		for _, v := range s.Variables {
-			if r := float64(v.Rhat); !(r < 1.1) {
-				unmixed = append(unmixed, v.Name)
-			}
-		}
-		if len(unmixed) > 0 && len(s.StuckChains) == 0 {
-			fmt.Fprintf(w, "warning: R-hat ≥ 1.1 (or not estimable) for %s: these have not mixed; run longer before trusting them\n", strings.Join(unmixed, ", "))
-		}
-		if len(s.StuckChains) > 0 {
-			fmt.Fprintf(w, "warning: %s never moved: all %s draws are the same point (every proposal was rejected; %s). %s\n",
-				plural.Count(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains),
-				strconv.Itoa(n)+" of "+plural.Word(len(s.StuckChains), "its", "their"),
-				plural.Count(s.Divergent, "divergent trajectory", "divergent trajectories"), stuckHint(j, s))
-		}
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
+		}
+		for _, m := range s.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", m)
 		}
 	} else {
 		fmt.Fprintf(w, "\nno draws were made after warm-up: nothing to summarise\n")
@@ -341,14 +341,43 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	if swaps {
 		fmt.Fprintf(w, "round trips (level 0 → %d → 0): %d\n", len(s.Levels)-1, s.RoundTrips)
 	}
-	cs := make([]string, len(s.Timings.ChainSeconds))
-	for i, t := range s.Timings.ChainSeconds {
+	cs := make([]string, len(s.Timings.ChainCPUSeconds))
+	for i, t := range s.Timings.ChainCPUSeconds {
 		cs[i] = strconv.FormatFloat(t, 'f', 1, 64)
 	}
-	fmt.Fprintf(w, "time: %.1f s wall; chains %s s of compute each (warm-up included)\n", s.Timings.WallSeconds, strings.Join(cs, ", "))
+	fmt.Fprintf(w, "time: %.1f s wall; chains %s CPU-seconds each (warm-up included)\n", s.Timings.WallSeconds, strings.Join(cs, ", "))
 	if s.Interrupted {
 		fmt.Fprintf(w, "\n*** INTERRUPTED: summary.json records \"interrupted\": true ***\n")
 	}
+}
+
+// paperVerdict names the outcome of the paper's criterion.
+func paperVerdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
+}
+
+// runWarnings lists what the verdict alone does not show.
+func runWarnings(j *job, s *runSummary) []string {
+	w := []string{}
+	if s.Draws.Summarized == 0 {
+		return w
+	}
+	if len(s.StuckChains) > 0 {
+		n := s.Draws.Summarized
+		w = append(w, fmt.Sprintf("%s never moved: all %s draws are the same point (every proposal was rejected; %s). %s",
+			plural.Count(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains),
+			strconv.Itoa(n)+" of "+plural.Word(len(s.StuckChains), "its", "their"),
+			plural.Count(s.Divergent, "divergent trajectory", "divergent trajectories"), stuckHint(j, s)))
+	} else if !s.Converged {
+		w = append(w, "the draws do not meet the convergence criteria: run longer (--warmup, --draws) before trusting them")
+	}
+	if s.Divergent > 0 {
+		w = append(w, fmt.Sprintf("%s (warm-up included): the sampler met regions it could not integrate, and the draws may be biased there", plural.Count(s.Divergent, "divergent trajectory", "divergent trajectories")))
+	}
+	return w
 }
 
 // stuckHint suggests what to change when chains never move: the ladder when

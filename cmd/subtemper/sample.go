@@ -187,8 +187,13 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		st.Progress = pr.callback
 	}
 	start := time.Now()
+	cpu0, cpuOK := tempering.ProcessCPU()
 	res, err := tempering.Run(ctx, j.target, st)
 	wall := time.Since(start)
+	var procCPU time.Duration
+	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
+		procCPU = cpu1 - cpu0
+	}
 	if pr != nil {
 		pr.stop()
 	}
@@ -199,7 +204,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		fmt.Fprintf(io.err, "subtemper %s: interrupted after %s: writing the draws made so far\n", j.command, wall.Round(time.Millisecond))
 	}
 
-	sum, nat := summarize(j, res, wall)
+	sum, nat := summarize(j, res, wall, procCPU)
 	if j.extra != nil {
 		if err := j.extra(sum); err != nil {
 			return err
@@ -302,8 +307,34 @@ func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
 	return out
 }
 
+// chainCPUSeconds returns each chain's CPU seconds: its thread's CPU time,
+// scaled so that the chains together account for the process's CPU time
+// procCPU during the run when that is larger (work on helper threads of a
+// multithreaded BLAS, garbage collection). Without CPU times it returns the
+// chains' wall times.
+func chainCPUSeconds(res *tempering.Result, procCPU time.Duration) []float64 {
+	out := make([]float64, len(res.ChainTimes))
+	if len(res.ChainCPU) != len(res.ChainTimes) {
+		for c, t := range res.ChainTimes {
+			out[c] = t.Seconds()
+		}
+		return out
+	}
+	var sum float64
+	for c, t := range res.ChainCPU {
+		out[c] = t.Seconds()
+		sum += out[c]
+	}
+	if p := procCPU.Seconds(); sum > 0 && p > sum {
+		for c := range out {
+			out[c] *= p / sum
+		}
+	}
+	return out
+}
+
 // summarize builds the run summary.
-func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, [][][]float64) {
+func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*runSummary, [][][]float64) {
 	f, st := j.flags, j.settings
 	nat := naturalDraws(j, res)
 	per := make([]int, len(nat))
@@ -316,13 +347,16 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 		common = 0
 	}
 	chainSec := make([]float64, len(res.ChainTimes))
-	var meanSec float64
 	for c, t := range res.ChainTimes {
 		chainSec[c] = t.Seconds()
-		meanSec += chainSec[c]
 	}
-	if len(chainSec) > 0 {
-		meanSec /= float64(len(chainSec))
+	cpuSec := chainCPUSeconds(res, procCPU)
+	var meanSec float64
+	for _, t := range cpuSec {
+		meanSec += t
+	}
+	if len(cpuSec) > 0 {
+		meanSec /= float64(len(cpuSec))
 	}
 	s := &runSummary{
 		Command:     j.command,
@@ -341,8 +375,8 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 			Warmup: st.Warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
 		},
 		Timings: timingsJSON{
-			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, MeanChainSeconds: meanSec,
-			ESSPerSecond: "ess_bulk / mean_chain_seconds",
+			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, ChainCPUSeconds: cpuSec, MeanChainCPUSeconds: meanSec,
+			ProcessCPUSeconds: procCPU.Seconds(), ESSPerSecond: "ess_bulk / mean_chain_cpu_seconds",
 		},
 		Variables:  []variableJSON{},
 		RoundTrips: res.Stats.RoundTrips,
@@ -355,15 +389,20 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 			}
 		}
 	}
+	nan := num(math.NaN())
+	s.MaxRhat, s.MinESSBulk, s.MinESSTail = nan, nan, nan
+	s.Verdict = "NOT converged: no draws after warm-up"
 	if common > 0 {
 		vars := byVariable(nat, len(j.names), common)
 		var rh, rhp, eb, eps []float64
+		var sums []diag.Summary
 		for v, name := range j.names {
 			d, err := diag.SummarizeChains(name, vars[v])
 			if err != nil {
 				d = diag.Summary{Name: name, Mean: math.NaN(), Median: math.NaN(), SD: math.NaN(), MAD: math.NaN(), Q5: math.NaN(), Q95: math.NaN(),
 					Rhat: math.NaN(), RhatBulk: math.NaN(), RhatTail: math.NaN(), ESSBulk: math.NaN(), ESSTail: math.NaN(), ESSMean: math.NaN(), MCSEMean: math.NaN(), RhatPaper: math.NaN(), ESSPaper: math.NaN()}
 			}
+			sums = append(sums, d)
 			vj := newVariableJSON(d)
 			vj.ESSBulkPerSecond = num(d.ESSBulk / meanSec)
 			s.Variables = append(s.Variables, vj)
@@ -376,9 +415,11 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 		s.MedianRhatPaper = num(nanMedian(rhp))
 		s.MedianESSBulk = num(nanMedian(eb))
 		s.MedianESSBulkPerSecond = num(nanMedian(eps))
-		s.Converged = float64(s.MedianRhat) < 1.1
+		s.ConvergedPaper = float64(s.MedianRhat) < 1.1
+		v := diag.Judge(sums, len(nat))
+		s.Converged, s.Verdict = v.Converged, v.String()
+		s.MaxRhat, s.MinESSBulk, s.MinESSTail = num(v.MaxRhat), num(v.MinESSBulk), num(v.MinESSTail)
 	} else {
-		nan := num(math.NaN())
 		s.MedianRhat, s.MedianRhatPaper, s.MedianESSBulk, s.MedianESSBulkPerSecond = nan, nan, nan, nan
 	}
 	for c, ch := range res.Draws {
@@ -408,6 +449,7 @@ func summarize(j *job, res *tempering.Result, wall time.Duration) (*runSummary, 
 		s.TT = &ttJSON{Proposed: res.Stats.TTProposed, Accepted: res.Stats.TTAccepted, Aborted: res.Stats.TTAborted,
 			Rate: num(rateOrNaN(res.Stats.TTAccepted, res.Stats.TTProposed))}
 	}
+	s.Warnings = runWarnings(j, s)
 	return s, nat
 }
 

@@ -1,0 +1,105 @@
+package diag
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Thresholds of the convergence verdict recommended by Vehtari, Gelman,
+// Simpson, Carpenter & Bürkner (2021), "Rank-normalization, folding, and
+// localization: an improved R̂ for assessing convergence of MCMC", as Stan
+// and R's posterior package apply them.
+const (
+	// RhatMax is the largest acceptable rank-normalised split R̂ (the
+	// larger of bulk and tail R̂).
+	RhatMax = 1.01
+	// ESSPerChainMin is the smallest acceptable bulk- and tail-ESS per
+	// chain: with C chains every variable needs ESS ≥ 100·C.
+	ESSPerChainMin = 100
+)
+
+// Verdict is the convergence verdict on the draws of several variables.
+type Verdict struct {
+	// Converged reports that every variable has R̂ < RhatMax and bulk- and
+	// tail-ESS ≥ ESSPerChainMin per chain.
+	Converged bool
+	// MaxRhat is the largest R̂ over the variables (+Inf if one is not
+	// estimable), and MinESSBulk, MinESSTail the smallest ESS (0 if one is
+	// not estimable).
+	MaxRhat, MinESSBulk, MinESSTail float64
+	// ESSNeeded is the ESS each variable needs: ESSPerChainMin × chains.
+	ESSNeeded float64
+	// HighRhat, LowESSBulk and LowESSTail name the variables that fail
+	// each criterion, in the order given.
+	HighRhat, LowESSBulk, LowESSTail []string
+}
+
+// Judge returns the convergence verdict on the summaries of the variables
+// of a run of chains chains. A NaN R̂ or ESS (a constant variable, too few
+// draws) fails its criterion: a diagnostic that cannot be computed cannot
+// vouch for convergence.
+func Judge(vars []Summary, chains int) Verdict {
+	v := Verdict{ESSNeeded: ESSPerChainMin * float64(max(chains, 1)), MinESSBulk: math.Inf(1), MinESSTail: math.Inf(1)}
+	if len(vars) == 0 || chains < 1 {
+		v.MaxRhat, v.MinESSBulk, v.MinESSTail = math.NaN(), math.NaN(), math.NaN()
+		return v
+	}
+	for _, s := range vars {
+		r, eb, et := s.Rhat, s.ESSBulk, s.ESSTail
+		if math.IsNaN(r) {
+			r = math.Inf(1)
+		}
+		if math.IsNaN(eb) {
+			eb = 0
+		}
+		if math.IsNaN(et) {
+			et = 0
+		}
+		v.MaxRhat = max(v.MaxRhat, r)
+		v.MinESSBulk = min(v.MinESSBulk, eb)
+		v.MinESSTail = min(v.MinESSTail, et)
+		if !(r < RhatMax) {
+			v.HighRhat = append(v.HighRhat, s.Name)
+		}
+		if !(eb >= v.ESSNeeded) {
+			v.LowESSBulk = append(v.LowESSBulk, s.Name)
+		}
+		if !(et >= v.ESSNeeded) {
+			v.LowESSTail = append(v.LowESSTail, s.Name)
+		}
+	}
+	v.Converged = len(v.HighRhat) == 0 && len(v.LowESSBulk) == 0 && len(v.LowESSTail) == 0
+	return v
+}
+
+// String describes the verdict in one line: "converged (…)" or "NOT
+// converged: …" with the variables that fail.
+func (v Verdict) String() string {
+	crit := fmt.Sprintf("every R-hat < %.2f, bulk- and tail-ESS ≥ %.0f", RhatMax, v.ESSNeeded)
+	if v.Converged {
+		return "converged (" + crit + ")"
+	}
+	var why []string
+	if len(v.HighRhat) > 0 {
+		why = append(why, fmt.Sprintf("R-hat ≥ %.2f for %s (max %.3f)", RhatMax, list(v.HighRhat), v.MaxRhat))
+	}
+	if len(v.LowESSBulk) > 0 {
+		why = append(why, fmt.Sprintf("bulk-ESS < %.0f for %s (min %.0f)", v.ESSNeeded, list(v.LowESSBulk), v.MinESSBulk))
+	}
+	if len(v.LowESSTail) > 0 {
+		why = append(why, fmt.Sprintf("tail-ESS < %.0f for %s (min %.0f)", v.ESSNeeded, list(v.LowESSTail), v.MinESSTail))
+	}
+	if len(why) == 0 {
+		return "NOT converged (no diagnostics)"
+	}
+	return "NOT converged: " + strings.Join(why, "; ")
+}
+
+// list names at most four variables, then how many more.
+func list(names []string) string {
+	if len(names) <= 4 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:4], ", "), len(names)-4)
+}

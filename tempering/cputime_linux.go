@@ -1,0 +1,54 @@
+//go:build linux
+
+package tempering
+
+import (
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// rusageThread is Linux's RUSAGE_THREAD: the calling thread's usage.
+const rusageThread = 1
+
+// threadClock measures the CPU time of the calling goroutine, which it
+// locks to its OS thread until stop: user + system time of that thread.
+type threadClock struct {
+	start time.Duration
+	ok    bool
+}
+
+func startThreadClock() threadClock {
+	runtime.LockOSThread()
+	t, ok := threadCPU()
+	return threadClock{start: t, ok: ok}
+}
+
+// stop returns the thread's CPU time since startThreadClock (ok false if
+// the kernel would not tell) and unlocks the thread.
+func (c threadClock) stop() (time.Duration, bool) {
+	defer runtime.UnlockOSThread()
+	t, ok := threadCPU()
+	if !ok || !c.ok {
+		return 0, false
+	}
+	return t - c.start, true
+}
+
+func threadCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}
+
+// ProcessCPU returns the CPU time (user + system) the process has used so
+// far, all threads together, and whether it could be read.
+func ProcessCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}

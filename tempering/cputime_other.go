@@ -1,0 +1,16 @@
+//go:build !linux
+
+package tempering
+
+import "time"
+
+// threadClock: without a per-thread CPU clock, chains report no CPU time.
+type threadClock struct{}
+
+func startThreadClock() threadClock { return threadClock{} }
+
+func (threadClock) stop() (time.Duration, bool) { return 0, false }
+
+// ProcessCPU returns ok = false: the process's CPU time is read on Linux
+// only.
+func ProcessCPU() (time.Duration, bool) { return 0, false }
