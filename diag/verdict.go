@@ -76,13 +76,19 @@ func Judge(vars []Summary, chains int) Verdict {
 // String describes the verdict in one line: "converged (…)" or "NOT
 // converged: …" with the variables that fail.
 func (v Verdict) String() string {
+	val := func(x float64, f string) string {
+		if math.IsInf(x, 1) || math.IsNaN(x) {
+			return "NA"
+		}
+		return fmt.Sprintf(f, x)
+	}
 	crit := fmt.Sprintf("every R-hat < %.2f, bulk- and tail-ESS ≥ %.0f", RhatMax, v.ESSNeeded)
 	if v.Converged {
 		return "converged (" + crit + ")"
 	}
 	var why []string
 	if len(v.HighRhat) > 0 {
-		why = append(why, fmt.Sprintf("R-hat ≥ %.2f for %s (max %.3f)", RhatMax, list(v.HighRhat), v.MaxRhat))
+		why = append(why, fmt.Sprintf("R-hat ≥ %.2f for %s (max %s)", RhatMax, list(v.HighRhat), val(v.MaxRhat, "%.3f")))
 	}
 	if len(v.LowESSBulk) > 0 {
 		why = append(why, fmt.Sprintf("bulk-ESS < %.0f for %s (min %.0f)", v.ESSNeeded, list(v.LowESSBulk), v.MinESSBulk))

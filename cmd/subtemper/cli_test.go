@@ -391,8 +391,8 @@ func TestDiag(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
 		t.Fatalf("diag --json: %v\n%s", err, r.stdout)
 	}
-	if len(d) != 1 {
-		t.Errorf("diag --json has keys %v, want only variables", d)
+	if len(d) != 3 || d["converged"] != false || !strings.HasPrefix(d["verdict"].(string), "NOT converged: bulk-ESS < 200 for a, b") {
+		t.Errorf("diag --json has keys %v, want converged (false: 2 short chains), verdict and variables", d)
 	}
 	checkVariables(t, d["variables"], []string{"a", "b"})
 }

@@ -12,6 +12,10 @@ import (
 
 // diagOutput is `diag --json`'s output.
 type diagOutput struct {
+	// Converged and Verdict: every R-hat < 1.01 and bulk- and tail-ESS
+	// ≥ 100 per chain (diag.Judge).
+	Converged bool           `json:"converged"`
+	Verdict   string         `json:"verdict"`
 	Variables []variableJSON `json:"variables"`
 }
 
@@ -26,8 +30,9 @@ stdin. Lines starting with # are comments; NA, NaN, Inf and -Inf are accepted.
 
 Prints, per variable, posterior::summarise_draws' columns (mean, median, sd, mad, q5,
 q95, rhat = max(rhat_bulk, rhat_tail), ess_bulk, ess_tail; Vehtari et al. 2021) and the
-paper's R-hat (eq. 8) and ESS (eq. 9). --json prints
-{"variables": [{"name", "mean", "median", "sd", "mad", "q5", "q95", "rhat", "rhat_bulk",
+paper's R-hat (eq. 8) and ESS (eq. 9), then the verdict: converged when every
+variable's R-hat < 1.01 and bulk- and tail-ESS ≥ 100 per chain. --json prints
+{"converged", "verdict", "variables": [{"name", "mean", "median", "sd", "mad", "q5", "q95", "rhat", "rhat_bulk",
 "rhat_tail", "ess_bulk", "ess_tail", "ess_mean", "mcse_mean", "rhat_paper",
 "ess_paper"}, ...]}.
 
@@ -65,7 +70,8 @@ chains not all equal), which JSON cannot write.`)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", label, errmsg.Trim(err, "diag: "))}
 	}
-	out := diagOutput{Variables: make([]variableJSON, len(sums))}
+	v := diag.Judge(sums, len(d.Chains))
+	out := diagOutput{Converged: v.Converged, Verdict: v.String(), Variables: make([]variableJSON, len(sums))}
 	for i, s := range sums {
 		out.Variables[i] = newVariableJSON(s)
 	}
@@ -79,5 +85,6 @@ chains not all equal), which JSON cannot write.`)
 	fmt.Fprintf(io.out, "%s: %s × %s, %s\n\n", label, plural.Count(len(d.Chains), "chain", "chains"),
 		plural.Count(n, "draw", "draws"), plural.Count(len(d.Names), "variable", "variables"))
 	printSummaryTable(io.out, out.Variables, false)
+	fmt.Fprintf(io.out, "\n%s\n", out.Verdict)
 	return nil
 }
