@@ -19,13 +19,15 @@ type exactCase struct {
 
 func exactCases() []exactCase {
 	mh := MH{Sigma: 0.15}
+	// HMC and NUTS adapt during the 500 warm-up iterations (step size and
+	// diagonal metric, the zero value's) and sample with frozen tuning.
 	hmc := HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2}
 	var cs []exactCase
 	for _, k := range []struct {
 		name  string
 		k     Kernel
 		draws int
-	}{{"mh", mh, 30000}, {"hmc", hmc, 6000}} {
+	}{{"mh", mh, 30000}, {"hmc", hmc, 6000}, {"nuts", NUTS{}, 3000}} {
 		for _, d := range []Driver{None, PT, TT, SPT, STT} {
 			cs = append(cs, exactCase{name: k.name + "/" + d.String(), kernel: k.k, driver: d, draws: k.draws})
 		}
