@@ -138,7 +138,7 @@ func Kernel(kernel, model string) (tempering.Kernel, error) {
 		if model == ModelGP {
 			steps = PaperGPSteps
 		}
-		return tempering.HMC{StepSize: PaperHMCStep, Steps: steps}, nil
+		return tempering.HMC{StepSize: PaperHMCStep, Steps: steps, Adapt: tempering.AdaptNone}, nil
 	}
 	return nil, fmt.Errorf("bench: unknown kernel %q (want mh or hmc)", kernel)
 }

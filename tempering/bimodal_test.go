@@ -72,8 +72,9 @@ func upperWeight(res *Result) (all float64, perChain []float64) {
 	return all / float64(n), perChain
 }
 
-// TestBimodal: the MH kernel alone stays in the mode it starts in; PT and
-// TT recover both modes' weights within 0.05.
+// TestBimodal: the MH kernel alone, and NUTS alone, stay in the mode they
+// start in; PT (with MH or NUTS) and TT recover both modes' weights within
+// 0.05.
 func TestBimodal(t *testing.T) {
 	starts := [][]float64{{-2.5, -2.5}, {2.5, 2.5}, {-2.5, -2.5}}
 	mh := MH{Sigma: 0.4}
@@ -86,15 +87,19 @@ func TestBimodal(t *testing.T) {
 		driver Driver
 		sched  SwapSchedule
 		draws  int
+		kernel Kernel
 	}{
-		{"none", None, Sweep, 20000},
-		{"pt", PT, Sweep, 20000},
-		{"pt-deo", PT, DEO, 20000},
-		{"tt", TT, Sweep, 20000},
+		{"none", None, Sweep, 20000, mh},
+		{"pt", PT, Sweep, 20000, mh},
+		{"pt-deo", PT, DEO, 20000, mh},
+		{"tt", TT, Sweep, 20000, mh},
+		// NUTS, adapted during warm-up at every level.
+		{"nuts-none", None, Sweep, 3000, NUTS{}},
+		{"nuts-pt", PT, Sweep, 5000, NUTS{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Run(context.Background(), mixTarget{}, &Settings{
-				Driver: c.driver, Kernel: mh, Betas: betas, Swap: c.sched,
+				Driver: c.driver, Kernel: c.kernel, Betas: betas, Swap: c.sched,
 				Chains: 3, Warmup: 1000, Draws: c.draws, Seed: 3, Init: starts,
 			})
 			if err != nil {

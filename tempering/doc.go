@@ -20,9 +20,15 @@
 // # Kernels and drivers
 //
 // An inner Kernel (MH: Gaussian random walk with scale σ·β_m^{-1/2}; HMC:
-// leapfrog with identity mass, divergence check and optional dual-averaging
-// step-size adaptation during warm-up) is built per level as a LevelKernel
-// with Init and Step, each Step returning a StepInfo. A Driver combines
+// L leapfrog steps with a Euclidean metric and a divergence check; NUTS:
+// Betancourt's multinomial No-U-Turn Sampler with the generalized U-turn
+// criterion, as in Stan and BlackJAX) is built per level as a LevelKernel
+// with Init and Step, each Step returning a StepInfo. During warm-up only,
+// HMC and NUTS adapt at each level separately, in Stan's windowed scheme
+// (see Adaptation): the step size by dual averaging and, by default, a
+// diagonal inverse metric from the level's states; at the end of warm-up
+// the tuning is frozen, so the draws come from fixed, exact kernels.
+// AdaptNone keeps the paper's fixed step. A Driver combines
 // levels: None (kernel alone), PT and SPT (a transition at every level, then
 // swaps of adjacent levels by the Sweep or DEO schedule), TT and STT (Neal
 // 1996's tempered transitions: ascend with a transition at each level

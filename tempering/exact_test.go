@@ -19,13 +19,15 @@ type exactCase struct {
 
 func exactCases() []exactCase {
 	mh := MH{Sigma: 0.15}
-	hmc := HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2}
+	// HMC and NUTS adapt during the 500 warm-up iterations (step size and
+	// diagonal metric, the zero value's) and sample with frozen tuning.
+	hmc := HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptDiag}
 	var cs []exactCase
 	for _, k := range []struct {
 		name  string
 		k     Kernel
 		draws int
-	}{{"mh", mh, 30000}, {"hmc", hmc, 6000}} {
+	}{{"mh", mh, 30000}, {"hmc", hmc, 6000}, {"nuts", NUTS{}, 3000}} {
 		for _, d := range []Driver{None, PT, TT, SPT, STT} {
 			cs = append(cs, exactCase{name: k.name + "/" + d.String(), kernel: k.k, driver: d, draws: k.draws})
 		}
@@ -34,6 +36,13 @@ func exactCases() []exactCase {
 		}
 		// STT with an ordinary level-0 transition after each tempered one.
 		cs = append(cs, exactCase{name: k.name + "/stt-base1", kernel: k.k, driver: STT, base: 1, draws: k.draws})
+	}
+	// The paper's fixed HMC, and dense metrics.
+	for _, d := range []Driver{None, PT, STT} {
+		cs = append(cs,
+			exactCase{name: "hmc-fixed/" + d.String(), kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptNone}, driver: d, draws: 6000},
+			exactCase{name: "hmc-dense/" + d.String(), kernel: HMC{Steps: 6, Jitter: 0.2, Adapt: AdaptDense}, driver: d, draws: 6000},
+			exactCase{name: "nuts-dense/" + d.String(), kernel: NUTS{Adapt: AdaptDense}, driver: d, draws: 3000})
 	}
 	return cs
 }

@@ -2,7 +2,7 @@ package tempering
 
 import "math/rand/v2"
 
-// Kernel configures an inner MCMC kernel (MH or HMC). It is a plain value
+// Kernel configures an inner MCMC kernel (MH, HMC or NUTS). It is a plain value
 // whose zero fields have documented defaults; NewLevel builds the kernel's
 // per-level transition, with its own workspaces.
 type Kernel interface {
@@ -72,8 +72,19 @@ type StepInfo struct {
 	Divergent bool
 	// EnergyError is HMC's H(proposal) − H(current) (0 for MH).
 	EnergyError float64
-	// StepSize is the MH proposal scale σ_m or the HMC leapfrog step ε used.
+	// StepSize is the MH proposal scale σ_m or the HMC or NUTS leapfrog
+	// step ε used.
 	StepSize float64
+	// Leapfrogs is the number of leapfrog steps the transition made (HMC,
+	// NUTS; each costs a log density evaluation with gradient). Warm-up's
+	// step-size heuristic is not included.
+	Leapfrogs int
+	// TreeDepth is the depth of NUTS's trajectory tree: it has up to
+	// 2^TreeDepth − 1 leapfrog steps (0 for the other kernels).
+	TreeDepth int
+	// MaxTreeDepth reports that NUTS stopped its trajectory at the maximum
+	// tree depth rather than at a U-turn or a divergence.
+	MaxTreeDepth bool
 }
 
 // record counts a transition's outcome in d's stats.
@@ -85,5 +96,9 @@ func (d *Density) record(info StepInfo) {
 	}
 	if info.Divergent {
 		st.Divergent++
+	}
+	st.LeapfrogSteps += int64(info.Leapfrogs)
+	if info.MaxTreeDepth {
+		st.MaxTreeDepthHits++
 	}
 }

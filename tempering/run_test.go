@@ -49,13 +49,16 @@ func TestGOMAXPROCSInvariance(t *testing.T) {
 // TestNoAllocs: once built, no driver allocates per iteration.
 func TestNoAllocs(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
-	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5, Adapt: true, Jitter: 0.1}} {
+	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5, Jitter: 0.1}, HMC{StepSize: 0.05, Steps: 5, Adapt: AdaptDense}, NUTS{StepSize: 0.1, MaxTreeDepth: 6}} {
 		for _, d := range allDrivers {
 			for _, sched := range []SwapSchedule{Sweep, DEO} {
 				c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Swap: sched}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Adaptation planned over 400 iterations: its windows and
+				// metric updates fall inside the measured ones.
+				c.BeginWarmup(400)
 				for range 50 {
 					c.Step()
 				}
@@ -485,10 +488,11 @@ func TestSettingsValidation(t *testing.T) {
 // acceptance during warm-up and freezes it afterwards.
 func TestAdaptation(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
-	c, err := NewChain(tg, &Settings{Kernel: HMC{StepSize: 0.001, Steps: 5, Adapt: true}}, rand.New(rand.NewPCG(1, 1)), []float64{1, -0.5, 0.3})
+	c, err := NewChain(tg, &Settings{Kernel: HMC{StepSize: 0.001, Steps: 5, Adapt: AdaptStep}}, rand.New(rand.NewPCG(1, 1)), []float64{1, -0.5, 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.BeginWarmup(1000)
 	for range 1000 {
 		c.Step()
 	}

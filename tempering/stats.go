@@ -40,6 +40,14 @@ type LevelStats struct {
 	// Divergent counts divergent HMC trajectories (energy error above the
 	// threshold, or a point of log density −∞ reached).
 	Divergent int64
+	// LeapfrogSteps counts the leapfrog steps of HMC and NUTS transitions
+	// (each is one evaluation with gradient, counted in EvalsGrad, which
+	// also counts warm-up's step-size heuristic).
+	LeapfrogSteps int64
+	// MaxTreeDepthHits counts NUTS transitions whose trajectory stopped at
+	// the maximum tree depth (many suggest a larger NUTS.MaxTreeDepth or a
+	// better metric).
+	MaxTreeDepthHits int64
 }
 
 // Add adds o's counts to s (Beta and SubsetSize are taken from o when s has
@@ -58,6 +66,8 @@ func (s *LevelStats) Add(o *LevelStats) {
 	s.Failed += o.Failed
 	s.Invalid += o.Invalid
 	s.Divergent += o.Divergent
+	s.LeapfrogSteps += o.LeapfrogSteps
+	s.MaxTreeDepthHits += o.MaxTreeDepthHits
 }
 
 // AcceptRate returns Accepted/Transitions (0 with no transitions).

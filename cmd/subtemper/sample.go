@@ -112,7 +112,13 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	var k tempering.Kernel
 	switch strings.ToLower(s.inner) {
 	case "hmc":
-		k = tempering.HMC{StepSize: s.stepSize, Steps: s.leapfrog, Adapt: s.adapt}
+		// --adapt tunes the step size only; without it the step size is
+		// fixed (the paper's).
+		adapt := tempering.AdaptNone
+		if s.adapt {
+			adapt = tempering.AdaptStep
+		}
+		k = tempering.HMC{StepSize: s.stepSize, Steps: s.leapfrog, Adapt: adapt}
 	case "mh":
 		k = tempering.MH{Sigma: s.mhScale}
 	default:
