@@ -42,6 +42,7 @@ type Chain struct {
 	pool         *ladderPool
 	poolID       int
 	tterm        []float64
+	begun        bool // BeginWarmup was called during warm-up
 
 	// Run's stop: with halt.stop set, Step keeps the counts from before
 	// the iteration in snap, to restore them if the iteration is cut.
@@ -317,13 +318,15 @@ func (c *Chain) Step() {
 // iterations from now, so that each plans its adaptation windows over the
 // transitions its level will make: one per iteration for None, PT and SPT;
 // two (ascent and descent) at levels 1..M and BaseSteps at level 0 for TT
-// and STT. With an adaptive ladder (Settings.Ladder) and 48 or more
+// and STT, which during a warm-up begun by BeginWarmup run at least one
+// level-0 transition per iteration (see warmBase). With an adaptive ladder (Settings.Ladder) and 48 or more
 // warm-up iterations, it also plans the ladder's adaptation rounds over
 // the first half of them (see Settings.Ladder): at the end of each round
 // Step rebuilds the ladder and restarts every level kernel's adaptation
 // for the rest of warm-up. Run calls it before the first Step when
 // Settings.Warmup > 0.
 func (c *Chain) BeginWarmup(iterations int) {
+	c.begun = c.warm
 	for m, k := range c.kern {
 		k.Adapt(iterations * c.transitionsPerIteration(m))
 	}
@@ -345,7 +348,7 @@ func (c *Chain) transitionsPerIteration(m int) int {
 	switch c.driver {
 	case TT, STT:
 		if m == 0 {
-			return c.base
+			return c.baseCount()
 		}
 		return 2
 	default:
@@ -593,12 +596,33 @@ func (c *Chain) ttStep() {
 }
 
 // baseSteps runs the configured ordinary transitions at level 0 after a
-// tempered transition (whatever its outcome).
+// tempered transition (whatever its outcome); during warm-up at least one
+// (see warmBase).
 func (c *Chain) baseSteps() {
-	for range c.base {
+	for range c.baseCount() {
 		c.step(0, c.states[0])
 	}
 }
+
+// baseCount returns the number of level-0 transitions per TT or STT
+// iteration: BaseSteps, and during a warm-up begun by BeginWarmup at
+// least warmBase.
+func (c *Chain) baseCount() int {
+	if c.warm && c.begun {
+		return max(c.base, warmBase)
+	}
+	return c.base
+}
+
+// warmBase is the least number of ordinary level-0 transitions per
+// iteration of TT and STT during warm-up. With none (BaseSteps = 0,
+// Neal's form) level 0 moves only through accepted tempered
+// transitions: while the ladder and the level kernels are still
+// untuned these are rarely accepted, the chain stays where it started,
+// and every level kernel adapts on paths that start from that point
+// instead of the posterior's typical set. Warm-up iterations are
+// discarded, so this changes no draw's distribution.
+const warmBase = 1
 
 // dropTerm names a term of an acceptance ratio that tests may drop
 // deliberately, to show that the exactness tests detect a wrong ratio.
