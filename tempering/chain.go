@@ -14,6 +14,8 @@ type Chain struct {
 	driver   Driver
 	sched    SwapSchedule
 	rng      *rand.Rand
+	target   Target
+	kernel   Kernel
 	betas    []float64
 	sizes    []int
 	dens     []Density
@@ -28,6 +30,19 @@ type Chain struct {
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
 	stats    Stats
+
+	// Ladder adaptation (ladderadapt.go): adaptive if warm-up may place
+	// the levels, fixedM the user's M (0: chosen), maxM the cap on a
+	// chosen M (0: default), lad the rounds once BeginWarmup planned
+	// them, pool Run's pooling of all chains' estimates (nil: this
+	// chain's own), tterm the current tempered transition's terms t_m.
+	adaptive     bool
+	fixedM, maxM int
+	lad          *ladderAdapt
+	pool         *ladderPool
+	poolID       int
+	tterm        []float64
+	begun        bool // BeginWarmup was called during warm-up
 
 	// Run's stop: with halt.stop set, Step keeps the counts from before
 	// the iteration in snap, to restore them if the iteration is cut.
@@ -114,59 +129,34 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		driver:   s.Driver,
 		sched:    s.Swap,
 		rng:      rng,
-		betas:    betas,
-		dens:     make([]Density, L),
-		kern:     make([]LevelKernel, L),
+		target:   t,
+		kernel:   s.Kernel,
 		needGrad: s.Kernel.NeedsGrad(),
 		base:     s.BaseSteps,
 		warm:     true,
-		stats:    newStats(L),
+		adaptive: s.adaptLadder && s.Driver.tempered(),
+		fixedM:   s.fixedM,
+		maxM:     s.MaxLevels,
 	}
+	var sizes []int
 	if s.Driver.subsampled() {
-		c.sizes = SubsetSizes(betas, n)
-		c.sizes[0] = n
+		sizes = SubsetSizes(betas, n)
+		sizes[0] = n
 		c.perm = make([]int, n)
 		for i := range c.perm {
 			c.perm[i] = i
 		}
 	} else {
-		c.sizes = make([]int, L)
-		for m := range c.sizes {
-			c.sizes[m] = n
+		sizes = make([]int, L)
+		for m := range sizes {
+			sizes[m] = n
 		}
 	}
-	for m := range L {
-		st := &c.stats.Levels[m]
-		st.Beta, st.SubsetSize = betas[m], c.sizes[m]
-		d := &c.dens[m]
-		d.target, d.level, d.stats, d.beta, d.halt = t, m, st, betas[m], &c.halt
-		if s.Driver.subsampled() {
-			d.beta = 1
-			if m > 0 {
-				d.subset = c.perm[:c.sizes[m]]
-			} else if s.Driver == SPT {
-				// All observations, in the order whose prefixes are the
-				// hotter levels' subsets, so that level 0's evaluations
-				// give their values too. (STT redraws the order every
-				// iteration, which level 0's cached values would not
-				// survive.)
-				d.subset = c.perm
-			}
-			// STT looks values up only when it moves a state without
-			// gradient: with a kernel that needs gradients, never.
-			if pl, ok := t.(PrefixLiker); ok && d.subset != nil && (s.Driver == SPT || !s.Kernel.NeedsGrad()) {
-				d.pl, d.preK, d.levels = pl, c.sizes[m+1:], L
-			}
-			if gr, ok := t.(GradResumer); ok && s.Driver == SPT && s.Kernel.NeedsGrad() {
-				d.gr = gr
-			}
-		}
-		k, err := s.Kernel.NewLevel(dim, betas[m])
-		if err != nil {
-			return nil, err
-		}
-		c.kern[m] = k
+	lv, err := c.newLevels(betas, sizes)
+	if err != nil {
+		return nil, err
 	}
+	c.setLevels(lv)
 	if s.Driver.subsampled() {
 		c.reorder, _ = t.(Reorderer)
 		c.drawSubsets()
@@ -191,6 +181,82 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		c.states[m] = st
 	}
 	return c, nil
+}
+
+// levels is a ladder's per-level machinery, built by newLevels and
+// installed by setLevels.
+type levels struct {
+	betas []float64
+	sizes []int
+	dens  []Density
+	kern  []LevelKernel
+	stats []LevelStats
+}
+
+// newLevels builds the densities, level kernels and counters of the
+// ladder betas with subset sizes sizes (N at every level for PT and TT).
+// The subsampled levels' subsets are prefixes of c.perm, which must
+// exist.
+func (c *Chain) newLevels(betas []float64, sizes []int) (*levels, error) {
+	t := c.target
+	L := len(betas)
+	lv := &levels{
+		betas: betas, sizes: sizes,
+		dens:  make([]Density, L),
+		kern:  make([]LevelKernel, L),
+		stats: make([]LevelStats, L),
+	}
+	for m := range L {
+		st := &lv.stats[m]
+		st.Beta, st.SubsetSize = betas[m], sizes[m]
+		d := &lv.dens[m]
+		d.target, d.level, d.stats, d.beta, d.halt = t, m, st, betas[m], &c.halt
+		if c.driver.subsampled() {
+			d.beta = 1
+			if m > 0 {
+				d.subset = c.perm[:sizes[m]]
+			} else if c.driver == SPT {
+				// All observations, in the order whose prefixes are the
+				// hotter levels' subsets, so that level 0's evaluations
+				// give their values too. (STT redraws the order every
+				// iteration, which level 0's cached values would not
+				// survive.)
+				d.subset = c.perm
+			}
+			// STT looks values up only when it moves a state without
+			// gradient: with a kernel that needs gradients, never.
+			if pl, ok := t.(PrefixLiker); ok && d.subset != nil && (c.driver == SPT || !c.needGrad) {
+				d.pl, d.preK, d.levels = pl, sizes[m+1:], L
+			}
+			if gr, ok := t.(GradResumer); ok && c.driver == SPT && c.needGrad {
+				d.gr = gr
+			}
+		}
+		k, err := c.kernel.NewLevel(t.Dim(), betas[m])
+		if err != nil {
+			return nil, err
+		}
+		lv.kern[m] = k
+	}
+	return lv, nil
+}
+
+// setLevels installs lv as the chain's ladder. The counters of a ladder it
+// replaces go to Stats.Retired; swap counters start afresh.
+func (c *Chain) setLevels(lv *levels) {
+	if c.stats.Levels != nil {
+		c.stats.Retired = append(c.stats.Retired, c.stats.Levels...)
+	}
+	L := len(lv.betas)
+	c.betas, c.sizes, c.dens, c.kern = lv.betas, lv.sizes, lv.dens, lv.kern
+	c.stats.Levels = lv.stats
+	c.stats.SwapProposed = make([]int64, L-1)
+	c.stats.SwapAccepted = make([]int64, L-1)
+	c.stats.Sampling.SwapProposed = make([]int64, L-1)
+	c.stats.Sampling.SwapAccepted = make([]int64, L-1)
+	if c.driver == TT || c.driver == STT {
+		c.tterm = make([]float64, L-1)
+	}
 }
 
 // drawSubsets draws recursive subsets X_M ⊂ … ⊂ X_1 without replacement by
@@ -240,6 +306,9 @@ func (c *Chain) Step() {
 	c.iter++
 	if c.warm {
 		c.stats.WarmupIterations++
+		if c.lad != nil && c.lad.active && int(c.stats.WarmupIterations-c.lad.start) == c.lad.ends[c.lad.round] {
+			c.endRound()
+		}
 	} else {
 		c.stats.Iterations++
 	}
@@ -249,11 +318,28 @@ func (c *Chain) Step() {
 // iterations from now, so that each plans its adaptation windows over the
 // transitions its level will make: one per iteration for None, PT and SPT;
 // two (ascent and descent) at levels 1..M and BaseSteps at level 0 for TT
-// and STT. Run calls it before the first Step when Settings.Warmup > 0.
+// and STT, which during a warm-up begun by BeginWarmup run at least one
+// level-0 transition per iteration (see warmBase). With an adaptive ladder (Settings.Ladder) and 48 or more
+// warm-up iterations, it also plans the ladder's adaptation rounds over
+// the first half of them (see Settings.Ladder): at the end of each round
+// Step rebuilds the ladder and restarts every level kernel's adaptation
+// for the rest of warm-up. Run calls it before the first Step when
+// Settings.Warmup > 0.
 func (c *Chain) BeginWarmup(iterations int) {
+	c.begun = c.warm
 	for m, k := range c.kern {
 		k.Adapt(iterations * c.transitionsPerIteration(m))
 	}
+	c.lad = nil
+	if !c.adaptive || !c.warm {
+		return
+	}
+	ends := roundEnds(iterations)
+	if ends == nil {
+		return
+	}
+	c.lad = &ladderAdapt{start: c.stats.WarmupIterations, total: iterations, ends: ends, active: true, pool: c.pool, id: c.poolID}
+	c.lad.resize(len(c.betas) - 1)
 }
 
 // transitionsPerIteration returns the number of inner-kernel transitions
@@ -262,7 +348,7 @@ func (c *Chain) transitionsPerIteration(m int) int {
 	switch c.driver {
 	case TT, STT:
 		if m == 0 {
-			return c.base
+			return c.baseCount()
 		}
 		return 2
 	default:
@@ -286,6 +372,9 @@ func (c *Chain) EndWarmup() {
 		return
 	}
 	c.warm = false
+	if c.lad != nil {
+		c.lad.active = false
+	}
 	for _, k := range c.kern {
 		k.EndWarmup()
 	}
@@ -334,6 +423,9 @@ func (c *Chain) ptStep() {
 	}
 	if r := c.states[0].Replica; c.phase[r] == rtTop {
 		c.stats.RoundTrips++
+		if !c.warm {
+			c.stats.Sampling.RoundTrips++
+		}
 		c.phase[r] = rtBottom
 	} else {
 		c.phase[r] = rtBottom
@@ -372,6 +464,12 @@ func (c *Chain) swap(m int) {
 	if testDrop.drops(dropSwapLower, m) {
 		logA = aHi - b.LogDensity
 	}
+	if c.lad != nil && c.lad.active {
+		c.lad.addSwap(m, logA)
+	}
+	if !c.warm {
+		c.stats.Sampling.SwapProposed[m-1]++
+	}
 	if !(logA >= 0 || math.Log(c.rng.Float64()) < logA) {
 		// θ_m stays. If it came to level m in this sweep, it has no
 		// gradient there; its evaluation on X_{m−1} just now, of which X_m
@@ -382,6 +480,9 @@ func (c *Chain) swap(m int) {
 		return
 	}
 	c.stats.SwapAccepted[m-1]++
+	if !c.warm {
+		c.stats.Sampling.SwapAccepted[m-1]++
+	}
 	c.states[m-1], c.states[m] = b, a
 	a.LogDensity, b.LogDensity = aHi, bLo
 	if c.driver == SPT {
@@ -448,6 +549,9 @@ func (c *Chain) ttStep() {
 	cur, w := c.states[0], c.work
 	M := len(c.betas) - 1
 	c.stats.TTProposed++
+	if !c.warm {
+		c.stats.Sampling.TTProposed++
+	}
 	w.CopyFrom(cur)
 	w.preOK = false // values on the previous iteration's subsets
 	logR := 0.0
@@ -458,7 +562,8 @@ func (c *Chain) ttStep() {
 			c.stats.TTAborted++
 			return
 		}
-		logR += w.LogDensity - lower
+		c.tterm[m-1] = w.LogDensity - lower
+		logR += c.tterm[m-1]
 		c.step(m, w)
 	}
 	for m := M; m >= 1; m-- {
@@ -476,20 +581,48 @@ func (c *Chain) ttStep() {
 			logR += w.LogDensity
 		}
 		logR -= upper
+		c.tterm[m-1] += w.LogDensity - upper
+	}
+	if c.lad != nil && c.lad.active {
+		c.lad.addTT(c.tterm)
 	}
 	if logR >= 0 || math.Log(c.rng.Float64()) < logR {
 		c.stats.TTAccepted++
+		if !c.warm {
+			c.stats.Sampling.TTAccepted++
+		}
 		cur.CopyFrom(w)
 	}
 }
 
 // baseSteps runs the configured ordinary transitions at level 0 after a
-// tempered transition (whatever its outcome).
+// tempered transition (whatever its outcome); during warm-up at least one
+// (see warmBase).
 func (c *Chain) baseSteps() {
-	for range c.base {
+	for range c.baseCount() {
 		c.step(0, c.states[0])
 	}
 }
+
+// baseCount returns the number of level-0 transitions per TT or STT
+// iteration: BaseSteps, and during a warm-up begun by BeginWarmup at
+// least warmBase.
+func (c *Chain) baseCount() int {
+	if c.warm && c.begun {
+		return max(c.base, warmBase)
+	}
+	return c.base
+}
+
+// warmBase is the least number of ordinary level-0 transitions per
+// iteration of TT and STT during warm-up. With none (BaseSteps = 0,
+// Neal's form) level 0 moves only through accepted tempered
+// transitions: while the ladder and the level kernels are still
+// untuned these are rarely accepted, the chain stays where it started,
+// and every level kernel adapts on paths that start from that point
+// instead of the posterior's typical set. Warm-up iterations are
+// discarded, so this changes no draw's distribution.
+const warmBase = 1
 
 // dropTerm names a term of an acceptance ratio that tests may drop
 // deliberately, to show that the exactness tests detect a wrong ratio.

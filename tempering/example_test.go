@@ -66,8 +66,11 @@ func ExampleRun() {
 		}
 	}
 	fmt.Printf("posterior mean ≈ %.1f from %d draws\n", math.Round(10*sum/float64(n))/10, n)
+	// The ladder is adaptive by default: M = 3 as set, the hottest
+	// subset round(N/8) = 1 as BetaMin's default, the others placed
+	// during warm-up (LadderFixed would keep the geometric [8 4 2 1]).
 	fmt.Printf("levels %d, subset sizes %v\n", len(res.Betas), res.SubsetSizes)
 	// Output:
 	// posterior mean ≈ 2.0 from 15000 draws
-	// levels 4, subset sizes [8 4 2 1]
+	// levels 4, subset sizes [8 5 3 1]
 }

@@ -27,8 +27,31 @@ type Settings struct {
 	// means 1/8.
 	BetaMin float64
 	// Betas, if non-empty, is an explicit ladder β_0 = 1 > β_1 > … > β_M > 0
-	// and overrides Levels and BetaMin.
+	// and overrides Levels and BetaMin; the ladder is then fixed.
 	Betas []float64
+	// Ladder selects whether warm-up places the levels. Zero
+	// (LadderAdaptive) adapts them during the first half of warm-up when
+	// Betas is empty, the driver tempers and Warmup ≥ 48: rounds of 8,
+	// 16, 32, … iterations (the last stretched to end at Warmup/2), after
+	// each of which the levels are placed afresh so that each adjacent pair
+	// has the same swap rejection rate (PT, SPT: non-reversible PT's
+	// schedule optimisation, Syed et al. 2021) or each level's term of the
+	// tempered transitions' log acceptance ratio the same variance (TT,
+	// STT), on β (PT, TT) or on the subset fraction N_m/N (SPT, STT); the
+	// ladder starts geometric, the hottest level stays at BetaMin, and all
+	// of Run's chains pool their estimates and share one ladder. The level
+	// kernels adapt on each new ladder for the rest of warm-up; the ladder
+	// of the last round is kept for sampling. LadderFixed keeps the initial
+	// ladder (the paper's setting).
+	Ladder LadderMode
+	// MaxLevels caps the number M of levels above the target that an
+	// adaptive ladder chooses when Levels is zero: ⌈2Λ⌉ for PT and SPT
+	// (Λ the estimated global communication barrier, NRPT's optimum of
+	// about 2Λ + 1 levels), enough levels for a log acceptance ratio of
+	// variance 2 or less for TT and STT (acceptance about 0.5). Zero means
+	// 32. A non-zero Levels fixes M; the adaptation then only places the
+	// levels.
+	MaxLevels int
 	// Swap is the swap schedule of PT and SPT. Zero is Sweep.
 	Swap SwapSchedule
 	// Chains is the number C of chains, run in parallel goroutines. Zero
@@ -67,6 +90,11 @@ type Settings struct {
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
 	RecordTimes bool
+
+	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
+	// fixedM, the M the caller fixed (0: the adaptation chooses it).
+	adaptLadder bool
+	fixedM      int
 }
 
 // resolve returns a copy of s with defaults applied, or an error.
@@ -97,7 +125,13 @@ func (s *Settings) resolve() (Settings, error) {
 		return r, fmt.Errorf("tempering: number of base steps must be ≥ 0, got %d", r.BaseSteps)
 	case r.Levels < 0:
 		return r, fmt.Errorf("tempering: number of levels M must be ≥ 1, got %d", r.Levels)
+	case r.MaxLevels < 0:
+		return r, fmt.Errorf("tempering: maximum number of levels must be ≥ 0, got %d", r.MaxLevels)
+	case r.Ladder < LadderAdaptive || r.Ladder > LadderFixed:
+		return r, fmt.Errorf("tempering: unknown ladder mode %d", int(r.Ladder))
 	}
+	r.adaptLadder = r.Ladder == LadderAdaptive && len(r.Betas) == 0 && r.Driver.tempered()
+	r.fixedM = r.Levels
 	if r.Chains == 0 {
 		r.Chains = 3
 	}
@@ -163,7 +197,55 @@ type Result struct {
 	// number of observations each level conditions on.
 	Betas       []float64
 	SubsetSizes []int
+
+	// --- Ladder adaptation and tunings (ladderadapt.go) ---
+
+	// Ladder describes the ladder sampled with and how well it
+	// communicated during sampling.
+	Ladder LadderInfo
+	// Tunings[c][m] is the tuning of chain c's level-m kernel at the end
+	// of the run (frozen since the end of warm-up).
+	Tunings [][]Tuning
+	// SamplingTimes[c] is the wall-clock time chain c spent after warm-up
+	// (not reproducible).
+	SamplingTimes []time.Duration
 }
+
+// LadderInfo describes a run's ladder: where its levels were placed and
+// how replicas or tempered transitions moved through it while sampling
+// (counts after warm-up, all chains together).
+type LadderInfo struct {
+	// Adaptive reports that warm-up placed the levels, in Rounds rounds.
+	Adaptive bool
+	Rounds   int
+	// Betas and SubsetSizes are the final ladder (as Result's).
+	Betas       []float64
+	SubsetSizes []int
+	// Barrier (PT, SPT) is the global communication barrier Λ estimated
+	// from the sampling phase's swaps: Σ_m (1 − a_m), a_m the acceptance
+	// rate of the pair m−1, m.
+	Barrier float64
+	// WarmupBarrier is the last adaptation round's estimate: Λ = Σ_m r_m
+	// from the swaps' mean acceptance probabilities (PT, SPT), or
+	// Σ_m sd(t_m) over the terms t_m of the tempered transitions' log
+	// acceptance ratio (TT, STT). LogRatioVar (TT, STT) is that round's
+	// Σ_m Var(t_m), the variance of the log ratio if the terms were
+	// independent. Zero without adaptation.
+	WarmupBarrier, LogRatioVar float64
+	// SwapRates[m-1] is the sampling-phase swap acceptance rate between
+	// levels m−1 and m (PT, SPT).
+	SwapRates []float64
+	// TTRate is the sampling-phase acceptance rate of tempered
+	// transitions (TT, STT).
+	TTRate float64
+	// RoundTrips counts the sampling phase's round trips (PT, SPT) and
+	// RoundTripsPerSecond divides them by the chains' total sampling time
+	// (Σ_c SamplingTimes[c]): round trips per second of one chain.
+	RoundTrips          int64
+	RoundTripsPerSecond float64
+}
+
+// --- end of ladder additions ---
 
 // chainRand returns chain c's random stream for seed.
 func chainRand(seed uint64, c int) *rand.Rand {
@@ -186,6 +268,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	done := ctx.Done()
 	dim := t.Dim()
 	if dim < 1 {
 		return nil, fmt.Errorf("tempering: target dimension must be ≥ 1, got %d", dim)
@@ -218,18 +301,24 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	}
 
 	res := &Result{
-		Draws:      make([][][]float64, C),
-		ChainStats: make([]Stats, C),
-		ChainTimes: make([]time.Duration, C),
-		ChainCPU:   make([]time.Duration, C),
+		Draws:         make([][][]float64, C),
+		ChainStats:    make([]Stats, C),
+		ChainTimes:    make([]time.Duration, C),
+		ChainCPU:      make([]time.Duration, C),
+		Tunings:       make([][]Tuning, C),
+		SamplingTimes: make([]time.Duration, C),
 	}
 	cpuOK := make([]bool, C)
+	var pool *ladderPool
+	if cfg.adaptLadder && roundEnds(cfg.Warmup) != nil {
+		pool = newLadderPool(C, done)
+	}
+	ladders := make([]*ladderAdapt, C)
 	if cfg.RecordTimes {
 		res.Times = make([][]time.Duration, C)
 	}
 	errs := make([]error, C)
 	interrupted := make([]bool, C)
-	done := ctx.Done()
 	total := cfg.Warmup + cfg.Draws*cfg.Thin
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -241,6 +330,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				res.ChainTimes[c] = time.Since(t0)
 				res.ChainCPU[c], cpuOK[c] = clk.stop()
 			}()
+			if pool != nil {
+				// Rounds that this chain will not finish (an error, an
+				// interruption) must not wait for it.
+				defer pool.leave(c)
+			}
 			rng := chainRand(cfg.Seed, c)
 			u := make([]float64, dim)
 			switch {
@@ -275,8 +369,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				ch.StopOn(done)
 			}
 			n := 0
+			ch.pool, ch.poolID = pool, c
+			var tSample time.Time
 			if cfg.Warmup == 0 {
 				ch.EndWarmup()
+				tSample = time.Now()
 			} else {
 				ch.BeginWarmup(cfg.Warmup)
 			}
@@ -295,6 +392,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				}
 				if it == cfg.Warmup {
 					ch.EndWarmup()
+					tSample = time.Now()
 				}
 				if it > cfg.Warmup && (it-cfg.Warmup)%cfg.Thin == 0 {
 					copy(draws[n], ch.Position())
@@ -312,6 +410,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				res.Times[c] = times[:n]
 			}
 			res.ChainStats[c] = ch.stats.Clone()
+			res.Tunings[c] = ch.Tunings()
+			ladders[c] = ch.lad
+			if !tSample.IsZero() {
+				res.SamplingTimes[c] = time.Since(tSample)
+			}
 			if c == 0 {
 				res.Betas = append([]float64(nil), ch.betas...)
 				res.SubsetSizes = append([]int(nil), ch.sizes...)
@@ -328,8 +431,15 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 		res.ChainCPU = nil
 	}
 	for c := range C {
+		if len(res.ChainStats[c].Levels) != len(res.ChainStats[0].Levels) {
+			// Only if a chain could not move onto the pooled ladder.
+			return nil, fmt.Errorf("tempering: chains 0 and %d ended warm-up on different ladders", c)
+		}
+	}
+	for c := range C {
 		res.Stats.Merge(&res.ChainStats[c])
 		res.Interrupted = res.Interrupted || interrupted[c]
 	}
+	res.Ladder = ladderInfo(&cfg, res, ladders[0])
 	return res, nil
 }

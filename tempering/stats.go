@@ -96,16 +96,63 @@ type Stats struct {
 	// WarmupIterations and Iterations count driver iterations during and
 	// after warm-up.
 	WarmupIterations, Iterations int64
+
+	// --- Ladder adaptation and sampling-phase counts (ladderadapt.go) ---
+
+	// Retired holds the per-level counters of the ladders that an
+	// adaptive warm-up built and then replaced, one entry per level of
+	// each, in order, each with its own Beta and SubsetSize, so that
+	// the cost of the whole run is priced by Levels and Retired together.
+	// Levels, SwapProposed and SwapAccepted count on the final ladder
+	// only, from the moment it was built (for a fixed ladder: all
+	// iterations). The ladder-independent counters (TT, round trips,
+	// iterations, reorders) run on through ladder changes.
+	Retired []LevelStats
+	// Sampling repeats the swap, tempered-transition and round-trip
+	// counts for the sampling phase alone (after EndWarmup), on which
+	// the reported swap rates, TT acceptance and round trips are based.
+	Sampling PhaseCounts
 }
 
-// newStats returns Stats for levels levels.
-func newStats(levels int) Stats {
-	return Stats{
-		Levels:       make([]LevelStats, levels),
-		SwapProposed: make([]int64, levels-1),
-		SwapAccepted: make([]int64, levels-1),
-	}
+// PhaseCounts are the counters of a driver's moves between levels during
+// one phase of a run.
+type PhaseCounts struct {
+	// SwapProposed[m-1] and SwapAccepted[m-1] count swaps offered and
+	// accepted between levels m−1 and m (PT, SPT).
+	SwapProposed, SwapAccepted []int64
+	// TTProposed and TTAccepted count tempered transitions (TT, STT).
+	TTProposed, TTAccepted int64
+	// RoundTrips counts completed round trips (PT, SPT).
+	RoundTrips int64
 }
+
+// SwapRate returns the acceptance rate of swaps between levels m−1 and m
+// (1 ≤ m ≤ M; 0 if none were offered).
+func (p *PhaseCounts) SwapRate(m int) float64 { return ratio(p.SwapAccepted[m-1], p.SwapProposed[m-1]) }
+
+// TTRate returns the acceptance rate of tempered transitions.
+func (p *PhaseCounts) TTRate() float64 { return ratio(p.TTAccepted, p.TTProposed) }
+
+// clone returns a deep copy of p.
+func (p *PhaseCounts) clone() PhaseCounts {
+	c := *p
+	c.SwapProposed = append([]int64(nil), p.SwapProposed...)
+	c.SwapAccepted = append([]int64(nil), p.SwapAccepted...)
+	return c
+}
+
+// merge adds o's counts to p, which must have o's shape.
+func (p *PhaseCounts) merge(o *PhaseCounts) {
+	for i := range p.SwapProposed {
+		p.SwapProposed[i] += o.SwapProposed[i]
+		p.SwapAccepted[i] += o.SwapAccepted[i]
+	}
+	p.TTProposed += o.TTProposed
+	p.TTAccepted += o.TTAccepted
+	p.RoundTrips += o.RoundTrips
+}
+
+// --- end of ladder additions ---
 
 // Clone returns a deep copy of s.
 func (s *Stats) Clone() Stats {
@@ -113,6 +160,8 @@ func (s *Stats) Clone() Stats {
 	c.Levels = append([]LevelStats(nil), s.Levels...)
 	c.SwapProposed = append([]int64(nil), s.SwapProposed...)
 	c.SwapAccepted = append([]int64(nil), s.SwapAccepted...)
+	c.Retired = append([]LevelStats(nil), s.Retired...) // ladder
+	c.Sampling = s.Sampling.clone()                     // ladder
 	return c
 }
 
@@ -120,10 +169,13 @@ func (s *Stats) Clone() Stats {
 // (Densities point into s.Levels).
 func (s *Stats) copyFrom(o *Stats) {
 	lv, sp, sa := s.Levels, s.SwapProposed, s.SwapAccepted
+	ssp, ssa := s.Sampling.SwapProposed, s.Sampling.SwapAccepted // ladder
 	*s = *o
 	s.Levels = lv[:copy(lv, o.Levels)]
 	s.SwapProposed = sp[:copy(sp, o.SwapProposed)]
 	s.SwapAccepted = sa[:copy(sa, o.SwapAccepted)]
+	s.Sampling.SwapProposed = ssp[:copy(ssp, o.Sampling.SwapProposed)] // ladder
+	s.Sampling.SwapAccepted = ssa[:copy(ssa, o.Sampling.SwapAccepted)] // ladder
 }
 
 // Merge adds o's counts to s. If s is empty it takes o's shape; otherwise
@@ -150,6 +202,8 @@ func (s *Stats) Merge(o *Stats) {
 	s.Reorders += o.Reorders
 	s.WarmupIterations += o.WarmupIterations
 	s.Iterations += o.Iterations
+	s.Retired = append(s.Retired, o.Retired...) // ladder
+	s.Sampling.merge(&o.Sampling)               // ladder
 }
 
 // SwapRate returns the acceptance rate of swaps between levels m−1 and m

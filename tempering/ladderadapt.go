@@ -1,0 +1,535 @@
+package tempering
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+)
+
+// LadderMode selects whether warm-up adapts the ladder.
+type LadderMode int
+
+const (
+	// LadderAdaptive places the levels during the first half of warm-up
+	// (see Settings.Ladder) and then keeps them fixed. It is the zero
+	// value; an explicit Settings.Betas overrides it (the ladder is then
+	// fixed), and without warm-up (or with fewer than 48 warm-up
+	// iterations) the initial ladder is kept.
+	LadderAdaptive LadderMode = iota
+	// LadderFixed keeps the initial ladder (Settings.Betas, or the
+	// geometric ladder of Levels and BetaMin) for the whole run: the
+	// paper's setting.
+	LadderFixed
+)
+
+var ladderModeNames = [...]string{LadderAdaptive: "adaptive", LadderFixed: "fixed"}
+
+// String returns the mode's lower-case name ("adaptive" or "fixed").
+func (l LadderMode) String() string {
+	if l < 0 || int(l) >= len(ladderModeNames) {
+		return fmt.Sprintf("LadderMode(%d)", int(l))
+	}
+	return ladderModeNames[l]
+}
+
+// ParseLadderMode returns the mode named s (case-insensitive: adaptive, fixed).
+func ParseLadderMode(s string) (LadderMode, error) {
+	for i, n := range ladderModeNames {
+		if strings.EqualFold(s, n) {
+			return LadderMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("tempering: unknown ladder mode %q (want adaptive or fixed)", s)
+}
+
+// Constants of the ladder adaptation.
+const (
+	// firstRound is the length in iterations of the first adaptation
+	// round; each later round is twice as long as the one before, and the
+	// last one also takes what is left of the first half of warm-up.
+	firstRound = 8
+	// minRounds is the least number of rounds worth adapting for: warm-up
+	// needs 2·(8 + 16) = 48 iterations or more.
+	minRounds = 2
+	// defaultMaxLevels caps the number M of levels above the target that
+	// the adaptation chooses (Settings.MaxLevels).
+	defaultMaxLevels = 32
+	// ttTargetVar is the variance of the log acceptance ratio of a
+	// tempered transition that the choice of M for TT and STT aims at:
+	// for a Gaussian log ratio with mean −v/2 and variance v (the
+	// equilibrium shape), the acceptance E min(1, e^X) = 2Φ(−√v/2) is
+	// 0.48 at v = 2.
+	ttTargetVar = 2.0
+)
+
+// roundEnds returns the cumulative iteration counts (from the start of
+// warm-up) at which the ladder-adaptation rounds of a warm-up of w
+// iterations end: lengths 8, 16, 32, … while their total fits in w/2, the
+// last one stretched to end at ⌊w/2⌋. It returns nil (no adaptation) when
+// fewer than minRounds rounds fit.
+func roundEnds(w int) []int {
+	half := w / 2
+	var ends []int
+	total, length := 0, firstRound
+	for total+length <= half {
+		total += length
+		ends = append(ends, total)
+		length *= 2
+	}
+	if len(ends) < minRounds {
+		return nil
+	}
+	ends[len(ends)-1] = half
+	return ends
+}
+
+// ladderAdapt is a chain's ladder adaptation in progress: the rounds
+// planned and this round's accumulators.
+type ladderAdapt struct {
+	start  int64 // warm-up iterations done when warm-up began
+	total  int   // planned warm-up iterations
+	ends   []int // round ends, iterations from start of warm-up
+	round  int   // rounds completed
+	active bool  // still in the rounds
+
+	// Accumulators over the round, per pair (PT, SPT: index m−1 for the
+	// pair m−1, m) or per level (TT, STT: index m−1 for level m):
+	// sum, sum of squares and count.
+	sum, sq, n []float64
+	vec        []float64 // the three concatenated, sent to the pool
+
+	pool *ladderPool
+	id   int
+
+	// estimates of the last completed round
+	barrier, logRatioVar float64
+}
+
+// resize clears the accumulators for a ladder of M levels above the
+// target.
+func (a *ladderAdapt) resize(M int) {
+	a.vec = make([]float64, 3*M)
+	a.sum, a.sq, a.n = a.vec[:M:M], a.vec[M:2*M:2*M], a.vec[2*M:]
+}
+
+// addSwap records the acceptance probability of a swap between levels m−1
+// and m with log ratio logA.
+func (a *ladderAdapt) addSwap(m int, logA float64) {
+	p := 0.0
+	switch {
+	case logA >= 0:
+		p = 1
+	case logA > math.Inf(-1): // NaN counts as 0
+		p = math.Exp(logA)
+	}
+	a.sum[m-1] += p
+	a.n[m-1]++
+}
+
+// addTT records the per-level terms t_m (t[m−1]) of one completed
+// tempered transition's log acceptance ratio.
+func (a *ladderAdapt) addTT(t []float64) {
+	for _, v := range t {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return
+		}
+	}
+	for i, v := range t {
+		a.sum[i] += v
+		a.sq[i] += v * v
+		a.n[i]++
+	}
+}
+
+// ladderPool pools the accumulators of Run's chains at the end of each
+// round, so that all chains adapt one ladder from all chains' estimates.
+// The sum is taken in chain order once every chain has submitted (or
+// left), so the result does not depend on scheduling.
+type ladderPool struct {
+	mu     sync.Mutex
+	left   []bool
+	rounds map[int]*poolRound
+	done   <-chan struct{}
+}
+
+type poolRound struct {
+	sub   [][]float64
+	ready chan struct{}
+	sum   []float64
+}
+
+func newLadderPool(chains int, done <-chan struct{}) *ladderPool {
+	return &ladderPool{left: make([]bool, chains), rounds: map[int]*poolRound{}, done: done}
+}
+
+// roundLocked returns round r's record, creating it.
+func (p *ladderPool) roundLocked(r int) *poolRound {
+	pr := p.rounds[r]
+	if pr == nil {
+		pr = &poolRound{sub: make([][]float64, len(p.left)), ready: make(chan struct{})}
+		p.rounds[r] = pr
+	}
+	return pr
+}
+
+// completeLocked closes round r if every chain has submitted or left.
+func (p *ladderPool) completeLocked(pr *poolRound) {
+	if pr.sum != nil {
+		return
+	}
+	var sum []float64
+	for i, s := range pr.sub {
+		if s == nil {
+			if !p.left[i] {
+				return
+			}
+			continue
+		}
+		if sum == nil {
+			sum = make([]float64, len(s))
+		}
+		for j, v := range s {
+			sum[j] += v
+		}
+	}
+	if sum == nil {
+		sum = []float64{}
+	}
+	pr.sum = sum
+	close(pr.ready)
+}
+
+// submit hands in chain id's accumulators of round r and waits for the
+// pooled sum; ok is false if Run was cancelled first.
+func (p *ladderPool) submit(r, id int, v []float64) (sum []float64, ok bool) {
+	p.mu.Lock()
+	pr := p.roundLocked(r)
+	pr.sub[id] = append([]float64(nil), v...)
+	p.completeLocked(pr)
+	p.mu.Unlock()
+	select {
+	case <-pr.ready:
+		return pr.sum, true
+	case <-p.done:
+		return nil, false
+	}
+}
+
+// leave withdraws chain id from all rounds it has not submitted to.
+func (p *ladderPool) leave(id int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.left[id] {
+		return
+	}
+	p.left[id] = true
+	for _, pr := range p.rounds {
+		p.completeLocked(pr)
+	}
+}
+
+// ladderProposal is a new ladder computed from a round's estimates.
+type ladderProposal struct {
+	betas []float64
+	sizes []int // subsampled drivers; nil otherwise
+	// barrier: PT, SPT: Λ = Σ_m r_m; TT, STT: Σ_m sd(t_m).
+	// logRatioVar: TT, STT: Σ_m Var(t_m).
+	barrier, logRatioVar float64
+}
+
+// annealing returns the annealing parameter of each level: β_m for PT and
+// TT, N_m/N for SPT and STT.
+func annealing(d Driver, betas []float64, sizes []int, n int) []float64 {
+	x := make([]float64, len(betas))
+	for m := range x {
+		if d.subsampled() {
+			x[m] = float64(sizes[m]) / float64(n)
+		} else {
+			x[m] = betas[m]
+		}
+	}
+	return x
+}
+
+// proposeLadder computes the next ladder from pooled accumulators (sum,
+// sq, n per pair or level, as ladderAdapt keeps them) over the current
+// ladder (annealing parameters x, x_0 = 1 > … > x_M). Each interval
+// (x_m, x_{m−1}) gets a cost c_m: the swap rejection rate r_m = 1 − mean
+// acceptance probability (PT, SPT) or the standard deviation of the
+// level's term t_m of the tempered-transition log ratio (TT, STT), which
+// both grow in proportion to the interval's width for narrow intervals.
+// The cumulative cost, piecewise linear in −log x, is inverted at
+// equally spaced values, so that every new interval has the same cost;
+// the ends x_0 = 1 and x_M = β* stay. The new M is fixedM if positive,
+// otherwise ⌈2Λ⌉ (PT, SPT: NRPT's optimum of about 2Λ + 1 levels) or
+// ⌈S²/2⌉ with S = Σ sd(t_m) (TT, STT: equal variances S²/M² per level
+// give a log ratio of variance S²/M, 2 or less), between 1 and maxM.
+// For the subsampled drivers the sizes N_m = round(x_m N) are forced to
+// decrease strictly (N_0 = N, N_M as before), with M lowered if N_0 − N_M
+// is smaller. ok is false when the round gave no information (then the
+// ladder should stay).
+func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM, maxM int) (p ladderProposal, ok bool) {
+	M := len(x) - 1
+	cost := make([]float64, M)
+	known, total := 0, 0.0
+	for i := range M {
+		if cnt[i] < 1 || (!d.swaps() && cnt[i] < 2) {
+			cost[i] = math.NaN()
+			continue
+		}
+		mean := sum[i] / cnt[i]
+		if d.swaps() {
+			cost[i] = min(1, max(0, 1-mean))
+		} else {
+			v := max(0, sq[i]/cnt[i]-mean*mean) * cnt[i] / (cnt[i] - 1)
+			p.logRatioVar += v
+			cost[i] = math.Sqrt(v)
+		}
+		total += cost[i]
+		known++
+	}
+	if known == 0 {
+		return p, false
+	}
+	for i := range cost { // an interval without offers costs the mean
+		if math.IsNaN(cost[i]) {
+			cost[i] = total / float64(known)
+		}
+	}
+	total *= float64(M) / float64(known)
+	p.barrier = total
+
+	newM := fixedM
+	if newM <= 0 {
+		if d.swaps() {
+			newM = int(math.Ceil(2 * total))
+		} else {
+			newM = int(math.Ceil(total * total / ttTargetVar))
+		}
+		newM = max(1, min(newM, maxM))
+	}
+	// Cumulative cost at u_m = −log x_m, floored so that it increases
+	// strictly (an interval with no measured cost still gets a share).
+	u := make([]float64, M+1)
+	cum := make([]float64, M+1)
+	floor := max(0.01*total/float64(M), 1e-12)
+	for m := 1; m <= M; m++ {
+		u[m] = -math.Log(x[m])
+		cum[m] = cum[m-1] + max(cost[m-1], floor)
+	}
+	xs := make([]float64, newM+1)
+	xs[0], xs[newM] = 1, x[M]
+	j := 1
+	for k := 1; k < newM; k++ {
+		c := cum[M] * float64(k) / float64(newM)
+		for j < M && cum[j] < c {
+			j++
+		}
+		f := (c - cum[j-1]) / (cum[j] - cum[j-1])
+		xs[k] = math.Exp(-(u[j-1] + f*(u[j]-u[j-1])))
+	}
+	if d.subsampled() {
+		p.sizes = nestedSizes(xs, n, int(math.Round(x[M]*float64(n))))
+		p.betas = make([]float64, len(p.sizes))
+		for m, s := range p.sizes {
+			p.betas[m] = float64(s) / float64(n)
+		}
+		p.betas[0] = 1
+		return p, len(p.sizes) >= 2
+	}
+	for m := 1; m < newM; m++ { // guard against rounding ties
+		if !(xs[m] < xs[m-1]) {
+			xs[m] = math.Nextafter(xs[m-1], 0)
+		}
+	}
+	p.betas = xs
+	return p, checkBetas(xs) == nil
+}
+
+// nestedSizes returns strictly decreasing subset sizes N_0 = n > N_1 > … >
+// N_M = last ≥ 1 close to round(x_m·n), with fewer levels than x has when
+// n − last is smaller than M (the duplicates are dropped).
+func nestedSizes(x []float64, n, last int) []int {
+	last = max(1, min(last, n-1))
+	M := len(x) - 1
+	if n-last < M {
+		// Too few observations for M distinct sizes: keep every size
+		// from last to n once, spread over the wanted positions.
+		M = n - last
+		if M < 1 {
+			return []int{n}
+		}
+		y := make([]float64, M+1)
+		for k := range y {
+			y[k] = x[int(math.Round(float64(k)*float64(len(x)-1)/float64(M)))]
+		}
+		x = y
+	}
+	s := make([]int, M+1)
+	s[0], s[M] = n, last
+	for m := 1; m < M; m++ {
+		v := int(math.Round(x[m] * float64(n)))
+		// Leave room for the levels below and above.
+		s[m] = min(max(v, last+(M-m)), s[m-1]-1)
+	}
+	return s
+}
+
+// endRound ends the current ladder-adaptation round: it pools the round's
+// estimates (over Run's chains), places the next ladder and rebuilds the
+// chain on it, restarting every level kernel's adaptation for the rest of
+// warm-up. After the last round the ladder stays.
+func (c *Chain) endRound() {
+	a := c.lad
+	r := a.round
+	a.round++
+	if a.round == len(a.ends) {
+		a.active = false
+	}
+	sum := a.vec
+	if a.pool != nil {
+		var ok bool
+		if sum, ok = a.pool.submit(r, a.id, a.vec); !ok {
+			a.active = false // cancelled: Run stops this chain anyway
+			return
+		}
+	}
+	M := len(c.betas) - 1
+	n := c.target.NumObs()
+	maxM := c.maxM
+	if maxM <= 0 {
+		maxM = defaultMaxLevels
+	}
+	remaining := a.total - int(c.stats.WarmupIterations-a.start)
+	x := annealing(c.driver, c.betas, c.sizes, n)
+	if p, ok := proposeLadder(c.driver, x, n, sum[:M], sum[M:2*M], sum[2*M:3*M], c.fixedM, maxM); ok && c.rebuild(p.betas, p.sizes, remaining) {
+		a.barrier, a.logRatioVar = p.barrier, p.logRatioVar
+	} else {
+		for m, k := range c.kern {
+			k.Adapt(remaining * c.transitionsPerIteration(m))
+		}
+	}
+	a.resize(len(c.betas) - 1)
+	if c.halt.stop != nil {
+		c.snap = c.stats.Clone()
+	}
+}
+
+// nearestLevel returns the index of the value in x closest to v on a log
+// scale (x decreasing, positive).
+func nearestLevel(x []float64, v float64) int {
+	best, bd := 0, math.Inf(1)
+	for j, y := range x {
+		if d := math.Abs(math.Log(y / v)); d < bd {
+			best, bd = j, d
+		}
+	}
+	return best
+}
+
+// rebuild replaces the chain's ladder by betas (and, for the subsampled
+// drivers, sizes) for the last remaining warm-up iterations. Each new
+// level's kernel starts from the tuning of the old level nearest in
+// annealing parameter and adapts for the rest of warm-up; for PT and SPT
+// its state is a copy of that level's (or, if its density is −∞ there,
+// of the next nearest), evaluated on the new level, with a fresh replica
+// number (round-trip tracking restarts). It reports false, changing
+// nothing, if it cannot.
+func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
+	n := c.target.NumObs()
+	if sizes == nil {
+		sizes = make([]int, len(betas))
+		for m := range sizes {
+			sizes[m] = n
+		}
+	}
+	oldX := annealing(c.driver, c.betas, c.sizes, n)
+	newX := annealing(c.driver, betas, sizes, n)
+	lv, err := c.newLevels(betas, sizes)
+	if err != nil {
+		return false
+	}
+	L := len(betas)
+	var states []*State
+	if c.driver.swaps() {
+		states = make([]*State, L)
+		dim := c.target.Dim()
+		for k := range L {
+			// Old levels by nearness to the new one.
+			order := make([]int, len(oldX))
+			for j := range order {
+				order[j] = j
+			}
+			v := newX[k]
+			for i := 1; i < len(order); i++ {
+				for j := i; j > 0 && math.Abs(math.Log(oldX[order[j]]/v)) < math.Abs(math.Log(oldX[order[j-1]]/v)); j-- {
+					order[j], order[j-1] = order[j-1], order[j]
+				}
+			}
+			st := NewState(dim)
+			for _, j := range order {
+				st.CopyFrom(c.states[j])
+				st.Replica = k
+				lv.kern[k].Init(&lv.dens[k], st)
+				if !math.IsInf(st.LogDensity, -1) {
+					break
+				}
+			}
+			if math.IsInf(st.LogDensity, -1) {
+				return false
+			}
+			states[k] = st
+		}
+	}
+	// TT, STT: the chain's state stays at level 0, whose density (all
+	// observations, β = 1) is the same on every ladder.
+	tunings := c.Tunings()
+	c.setLevels(lv)
+	if states != nil {
+		c.states = states
+		c.phase = make([]uint8, L)
+		c.phase[0] = rtBottom
+	}
+	for k, kern := range c.kern {
+		kern.SetTuning(tunings[nearestLevel(oldX, newX[k])])
+		kern.Adapt(remaining * c.transitionsPerIteration(k))
+	}
+	return true
+}
+
+// ladderInfo summarises res's ladder; lad is chain 0's adaptation (nil
+// without one).
+func ladderInfo(cfg *Settings, res *Result, lad *ladderAdapt) LadderInfo {
+	li := LadderInfo{
+		Betas:       append([]float64(nil), res.Betas...),
+		SubsetSizes: append([]int(nil), res.SubsetSizes...),
+	}
+	if lad != nil {
+		li.Adaptive = lad.round > 0
+		li.Rounds = lad.round
+		li.WarmupBarrier, li.LogRatioVar = lad.barrier, lad.logRatioVar
+	}
+	sp := &res.Stats.Sampling
+	if cfg.Driver.swaps() && len(sp.SwapProposed) > 0 {
+		li.SwapRates = make([]float64, len(sp.SwapProposed))
+		for m := range li.SwapRates {
+			li.SwapRates[m] = sp.SwapRate(m + 1)
+			if sp.SwapProposed[m] > 0 {
+				li.Barrier += 1 - li.SwapRates[m]
+			}
+		}
+		li.RoundTrips = sp.RoundTrips
+		var sec float64
+		for _, d := range res.SamplingTimes {
+			sec += d.Seconds()
+		}
+		if sec > 0 {
+			li.RoundTripsPerSecond = float64(sp.RoundTrips) / sec
+		}
+	}
+	if cfg.Driver == TT || cfg.Driver == STT {
+		li.TTRate = sp.TTRate()
+	}
+	return li
+}
