@@ -9,7 +9,7 @@ import (
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/internal/targets"
+	"github.com/subtemper/subtemper/targets"
 )
 
 // Defaults of the gp command's built-in synthetic dataset and run, chosen

@@ -8,7 +8,7 @@ import (
 
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/internal/targets"
+	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/mvn"
 	"gonum.org/v1/gonum/mat"
 )

@@ -63,7 +63,7 @@ func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
 	fs.boolean(&s.adapt, "adapt", d.adapt, adaptHelp)
 	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2})")
 	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
-	fs.str(&s.backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
+	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
 
 	fs.group("Output")
 	fs.str(&s.out, "out", "", "directory for draws.csv, summary.json (and data.csv, figures); \"\" writes no files")
