@@ -164,6 +164,9 @@ type job struct {
 	data     map[string]any          // description of the data for summary.json
 	dataLine string                  // the same, one line for humans
 	extra    func(*runSummary) error // adds command-specific content
+	// done, if set, runs after the outputs are written, with the result
+	// (the gp command saves the fit and predicts).
+	done func(res *tempering.Result) error
 }
 
 // runJob samples, writes the files and prints the summary. It returns
@@ -227,6 +230,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if res.Interrupted {
 		return errInterrupted
+	}
+	if j.done != nil {
+		return j.done(res)
 	}
 	return nil
 }
