@@ -6,9 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/subtemper/subtemper/linalg"
 )
 
 // densePredict is an independent dense computation of the predictive
@@ -303,3 +306,42 @@ func TestPredictiveMetrics(t *testing.T) {
 }
 
 func errorsIsNPD(err error) bool { return errors.Is(err, ErrNotPositiveDefinite) }
+
+// BenchmarkPredictDraws times the posterior-averaged predictive at N*
+// test points from S draws at N = 442, D = 10 (the diabetes data's size):
+// go test -tags openblas -run '^$' -bench PredictDraws -benchtime 1x ./gp/
+func BenchmarkPredictDraws(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 19))
+	const n, d = 442, 10
+	data := randData(rng, n, d, 1)
+	for _, be := range linalg.Backends() {
+		for _, c := range []struct{ s, nt int }{{20, 10000}, {100, 10000}, {1000, 10000}} {
+			b.Run(be.Name()+"/S="+strconv.Itoa(c.s)+"/Nstar="+strconv.Itoa(c.nt), func(b *testing.B) {
+				m, err := New(be, data, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer m.Close()
+				draws := make([][]float64, c.s)
+				for s := range draws {
+					u := make([]float64, d+2)
+					for j := range d {
+						u[j] = 0.8 + 0.2*rng.NormFloat64()
+					}
+					u[d], u[d+1] = 0.1*rng.NormFloat64(), math.Log(0.5)+0.1*rng.NormFloat64()
+					draws[s] = u
+				}
+				xt := make([]float64, c.nt*d)
+				for i := range xt {
+					xt[i] = rng.NormFloat64()
+				}
+				b.ResetTimer()
+				for range b.N {
+					if _, err := m.PredictDraws(context.Background(), xt, c.nt, draws, PredictOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/openblas"
 )
 
 // predictProbs are the quantiles computed: 5/50/95% are written, 25/75%
@@ -63,6 +64,11 @@ func readPredictInputs(path string, data *gp.Data) (*subtemper.TestData, error) 
 func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.GPFit, td *subtemper.TestData, testFile, dir string, draws int, plots, quiet bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usagef("--out %s: %v", dir, err)
+	}
+	if fit.Backend == "openblas" && os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+		// One draw per goroutine, GOMAXPROCS of them: a multithreaded
+		// OpenBLAS in each would oversubscribe the cores.
+		openblas.SetThreads(1)
 	}
 	start := time.Now()
 	pred, err := fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: predictProbs})
