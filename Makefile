@@ -17,8 +17,25 @@ deps: ## download Go modules; install OpenBLAS/LAPACKE from Debian if missing (n
 		$$s apt-get update -qq && $$s apt-get install -y -qq $$missing; \
 	fi
 
-build: ## build the CLI into bin/subtemper (TAGS=openblas for the OpenBLAS backend)
-	$(GO) build -tags '$(TAGS)' -o bin/subtemper ./cmd/subtemper
+# OpenBLAS is found when pkg-config knows it (or the linker cache lists
+# libopenblas) and the LAPACKE header is installed; `make build` (and so
+# `make run`) then builds with -tags openblas unless TAGS is given on the
+# command line or in the environment. TAGS= forces the pure-Go build.
+HAVE_OPENBLAS := $(shell { pkg-config --exists openblas 2>/dev/null || ldconfig -p 2>/dev/null | grep -q libopenblas; } && test -f /usr/include/lapacke.h && echo yes)
+BUILD_TAGS := $(TAGS)
+ifeq ($(origin TAGS),file)
+ifeq ($(HAVE_OPENBLAS),yes)
+BUILD_TAGS := openblas
+endif
+endif
+
+build: ## build the CLI into bin/subtemper, with OpenBLAS when installed (TAGS=... overrides: TAGS= for pure Go, TAGS=cuda)
+	@case " $(BUILD_TAGS) " in \
+	*" openblas "*) echo "make build: OpenBLAS found: building with -tags '$(BUILD_TAGS)'; the default --backend is the fastest compiled in";; \
+	*" cuda "*) echo "make build: building with -tags '$(BUILD_TAGS)' (no OpenBLAS: the CPU backend is pure-Go gonum)";; \
+	*) if [ "$(HAVE_OPENBLAS)" = yes ]; then why="TAGS is set without openblas"; else why="OpenBLAS is not installed (libopenblas-dev, liblapacke-dev; 'make deps' installs them)"; fi; \
+	echo "make build: $$why: building the pure-Go gonum backend only, about 4x slower on GP fits than OpenBLAS (231 against 54 CPU-seconds for N = 512, D = 8, STT, 400 iterations)";; esac
+	$(GO) build -tags '$(BUILD_TAGS)' -o bin/subtemper ./cmd/subtemper
 
 test: ## run every test (pure Go; the README's test command), plus the race detector on the concurrent packages
 	$(GO) test -count=1 ./...

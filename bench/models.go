@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/subtemper/subtemper/gp"
-	"github.com/subtemper/subtemper/internal/targets"
 	"github.com/subtemper/subtemper/linalg"
 	_ "github.com/subtemper/subtemper/linalg/openblas" // registers "openblas" with -tags openblas
 	"github.com/subtemper/subtemper/mvn"
+	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 

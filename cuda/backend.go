@@ -77,6 +77,15 @@ type kernels struct {
 
 func (b *backend) Name() string { return "cuda" }
 
+// Available implements linalg.Availabler: nil when a device can be used,
+// so that linalg.FastestName picks this backend only on a GPU machine.
+func (b *backend) Available() error {
+	_, err := b.device()
+	return err
+}
+
+var _ linalg.Availabler = (*backend)(nil)
+
 // Available reports whether a CUDA device can be used: nil, or an error
 // wrapping ErrNoDevice when the driver finds none (or cannot start), or
 // another error when the device is present but could not be set up.

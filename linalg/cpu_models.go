@@ -40,6 +40,7 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 		ys: make([]float64, n), alpha: make([]float64, n), sq: make([]float64, n),
 		ell:  make([]float64, d),
 		facU: make([]float64, d+2), facSub: make([]int, n),
+		xmean: make([]float64, d),
 	}
 	if c.rk != nil {
 		parts := gradSplit(n)
@@ -55,6 +56,7 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 			mean += x[i*d+j]
 		}
 		mean /= float64(n)
+		g.xmean[j] = mean
 		for i := 0; i < n; i++ {
 			g.x[i*d+j] = x[i*d+j] - mean
 		}
@@ -88,6 +90,9 @@ type cpuGP struct {
 	fac    bool
 	facU   []float64
 	facSub []int
+
+	xmean  []float64 // the column means subtracted from x
+	pk, pz []float64 // Predict's workspaces, allocated on first use
 }
 
 func (g *cpuGP) N() int                   { return g.n }

@@ -6,10 +6,12 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/internal/targets"
+	"github.com/subtemper/subtemper/targets"
+	"github.com/subtemper/subtemper/tempering"
 )
 
 // Defaults of the gp command's built-in synthetic dataset and run, chosen
@@ -39,6 +41,8 @@ type gpFlags struct {
 	n, dims      int
 	dataSeed     uint64
 	jitter       float64
+	predict      string // test CSV file to predict at
+	predictDraws int
 }
 
 func gpFlagSet(f *gpFlags) *flagSet {
@@ -63,6 +67,9 @@ ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
 	fs.integer(&f.n, "n", gpDefaultN, "synthetic data: number of observations N")
 	fs.integer(&f.dims, "dims", gpDefaultDims, "synthetic data: number of inputs D")
 	fs.uint64(&f.dataSeed, "data-seed", gpDefaultDataSeed, "synthetic data: seed of the generator")
+	fs.group("Predictions")
+	fs.str(&f.predict, "predict", "", "CSV file of test inputs (columns named as the training inputs, any order; with the target column, held-out metrics too): writes predictions.csv (and predictions.json) to --out, or to the current folder without --out")
+	fs.integer(&f.predictDraws, "predict-draws", 0, predictDrawsHelp)
 	f.samplerFlags.define(fs, samplerDefaults{warmup: gpDefaultWarmup, draws: gpDefaultDraws, leapfrog: gpDefaultL, stepSize: gpDefaultStep, adapt: gpDefaultAdapt})
 	fs.notes = samplerNotes
 	return fs
@@ -158,6 +165,15 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		units += ", mapped back to the data's original units"
 		line += "; standardised for sampling"
 	}
+	var test *subtemper.TestData
+	if f.predict != "" {
+		if test, err = readPredictInputs(f.predict, data); err != nil {
+			return err
+		}
+	}
+	if err := checkNonNegInt("predict-draws", f.predictDraws); err != nil {
+		return err
+	}
 	m, err := gp.New(be, fit, gp.Options{Jitter: f.jitter})
 	if err != nil {
 		return inputErr(err)
@@ -177,6 +193,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			std.Original(dst, dst)
 		},
 	}
+	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Backend: be.Name(), Settings: *st}
+	save := gpPredictDone(ctx, io, gf, f.out, flagValues(fs), test, f.predict, f.predictDraws, f.plots, f.quiet)
+	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
 	return runJob(ctx, io, j)
 }
 

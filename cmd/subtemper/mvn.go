@@ -8,8 +8,8 @@ import (
 
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/internal/targets"
 	"github.com/subtemper/subtemper/mvn"
+	"github.com/subtemper/subtemper/targets"
 	"gonum.org/v1/gonum/mat"
 )
 

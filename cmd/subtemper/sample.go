@@ -63,7 +63,7 @@ func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
 	fs.boolean(&s.adapt, "adapt", d.adapt, adaptHelp)
 	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2})")
 	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
-	fs.str(&s.backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
+	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
 
 	fs.group("Output")
 	fs.str(&s.out, "out", "", "directory for draws.csv, summary.json (and data.csv, figures); \"\" writes no files")
@@ -170,6 +170,9 @@ type job struct {
 	data     map[string]any          // description of the data for summary.json
 	dataLine string                  // the same, one line for humans
 	extra    func(*runSummary) error // adds command-specific content
+	// done, if set, runs after the outputs are written, with the result
+	// (the gp command saves the fit and predicts).
+	done func(res *tempering.Result) error
 }
 
 // runJob samples, writes the files and prints the summary. It returns
@@ -238,6 +241,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if res.Interrupted {
 		return errInterrupted
+	}
+	if j.done != nil {
+		return j.done(res)
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
-	"github.com/subtemper/subtemper/internal/targets"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 

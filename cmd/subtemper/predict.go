@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/errmsg"
+	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/plural"
+	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/openblas"
+)
+
+// predictProbs are the quantiles computed: 5/50/95% are written, 25/75%
+// draw the 50% band of the figure.
+var predictProbs = []float64{0.05, 0.25, 0.5, 0.75, 0.95}
+
+// predictColumns follow the input columns in predictions.csv.
+var predictColumns = []string{"y_mean", "y_sd", "y_q05", "y_q50", "y_q95", "f_mean", "f_sd", "f_q05", "f_q50", "f_q95"}
+
+// predictionsJSON is predictions.json: held-out metrics.
+type predictionsJSON struct {
+	TestFile   string  `json:"test_file"`
+	N          int     `json:"n"`
+	Draws      int     `json:"draws"`
+	RMSE       num     `json:"rmse"`
+	MLPD       num     `json:"mlpd"`
+	Coverage50 num     `json:"coverage50"`
+	Coverage90 num     `json:"coverage90"`
+	Seconds    float64 `json:"seconds"`
+	Backend    string  `json:"backend"`
+}
+
+const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
+	"4000 (the cost grows linearly: one kernel factorisation per draw, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
+
+// readPredictInputs reads the test file for fit's inputs: usage errors
+// (exit 2) for missing columns, NaN and the like.
+func readPredictInputs(path string, data *gp.Data) (*subtemper.TestData, error) {
+	names := make([]string, data.D)
+	for j := range names {
+		names[j] = data.InputName(j)
+	}
+	td, err := subtemper.ReadTestCSV(path, names, data.TargetName())
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return td, nil
+}
+
+// predictAndWrite predicts at td's inputs from fit, writes predictions.csv
+// (and, when td has targets, predictions.json) into dir, prints the
+// held-out metrics to stdout, and with plots draws the figure (1 or 2
+// inputs).
+func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.GPFit, td *subtemper.TestData, testFile, dir string, draws int, plots, quiet bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--out %s: %v", dir, err)
+	}
+	if fit.Backend == "openblas" && os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+		// One draw per goroutine, GOMAXPROCS of them: a multithreaded
+		// OpenBLAS in each would oversubscribe the cores.
+		openblas.SetThreads(1)
+	}
+	start := time.Now()
+	pred, err := fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: predictProbs})
+	if err != nil {
+		return fmt.Errorf("predicting: %w", errmsg.Trim(err, "subtemper: "))
+	}
+	secs := time.Since(start).Seconds()
+	var written []string
+	p := filepath.Join(dir, "predictions.csv")
+	if err := writePredictionsCSV(p, fit.Data, td, pred); err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	written = append(written, p)
+	fmt.Fprintf(io.out, "\npredictions at %s from %s %s in %.2f s (backend %s): %s\n", plural.Count(td.N, "test point", "test points"),
+		plural.Count(pred.Draws, "posterior draw", "posterior draws"), "averaged", secs, fit.Backend, p)
+	if td.Y != nil {
+		mt, err := pred.Metrics(td.Y)
+		if err != nil {
+			return err
+		}
+		pj := predictionsJSON{TestFile: testFile, N: mt.N, Draws: pred.Draws, RMSE: num(mt.RMSE), MLPD: num(mt.MLPD),
+			Coverage50: num(mt.Coverage50), Coverage90: num(mt.Coverage90), Seconds: secs, Backend: fit.Backend}
+		fmt.Fprintf(io.out, "held-out: RMSE %s, mean log predictive density %s, coverage of the 50%% interval %.3f and of the 90%% interval %.3f (%s)\n",
+			fmtNum(mt.RMSE), fmtNum(mt.MLPD), mt.Coverage50, mt.Coverage90, plural.Count(mt.N, "point", "points"))
+		p := filepath.Join(dir, "predictions.json")
+		if err := writeJSONFile(p, pj); err != nil {
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+		written = append(written, p)
+	}
+	if plots {
+		figs, err := writePredictionPlots(dir, fit, td, pred)
+		if err != nil {
+			fmt.Fprintf(io.err, "subtemper %s: the prediction figure could not be drawn: %v\n", cmd, err)
+		}
+		written = append(written, figs...)
+	}
+	if !quiet {
+		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", cmd, strings.Join(written, ", "))
+	}
+	return nil
+}
+
+// writePredictionsCSV writes the test inputs (the fit's input columns, in
+// its order) and the predictive summaries, in the data's units.
+func writePredictionsCSV(path string, data *gp.Data, td *subtemper.TestData, p *gp.Predictive) error {
+	return fileio.Write(path, func(w *bufio.Writer) error {
+		for j := range data.D {
+			w.WriteString(csvField(data.InputName(j)))
+			w.WriteByte(',')
+		}
+		w.WriteString(strings.Join(predictColumns, ","))
+		w.WriteByte('\n')
+		buf := make([]byte, 0, 32)
+		for i := range td.N {
+			row := append(append([]float64(nil), td.X[i*data.D:(i+1)*data.D]...),
+				p.YMean[i], p.YSD[i], p.YQ[0][i], p.YQ[2][i], p.YQ[4][i],
+				p.FMean[i], p.FSD[i], p.FQ[0][i], p.FQ[2][i], p.FQ[4][i])
+			for k, v := range row {
+				buf = buf[:0]
+				if k > 0 {
+					buf = append(buf, ',')
+				}
+				buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+				w.Write(buf)
+			}
+			w.WriteByte('\n')
+		}
+		return nil
+	})
+}
+
+// predictFlags are the flags of the predict command.
+type predictFlags struct {
+	fit, data, out, backend string
+	draws                   int
+	plots, quiet            bool
+}
+
+// cmdPredict is the predict command: predictions from a saved fit.
+func cmdPredict(ctx context.Context, args []string, io *stdio) error {
+	var f predictFlags
+	fs := newFlagSet("subtemper predict", "subtemper predict --fit DIR --data new.csv [flags]",
+		`Predicts at new inputs from a fit saved by `+"`subtemper gp --out DIR`"+` (DIR holds fit.json and
+fit-data.csv: the training data, standardisation, prior and draws), averaging the GP's
+predictive over the posterior draws. Writes predictions.csv: the input columns, then
+y_mean, y_sd, y_q05, y_q50, y_q95 (a new observation y*, with noise) and f_mean, f_sd,
+f_q05, f_q50, f_q95 (the latent f*), in the data's units; quantiles are those of the
+mixture over draws. The columns of --data are matched to the fit's inputs by name (other
+columns are ignored); when --data also has the target column, prints the held-out RMSE,
+mean log predictive density and coverage of the 50% and 90% intervals, and writes them
+to predictions.json.`)
+	fs.str(&f.fit, "fit", "", "folder of a saved fit (the --out of `subtemper gp`)")
+	fs.str(&f.data, "data", "", "CSV file of new inputs: a header row naming the fit's input columns (any order)")
+	fs.str(&f.out, "out", "", "folder for predictions.csv, predictions.json and figures; \"\" means the --fit folder")
+	fs.integer(&f.draws, "predict-draws", 0, predictDrawsHelp)
+	fs.str(&f.backend, "backend", linalg.FastestName(), backendHelp())
+	fs.boolean(&f.plots, "plots", false, "with 1 or 2 input columns, also draw the data, the predictive mean and the 50% and 90% bands (PNG and SVG)")
+	fs.boolean(&f.quiet, "quiet", false, "no messages on stderr (errors still go there)")
+	fs.notes = "Exit codes: 0 success, 1 run-time failure, 2 bad flag, bad input or a folder without a complete fit."
+	if err := parseNoArgs(fs, args, io); err != nil {
+		return err
+	}
+	if f.fit == "" || f.data == "" {
+		return usagef("--fit DIR and --data FILE are both required (run `subtemper predict --help`)")
+	}
+	if err := checkNonNegInt("predict-draws", f.draws); err != nil {
+		return err
+	}
+	if _, err := linalg.Get(f.backend); err != nil {
+		return usagef("--backend %q is not compiled into this binary (available: %s)", f.backend, strings.Join(linalg.Names(), ", "))
+	}
+	fit, err := subtemper.LoadGPFit(f.fit, f.backend)
+	if errors.Is(err, subtemper.ErrIncompleteFit) {
+		return usageError{fmt.Errorf("--fit %w", err)}
+	}
+	if err != nil {
+		return err
+	}
+	defer fit.Close()
+	td, err := readPredictInputs(f.data, fit.Data)
+	if err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		out = f.fit
+	}
+	if !f.quiet {
+		fmt.Fprintf(io.err, "subtemper predict: fit %s (N = %d, D = %d, %s), %s from %s\n", f.fit, fit.Data.N, fit.Data.D,
+			plural.Count(len(fit.PooledDraws(1<<62)), "draw", "draws"), plural.Count(td.N, "test point", "test points"), f.data)
+	}
+	return predictAndWrite(ctx, io, "predict", fit, td, f.data, out, f.draws, f.plots, f.quiet)
+}
+
+// gpPredictDone returns the gp command's done hook: save the fit to out
+// (when set) and predict at the test file's inputs (when set).
+func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool) func([][][]float64) error {
+	return func(d [][][]float64) error {
+		fit.Draws = d
+		defer fit.Close()
+		if out != "" {
+			if err := fit.Save(out, flags); err != nil {
+				return fmt.Errorf("saving the fit to %s: %w", out, err)
+			}
+			if !quiet {
+				fmt.Fprintf(io.err, "subtemper gp: saved the fit to %s (%s, %s: `subtemper predict --fit %s --data new.csv` reuses it)\n",
+					out, subtemper.FitFile, subtemper.FitDataFile, out)
+			}
+		}
+		if td == nil {
+			return nil
+		}
+		dir := out
+		if dir == "" {
+			dir = "."
+		}
+		return predictAndWrite(ctx, io, "gp", fit, td, testFile, dir, draws, plots, quiet)
+	}
+}

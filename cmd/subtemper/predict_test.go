@@ -1,0 +1,164 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/subtemper/subtemper/gp"
+)
+
+// writeTestCSV writes rows of data d (from lo to hi) with the columns in
+// reverse order (target first), optionally without the target.
+func writeTestCSV(t *testing.T, dir, name string, d *gp.Data, lo, hi int, target bool) string {
+	t.Helper()
+	var b strings.Builder
+	var cols []string
+	if target {
+		cols = append(cols, d.TargetName())
+	}
+	for j := d.D - 1; j >= 0; j-- {
+		cols = append(cols, d.InputName(j))
+	}
+	b.WriteString(strings.Join(cols, ",") + "\n")
+	for i := lo; i < hi; i++ {
+		var row []string
+		if target {
+			row = append(row, strconv.FormatFloat(d.Y[i], 'g', -1, 64))
+		}
+		for j := d.D - 1; j >= 0; j-- {
+			row = append(row, strconv.FormatFloat(d.X[i*d.D+j], 'g', -1, 64))
+		}
+		b.WriteString(strings.Join(row, ",") + "\n")
+	}
+	return writeFile(t, dir, name, b.String())
+}
+
+// TestGPPredictAndReuse: gp --predict on a test file whose columns are in
+// another order (matched by name) writes predictions.csv with the input
+// columns and the ten summary columns, and predictions.json with the
+// held-out metrics; gp --out saves a fit that predict reuses with the
+// same predictions bit for bit; a test file without the target gives
+// predictions and no metrics.
+func TestGPPredictAndReuse(t *testing.T) {
+	dir := t.TempDir()
+	all, _, err := gp.Synthetic(50, 2, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, _ := all.Prefix(40)
+	trainPath := filepath.Join(dir, "train.csv")
+	if err := gp.WriteCSVFile(trainPath, train); err != nil {
+		t.Fatal(err)
+	}
+	test := writeTestCSV(t, dir, "test.csv", all, 40, 50, true)
+	out := filepath.Join(dir, "fit")
+	args := []string{"gp", "--data", trainPath, "--standardize", "--sampler", "spt", "--inner", "mh", "--warmup", "50", "--draws", "100",
+		"--out", out, "--predict", test, "--predict-draws", "150", "--quiet"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if !strings.Contains(r.stdout, "held-out: RMSE") {
+		t.Errorf("no held-out metrics printed:\n%s", r.stdout)
+	}
+	recs := readCSV(t, filepath.Join(out, "predictions.csv"))
+	want := "x1,x2,y_mean,y_sd,y_q05,y_q50,y_q95,f_mean,f_sd,f_q05,f_q50,f_q95"
+	if len(recs) != 11 || strings.Join(recs[0], ",") != want {
+		t.Fatalf("predictions.csv: %d rows, header %v, want 11 rows, %s", len(recs), recs[0], want)
+	}
+	if recs[1][0] != strconv.FormatFloat(all.X[40*2], 'g', -1, 64) || recs[1][1] != strconv.FormatFloat(all.X[40*2+1], 'g', -1, 64) {
+		t.Errorf("first row's inputs %v, want x1 = %v, x2 = %v", recs[1][:2], all.X[80], all.X[81])
+	}
+	for _, rec := range recs[1:] {
+		v := make([]float64, len(rec))
+		for k, s := range rec {
+			if v[k], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// q05 < q50 < q95 for y and f; y's interval is the wider.
+		if !(v[4] < v[5] && v[5] < v[6] && v[9] < v[10] && v[10] < v[11] && v[6]-v[4] > v[11]-v[9] && v[3] > v[8]) {
+			t.Errorf("row %v: quantiles out of order or y narrower than f", rec)
+		}
+	}
+	pj := readJSON(t, filepath.Join(out, "predictions.json"))
+	for _, k := range []string{"rmse", "mlpd", "coverage50", "coverage90"} {
+		if _, ok := pj[k].(float64); !ok {
+			t.Errorf("predictions.json: %s = %v", k, pj[k])
+		}
+	}
+	if pj["draws"] != 150.0 || pj["n"] != 10.0 {
+		t.Errorf("predictions.json: draws %v, n %v; want 150, 10", pj["draws"], pj["n"])
+	}
+	for _, f := range []string{"fit.json", "fit-data.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("the fit folder lacks %s", f)
+		}
+	}
+	// Reuse: the same predictions from the saved fit.
+	re := filepath.Join(dir, "re")
+	args = []string{"predict", "--fit", out, "--data", test, "--out", re, "--predict-draws", "150", "--quiet"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	a, _ := os.ReadFile(filepath.Join(out, "predictions.csv"))
+	b, _ := os.ReadFile(filepath.Join(re, "predictions.csv"))
+	if string(a) != string(b) {
+		t.Error("predict --fit gives other predictions than gp --predict")
+	}
+	// No target column: predictions, no metrics.
+	noY := writeTestCSV(t, dir, "new.csv", all, 45, 47, false)
+	re2 := filepath.Join(dir, "re2")
+	args = []string{"predict", "--fit", out, "--data", noY, "--out", re2}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if len(readCSV(t, filepath.Join(re2, "predictions.csv"))) != 3 {
+		t.Error("predictions.csv of 2 new points: wrong row count")
+	}
+	if _, err := os.Stat(filepath.Join(re2, "predictions.json")); err == nil || strings.Contains(r.stdout, "held-out") {
+		t.Error("metrics without targets")
+	}
+}
+
+// TestPredictBadInput: missing columns, NaN cells, folders without a
+// complete fit and missing flags exit with code 2 and say what is wrong;
+// gp --predict checks its test file before sampling.
+func TestPredictBadInput(t *testing.T) {
+	dir := t.TempDir()
+	trainPath, data := writeGPData(t, dir, 20, 2)
+	out := filepath.Join(dir, "fit")
+	args := []string{"gp", "--data", trainPath, "--sampler", "none", "--inner", "mh", "--warmup", "10", "--draws", "20", "--out", out, "--quiet"}
+	mustCode(t, runBin(t, "", args...), 0, args...)
+	missing := writeFile(t, dir, "missing.csv", "x2,z\n1,2\n")
+	nan := writeFile(t, dir, "nan.csv", "x1,x2\n1,2\n3,NaN\n")
+	incomplete := filepath.Join(dir, "incomplete")
+	if err := os.MkdirAll(incomplete, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"draws.csv", "summary.json", "fit.json"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, incomplete, f, string(b)) // no fit-data.csv
+	}
+	good := writeTestCSV(t, dir, "good.csv", data, 0, 3, false)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "--fit", out, "--data", missing}, `missing input column "x1"`},
+		{[]string{"predict", "--fit", out, "--data", nan}, `nan.csv:3: column 2 ("x2"): "NaN" is not a finite number`},
+		{[]string{"predict", "--fit", dir, "--data", good}, "not a complete saved fit: no fit.json"},
+		{[]string{"predict", "--fit", incomplete, "--data", good}, "not a complete saved fit: its training data fit-data.csv are missing"},
+		{[]string{"predict", "--data", good}, "--fit DIR and --data FILE are both required"},
+		{[]string{"predict", "--fit", out, "--data", good, "--predict-draws", "-1"}, "--predict-draws must be ≥ 0"},
+		{[]string{"gp", "--data", trainPath, "--predict", missing, "--draws", "100000000"}, `missing input column "x1"`},
+	} {
+		r := runBin(t, "", c.args...)
+		mustCode(t, r, 2, c.args...)
+		if !strings.Contains(r.stderr, c.want) {
+			t.Errorf("subtemper %s: stderr %q, want it to say %q", strings.Join(c.args, " "), r.stderr, c.want)
+		}
+	}
+}

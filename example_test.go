@@ -1,0 +1,50 @@
+package subtemper_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// Example fits a GP to 60 synthetic observations, predicts 20 held-out
+// ones from the hyperparameter posterior, and scores the predictions.
+func Example() {
+	all, _, err := gp.Synthetic(80, 1, 3, gp.Prior{}) // or gp.ReadCSVFile("train.csv", gp.CSVOptions{})
+	if err != nil {
+		panic(err)
+	}
+	train, _ := all.Prefix(60)
+	fit, err := subtemper.FitGP(context.Background(), train, subtemper.GPOptions{
+		Backend: "gonum", Standardize: true,
+		Settings: &tempering.Settings{
+			Driver: tempering.STT, Kernel: tempering.HMC{StepSize: 0.05, Steps: 5},
+			Warmup: 100, Draws: 200, Seed: 1,
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer fit.Close()
+	sum, err := fit.Summary()
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range sum {
+		fmt.Printf("%s: R-hat < 1.1: %v\n", s.Name, s.Rhat < 1.1)
+	}
+	test := all.X[60:]
+	pred, err := fit.Predict(context.Background(), test, 20, subtemper.PredictOptions{Y: all.Y[60:]})
+	if err != nil {
+		panic(err)
+	}
+	m, _ := pred.Metrics(all.Y[60:])
+	fmt.Printf("%d test points, %d draws; 90%% interval coverage ≥ 0.8: %v\n", pred.N, pred.Draws, m.Coverage90 >= 0.8)
+	// Output:
+	// ell_x1: R-hat < 1.1: true
+	// sf: R-hat < 1.1: true
+	// sn: R-hat < 1.1: true
+	// 20 test points, 600 draws; 90% interval coverage ≥ 0.8: true
+}

@@ -1,0 +1,516 @@
+package gp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/subtemper/subtemper/linalg"
+)
+
+// Predict computes the GP posterior predictive at one θ (u = log θ, in the
+// model's units: the units of the Data it was built on) for the nt test
+// inputs xt (nt×D, row-major): for test input i, with A = K + (σn² +
+// jitter)·I over all N observations and k_i its kernel vector,
+//
+//	mean[i] = k_iᵀ A⁻¹ y,   varf[i] = σf² − k_iᵀ A⁻¹ k_i  (clamped at 0),
+//
+// the mean and variance of the latent f(x_i); a new observation y_i has
+// the same mean and variance varf[i] + σn². It costs one Cholesky
+// factorisation, O(N³/3), plus O(nt·N·D) for the cross-kernel and
+// O(nt·N²) for its triangular solve. It runs on the backend when the
+// backend's handle implements linalg.PredictGP (the CPU backends do), else
+// on the kernel matrix from the backend with gonum.
+func (m *Model) Predict(xt []float64, nt int, u, mean, varf []float64) error {
+	if m.h == nil {
+		return errors.New("gp: predict: model is closed")
+	}
+	if len(u) != m.Dim() {
+		return fmt.Errorf("gp: predict: len(u) = %d, want %d", len(u), m.Dim())
+	}
+	if nt < 0 || len(xt) != nt*m.data.D || len(mean) < nt || len(varf) < nt {
+		return fmt.Errorf("gp: predict: %d test inputs of %d dimensions: len(xt) = %d, len(mean) = %d, len(varf) = %d", nt, m.data.D, len(xt), len(mean), len(varf))
+	}
+	var err error
+	if ph, ok := m.h.(linalg.PredictGP); ok {
+		err = ph.Predict(xt, nt, u, mean, varf)
+	} else {
+		err = m.predictDense(xt, nt, u, mean, varf)
+	}
+	if err != nil {
+		if errors.Is(err, linalg.ErrNotPositiveDefinite) {
+			return fmt.Errorf("gp: predict at θ = %.4g (jitter %g): kernel matrix not positive definite: %w", Theta(nil, u), m.jitter, err)
+		}
+		return fmt.Errorf("gp: predict at θ = %.4g: %w", Theta(nil, u), err)
+	}
+	for i := range nt {
+		if math.IsNaN(mean[i]) || math.IsInf(mean[i], 0) || math.IsNaN(varf[i]) || math.IsInf(varf[i], 0) {
+			return fmt.Errorf("gp: predict at θ = %.4g: test input %d: mean %v, variance %v", Theta(nil, u), i, mean[i], varf[i])
+		}
+	}
+	return nil
+}
+
+// predictDense is Predict for backends whose handle does not implement
+// linalg.PredictGP: the kernel matrix comes from the backend, the rest is
+// gonum's.
+func (m *Model) predictDense(xt []float64, nt int, u, mean, varf []float64) error {
+	n, d := m.data.N, m.data.D
+	k := make([]float64, n*n)
+	if err := m.h.Kernel(k, nil, u); err != nil {
+		return err
+	}
+	a := blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: k}
+	chol, ok := lapack64.Potrf(a)
+	if !ok {
+		return linalg.ErrNotPositiveDefinite
+	}
+	alpha := blas64.Vector{N: n, Inc: 1, Data: append([]float64(nil), m.data.Y...)}
+	blas64.Trsv(blas.NoTrans, chol, alpha)
+	blas64.Trsv(blas.Trans, chol, alpha)
+	ell := Theta(nil, u[:d])
+	sf2 := math.Exp(2 * u[d])
+	kt := make([]float64, n)
+	for t := range nt {
+		x := xt[t*d : t*d+d]
+		var mu float64
+		for i := range n {
+			var d2 float64
+			for j, v := range x {
+				r := (v - m.data.X[i*d+j]) / ell[j]
+				d2 += r * r
+			}
+			kt[i] = sf2 * math.Exp(-0.5*d2)
+			mu += kt[i] * alpha.Data[i]
+		}
+		mean[t] = mu
+		v := blas64.Vector{N: n, Inc: 1, Data: kt}
+		blas64.Trsv(blas.NoTrans, chol, v)
+		varf[t] = max(sf2-blas64.Dot(v, v), 0)
+	}
+	return nil
+}
+
+// DefaultProbs are the probabilities of the predictive quantiles that
+// PredictDraws computes by default: 5%, 50% and 95%.
+var DefaultProbs = []float64{0.05, 0.5, 0.95}
+
+// PredictOptions configures PredictDraws. The zero value is valid.
+type PredictOptions struct {
+	// Std is the standardisation of the model's data (the zero value: none).
+	// Test inputs are given, and predictions and targets reported, in the
+	// data's original units; PredictDraws maps them through Std.
+	Std Standardization
+	// Y, if non-nil (len nt, original units), holds the targets observed
+	// at the test inputs: PredictDraws then also sets the per-point log
+	// predictive density and mixture CDF of y* (Predictive.LogDensity, CDF).
+	Y []float64
+	// Probs are the probabilities of the quantiles to compute, each in
+	// (0,1). Nil means DefaultProbs.
+	Probs []float64
+	// Workers is the number of goroutines, each with its own clone of the
+	// model. Zero means GOMAXPROCS. The results do not depend on it.
+	Workers int
+	// MemoryBytes bounds the per-draw predictive moments held at once
+	// (16 bytes per draw and test input): test inputs are taken in batches
+	// of max(1, MemoryBytes/(16·S)), S the number of draws, and each draw's
+	// kernel is factorised once per batch. Zero means 256 MiB, one batch
+	// (one factorisation per draw) for up to 16 million draw-points, e.g.
+	// 4000 draws × 4194 test inputs.
+	MemoryBytes int
+}
+
+// DefaultPredictMemory is PredictOptions.MemoryBytes' default.
+const DefaultPredictMemory = 256 << 20
+
+// Predictive is the posterior predictive at nt test inputs, averaged over
+// S draws of θ: for each test input, the mixture of the S Gaussian
+// predictives (one per draw), in the data's original units. Y refers to a
+// new observation y* (with noise), F to the latent function value f*.
+type Predictive struct {
+	// N is the number of test inputs, Draws the number S of draws of θ.
+	N, Draws int
+	// Probs are the probabilities of the quantiles in YQ and FQ.
+	Probs []float64
+	// Mixture mean and standard deviation, len N.
+	YMean, YSD, FMean, FSD []float64
+	// YQ[k][i] and FQ[k][i] are the Probs[k]-quantiles of the mixture at
+	// test input i: roots of the mixture's CDF (not Gaussian quantiles).
+	YQ, FQ [][]float64
+	// With PredictOptions.Y: LogDensity[i] = log p(y_i | data), the log of
+	// the mean over draws of the Gaussian density of y_i (original units),
+	// and CDF[i] the mixture's CDF at y_i. Nil otherwise.
+	LogDensity, CDF []float64
+	// Batches is the number of batches the test inputs were taken in: each
+	// draw's kernel was factorised once per batch.
+	Batches int
+}
+
+// Metrics are held-out measures of a Predictive against observed targets.
+type Metrics struct {
+	// N is the number of test points.
+	N int `json:"n"`
+	// RMSE is the root mean squared error of the predictive mean of y*.
+	RMSE float64 `json:"rmse"`
+	// MLPD is the mean log predictive density of the mixture,
+	// mean_i log p(y_i | data), in the data's units.
+	MLPD float64 `json:"mlpd"`
+	// Coverage50 and Coverage90 are the fractions of targets inside the
+	// central 50% and 90% intervals of the mixture predictive of y*.
+	Coverage50 float64 `json:"coverage50"`
+	Coverage90 float64 `json:"coverage90"`
+}
+
+// Metrics returns the held-out measures against the targets y (original
+// units), which must be those given in PredictOptions.Y.
+func (p *Predictive) Metrics(y []float64) (Metrics, error) {
+	if p.LogDensity == nil || p.CDF == nil {
+		return Metrics{}, errors.New("gp: predictive metrics: no targets were given to PredictDraws (PredictOptions.Y)")
+	}
+	if len(y) != p.N {
+		return Metrics{}, fmt.Errorf("gp: predictive metrics: %d targets for %d test inputs", len(y), p.N)
+	}
+	mt := Metrics{N: p.N}
+	if p.N == 0 {
+		return mt, nil
+	}
+	var se, lpd float64
+	var in50, in90 int
+	for i, v := range y {
+		r := v - p.YMean[i]
+		se += r * r
+		lpd += p.LogDensity[i]
+		c := math.Abs(p.CDF[i] - 0.5)
+		if c <= 0.25 {
+			in50++
+		}
+		if c <= 0.45 {
+			in90++
+		}
+	}
+	n := float64(p.N)
+	mt.RMSE = math.Sqrt(se / n)
+	mt.MLPD = lpd / n
+	mt.Coverage50 = float64(in50) / n
+	mt.Coverage90 = float64(in90) / n
+	return mt, nil
+}
+
+// PredictDraws computes the posterior predictive at the nt test inputs xt
+// (nt×D, row-major, in the data's original units; see
+// PredictOptions.Std) averaged over the draws (each u = log θ in the
+// model's units, as tempering.Result holds them): the mixture of the
+// per-draw Gaussian predictives, with its mean, standard deviation and
+// quantiles (found by bisection-safeguarded Newton iterations on the
+// mixture's CDF, within the bracket of the per-draw quantiles).
+//
+// Cost: one kernel factorisation per draw and batch (one batch unless
+// the draws × test inputs exceed PredictOptions.MemoryBytes), so
+// O(S·(N³/3 + N*·N·D + N*·N²)) for S draws, N observations and N* test
+// inputs, plus O(S·N*) per quantile and Newton step for the mixture.
+func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws [][]float64, opt PredictOptions) (*Predictive, error) {
+	d := m.data.D
+	S := len(draws)
+	if S == 0 {
+		return nil, errors.New("gp: predict: no draws")
+	}
+	if nt < 0 || len(xt) != nt*d {
+		return nil, fmt.Errorf("gp: predict: len(xt) = %d for %d test inputs of %d dimensions", len(xt), nt, d)
+	}
+	for s, u := range draws {
+		if len(u) != m.Dim() {
+			return nil, fmt.Errorf("gp: predict: draw %d has %d values, want %d", s, len(u), m.Dim())
+		}
+	}
+	if opt.Y != nil && len(opt.Y) != nt {
+		return nil, fmt.Errorf("gp: predict: %d targets for %d test inputs", len(opt.Y), nt)
+	}
+	probs := opt.Probs
+	if probs == nil {
+		probs = DefaultProbs
+	}
+	for _, p := range probs {
+		if !(p > 0 && p < 1) {
+			return nil, fmt.Errorf("gp: predict: quantile probability %v, want in (0,1)", p)
+		}
+	}
+	std := opt.Std
+	if std.XSD != nil && (len(std.XSD) != d || len(std.XMean) != d) {
+		return nil, fmt.Errorf("gp: predict: standardisation of %d inputs for a model of %d", len(std.XSD), d)
+	}
+	// Test inputs in the model's units.
+	zt := make([]float64, len(xt))
+	for i, v := range xt {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("gp: predict: test input %d, column %d is %v", i/d+1, i%d+1, v)
+		}
+		zt[i] = v
+		if std.XSD != nil {
+			zt[i] = (v - std.XMean[i%d]) / std.XSD[i%d]
+		}
+	}
+	yMean, ySD := 0.0, 1.0
+	if std.YSD != 0 {
+		yMean, ySD = std.YMean, std.YSD
+	}
+	mem := opt.MemoryBytes
+	if mem <= 0 {
+		mem = DefaultPredictMemory
+	}
+	batch := max(1, min(nt, mem/(16*S)))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, S))
+
+	p := &Predictive{N: nt, Draws: S, Probs: append([]float64(nil), probs...)}
+	p.YMean, p.YSD = make([]float64, nt), make([]float64, nt)
+	p.FMean, p.FSD = make([]float64, nt), make([]float64, nt)
+	p.YQ, p.FQ = make([][]float64, len(probs)), make([][]float64, len(probs))
+	for k := range probs {
+		p.YQ[k], p.FQ[k] = make([]float64, nt), make([]float64, nt)
+	}
+	if opt.Y != nil {
+		p.LogDensity, p.CDF = make([]float64, nt), make([]float64, nt)
+	}
+	if nt == 0 {
+		return p, nil
+	}
+	models := make([]*Model, workers)
+	models[0] = m
+	defer func() {
+		for _, c := range models[1:] {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	for w := 1; w < workers; w++ {
+		c, err := m.Clone()
+		if err != nil {
+			return nil, err
+		}
+		models[w] = c
+	}
+	sn2 := make([]float64, S)
+	for s, u := range draws {
+		sn2[s] = math.Exp(2 * u[d+1])
+	}
+	mixes := make([]mixtureScratch, workers)
+	for w := range mixes {
+		mixes[w] = mixtureScratch{mu: make([]float64, S), sd: make([]float64, S), lg: make([]float64, S)}
+	}
+	mu := make([]float64, S*min(batch, nt))
+	vf := make([]float64, S*min(batch, nt))
+	for lo := 0; lo < nt; lo += batch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p.Batches++
+		b := min(batch, nt-lo)
+		// Per-draw moments, draw-major: mu[s*b+t].
+		err := parallel(workers, S, func(w, s int) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return models[w].Predict(zt[lo*d:(lo+b)*d], b, draws[s], mu[s*b:s*b+b], vf[s*b:s*b+b])
+		})
+		if err != nil {
+			return nil, err
+		}
+		parallel(workers, b, func(w, t int) error {
+			mix := &mixes[w]
+			i := lo + t
+			for s := range S {
+				mix.mu[s] = mu[s*b+t]
+			}
+			// Latent f*.
+			for s := range S {
+				mix.sd[s] = math.Sqrt(vf[s*b+t])
+			}
+			mean, sd := mix.moments()
+			p.FMean[i], p.FSD[i] = yMean+ySD*mean, ySD*sd
+			for k, pr := range probs {
+				p.FQ[k][i] = yMean + ySD*mix.quantile(pr, sd)
+			}
+			// y* = f* + noise.
+			for s := range S {
+				mix.sd[s] = math.Sqrt(vf[s*b+t] + sn2[s])
+			}
+			mean, sd = mix.moments()
+			p.YMean[i], p.YSD[i] = yMean+ySD*mean, ySD*sd
+			for k, pr := range probs {
+				p.YQ[k][i] = yMean + ySD*mix.quantile(pr, sd)
+			}
+			if opt.Y != nil {
+				z := (opt.Y[i] - yMean) / ySD
+				p.LogDensity[i] = mix.logDensity(z) - math.Log(ySD)
+				p.CDF[i], _ = mix.cdf(z)
+			}
+			return nil
+		})
+	}
+	return p, nil
+}
+
+// parallel runs f(w, i) for i in 0..n−1 on workers goroutines (w the
+// worker's index, 0..workers−1) and returns the first error.
+func parallel(workers, n int, f func(w, i int) error) error {
+	var (
+		mu   sync.Mutex
+		next int
+		ferr error
+		wg   sync.WaitGroup
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := ferr != nil
+				mu.Unlock()
+				if stop || i >= n {
+					return
+				}
+				if err := f(w, i); err != nil {
+					mu.Lock()
+					if ferr == nil {
+						ferr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ferr
+}
+
+// mixtureScratch is an equally weighted mixture of Gaussians N(mu[s],
+// sd[s]²) (sd[s] = 0: a point mass).
+type mixtureScratch struct {
+	mu, sd []float64
+	lg     []float64 // logDensity's scratch
+}
+
+// moments returns the mixture's mean and standard deviation.
+func (x *mixtureScratch) moments() (mean, sd float64) {
+	S := float64(len(x.mu))
+	for _, v := range x.mu {
+		mean += v
+	}
+	mean /= S
+	var v2 float64
+	for s, m := range x.mu {
+		r := m - mean
+		v2 += x.sd[s]*x.sd[s] + r*r
+	}
+	return mean, math.Sqrt(v2 / S)
+}
+
+// cdf returns the mixture's CDF and density at z.
+func (x *mixtureScratch) cdf(z float64) (cdf, pdf float64) {
+	for s, m := range x.mu {
+		sd := x.sd[s]
+		if sd == 0 {
+			if z >= m {
+				cdf++
+			}
+			continue
+		}
+		r := (z - m) / sd
+		cdf += 0.5 * math.Erfc(-r/math.Sqrt2)
+		pdf += math.Exp(-0.5*r*r) / sd
+	}
+	S := float64(len(x.mu))
+	return cdf / S, pdf / (S * math.Sqrt(2*math.Pi))
+}
+
+// logDensity returns the log of the mixture's density at z, by
+// log-sum-exp.
+func (x *mixtureScratch) logDensity(z float64) float64 {
+	big := math.Inf(-1)
+	lg := x.lg[:len(x.mu)]
+	for s, m := range x.mu {
+		sd := x.sd[s]
+		r := (z - m) / sd
+		lg[s] = -0.5*r*r - math.Log(sd)
+		if sd == 0 {
+			lg[s] = math.Inf(-1)
+			if z == m {
+				lg[s] = math.Inf(1)
+			}
+		}
+		big = max(big, lg[s])
+	}
+	if math.IsInf(big, 0) {
+		return big
+	}
+	var sum float64
+	for _, l := range lg {
+		sum += math.Exp(l - big)
+	}
+	return big + math.Log(sum/float64(len(lg))) - 0.5*math.Log(2*math.Pi)
+}
+
+// quantile returns the p-quantile of the mixture: the root of CDF(z) = p,
+// bracketed by the smallest and largest of the components' p-quantiles
+// (the mixture's CDF is at most p at the first and at least p at the
+// second), found by Newton steps that fall back to bisection whenever a
+// step leaves the bracket, to an interval of 1e-12·scale (scale: the
+// mixture's sd, or 1 if that is 0).
+func (x *mixtureScratch) quantile(p, scale float64) float64 {
+	zp := normalQuantile(p)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for s, m := range x.mu {
+		q := m + x.sd[s]*zp
+		lo, hi = min(lo, q), max(hi, q)
+	}
+	if !(hi > lo) {
+		return lo
+	}
+	if !(scale > 0) {
+		scale = 1
+	}
+	tol := 1e-12 * max(scale, math.Abs(lo), math.Abs(hi))
+	z := 0.5 * (lo + hi)
+	for range 200 {
+		c, pdf := x.cdf(z)
+		f := c - p
+		if f == 0 {
+			return z
+		}
+		if f < 0 {
+			lo = z
+		} else {
+			hi = z
+		}
+		if hi-lo <= tol {
+			break
+		}
+		next := z - f/pdf
+		if !(pdf > 0) || !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+		}
+		if math.Abs(next-z) <= tol {
+			return next
+		}
+		z = next
+	}
+	return 0.5 * (lo + hi)
+}
+
+// normalQuantile is the standard normal quantile function.
+func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }

@@ -1,0 +1,286 @@
+package subtemper
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// Files of a saved fit.
+const (
+	// FitFile is the fit's description: format, data file, standardisation,
+	// prior, jitter, settings and the draws of u = log θ.
+	FitFile = "fit.json"
+	// FitDataFile holds the training data as used, in the data's units
+	// (numbers written in the shortest form that reads back exactly).
+	FitDataFile = "fit-data.csv"
+	fitFormat   = "subtemper-gp-fit"
+	fitVersion  = 1
+)
+
+// ErrIncompleteFit is wrapped by LoadGPFit's error when the folder does
+// not hold a complete saved fit.
+var ErrIncompleteFit = errors.New("not a complete saved fit")
+
+type fitJSON struct {
+	Format          string         `json:"format"`
+	Version         int            `json:"version"`
+	DataFile        string         `json:"data_file"`
+	N               int            `json:"n"`
+	D               int            `json:"d"`
+	Inputs          []string       `json:"inputs"`
+	Target          string         `json:"target"`
+	Standardized    bool           `json:"standardized"`
+	Standardization *stdJSON       `json:"standardization,omitempty"`
+	Prior           gp.Prior       `json:"prior"`
+	Jitter          float64        `json:"jitter"`
+	Backend         string         `json:"backend"`
+	Settings        map[string]any `json:"settings"`
+	Flags           map[string]any `json:"flags,omitempty"`
+	Names           []string       `json:"names"`
+	DrawsU          [][][]float64  `json:"draws_u"`
+}
+
+type stdJSON struct {
+	XMean []float64 `json:"x_mean"`
+	XSD   []float64 `json:"x_sd"`
+	YMean float64   `json:"y_mean"`
+	YSD   float64   `json:"y_sd"`
+}
+
+// settingsMap describes sampler settings for fit.json.
+func settingsMap(s tempering.Settings) map[string]any {
+	m := map[string]any{
+		"driver": s.Driver.String(), "chains": s.Chains, "warmup": s.Warmup, "draws": s.Draws,
+		"thin": s.Thin, "seed": s.Seed, "levels": s.Levels, "beta_min": s.BetaMin, "base_steps": s.BaseSteps,
+	}
+	switch k := s.Kernel.(type) {
+	case tempering.HMC:
+		m["kernel"] = "hmc"
+		m["step_size"], m["leapfrog"], m["adapt"] = k.StepSize, k.Steps, k.Adapt
+	case tempering.MH:
+		m["kernel"] = "mh"
+		m["mh_scale"] = k.Sigma
+	case nil:
+		m["kernel"] = "mh"
+	default:
+		m["kernel"] = fmt.Sprintf("%T", k)
+	}
+	return m
+}
+
+// Save writes the fit to dir (created if needed): FitFile and
+// FitDataFile, everything LoadGPFit needs to rebuild the model and its
+// draws exactly. flags, if non-nil, are recorded as given (the CLI's
+// flag values).
+func (f *GPFit) Save(dir string, flags map[string]any) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := gp.WriteCSVFile(filepath.Join(dir, FitDataFile), f.Data); err != nil {
+		return err
+	}
+	fj := fitJSON{
+		Format: fitFormat, Version: fitVersion, DataFile: FitDataFile,
+		N: f.Data.N, D: f.Data.D, Target: f.Data.TargetName(),
+		Standardized: f.standardized(), Prior: f.Prior, Jitter: f.Jitter, Backend: f.Backend,
+		Settings: settingsMap(f.Settings), Flags: flags, Names: f.Names(), DrawsU: f.Draws,
+	}
+	for j := range f.Data.D {
+		fj.Inputs = append(fj.Inputs, f.Data.InputName(j))
+	}
+	if fj.Standardized {
+		fj.Standardization = &stdJSON{XMean: f.Std.XMean, XSD: f.Std.XSD, YMean: f.Std.YMean, YSD: f.Std.YSD}
+	}
+	b, err := json.MarshalIndent(fj, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, FitFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, FitFile))
+}
+
+// LoadGPFit reads a fit saved by GPFit.Save (or `subtemper gp --out dir`)
+// and rebuilds its model on the backend named (""; the fastest compiled
+// in). A folder without a complete fit gives an error wrapping
+// ErrIncompleteFit that says what is missing.
+func LoadGPFit(dir, backend string) (*GPFit, error) {
+	incomplete := func(format string, a ...any) error {
+		return fmt.Errorf("%s: %w: %s", dir, ErrIncompleteFit, fmt.Sprintf(format, a...))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FitFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, incomplete("no %s (a fit is saved by `subtemper gp --out DIR`, or GPFit.Save)", FitFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var fj fitJSON
+	if err := json.Unmarshal(b, &fj); err != nil {
+		return nil, incomplete("%s is not valid JSON: %v", FitFile, err)
+	}
+	if fj.Format != fitFormat || fj.Version != fitVersion {
+		return nil, incomplete("%s has format %q version %d, want %q version %d", FitFile, fj.Format, fj.Version, fitFormat, fitVersion)
+	}
+	if fj.DataFile == "" || strings.ContainsAny(fj.DataFile, `/\`) {
+		return nil, incomplete("%s names no data file in the folder", FitFile)
+	}
+	if len(fj.DrawsU) == 0 {
+		return nil, incomplete("%s holds no draws", FitFile)
+	}
+	for c, ch := range fj.DrawsU {
+		for s, u := range ch {
+			if len(u) != fj.D+2 {
+				return nil, incomplete("%s: draw %d of chain %d has %d values, want %d", FitFile, s+1, c+1, len(u), fj.D+2)
+			}
+		}
+	}
+	if fj.Standardized && fj.Standardization == nil {
+		return nil, incomplete("%s says the data were standardised but holds no standardisation", FitFile)
+	}
+	dp := filepath.Join(dir, fj.DataFile)
+	if _, err := os.Stat(dp); err != nil {
+		return nil, incomplete("its training data %s are missing", fj.DataFile)
+	}
+	data, err := gp.ReadCSVFile(dp, gp.CSVOptions{Target: fj.Target})
+	if err != nil {
+		return nil, incomplete("reading its training data: %v", err)
+	}
+	if data.N != fj.N || data.D != fj.D {
+		return nil, incomplete("%s holds %d×%d data, %s says %d×%d", fj.DataFile, data.N, data.D, FitFile, fj.N, fj.D)
+	}
+	for j, name := range fj.Inputs {
+		if j >= data.D || data.InputName(j) != name {
+			return nil, incomplete("%s's input columns differ from those %s records (%s)", fj.DataFile, FitFile, strings.Join(fj.Inputs, ", "))
+		}
+	}
+	if backend == "" {
+		backend = linalg.FastestName()
+	}
+	f := &GPFit{Data: data, Prior: fj.Prior, Jitter: fj.Jitter, Backend: backend, Draws: fj.DrawsU}
+	if s := fj.Standardization; fj.Standardized {
+		f.Std = gp.Standardization{XMean: s.XMean, XSD: s.XSD, YMean: s.YMean, YSD: s.YSD}
+	}
+	if _, err := f.Model(); err != nil {
+		return nil, fmt.Errorf("%s: rebuilding the model: %w", dir, err)
+	}
+	return f, nil
+}
+
+// TestData are test inputs read by ReadTestCSV, in the order of a fit's
+// inputs, with the targets when the file has the target column.
+type TestData struct {
+	// N is the number of rows; X holds them (N×D, row-major) in the fit's
+	// input order.
+	N int
+	X []float64
+	// Y holds the targets, nil when the file has no target column.
+	Y []float64
+	// Header is the file's header.
+	Header []string
+}
+
+// ReadTestCSV reads test inputs from a CSV file with a header row: the
+// columns named inputs (in any order; other columns are ignored) and, if
+// present, the column named target. A missing input column, a cell that
+// is not a finite number (NaN and Inf included) and a file without rows
+// are errors naming the file, line and column.
+func ReadTestCSV(path string, inputs []string, target string) (*TestData, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return readTestCSV(fh, path, inputs, target)
+}
+
+func readTestCSV(r io.Reader, name string, inputs []string, target string) (*TestData, error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	col := map[string]int{}
+	for j, h := range header {
+		h = strings.TrimSpace(h)
+		header[j] = h
+		if _, dup := col[h]; dup {
+			return nil, fmt.Errorf("%s:1: column %q appears twice", name, h)
+		}
+		col[h] = j
+	}
+	idx := make([]int, len(inputs))
+	var missing []string
+	for k, in := range inputs {
+		j, ok := col[in]
+		if !ok {
+			missing = append(missing, strconv.Quote(in))
+		}
+		idx[k] = j
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s:1: missing input column %s (the fit's inputs are %s; the file has %s)", name, strings.Join(missing, ", "),
+			strings.Join(inputs, ", "), strings.Join(header, ", "))
+	}
+	tc, hasY := col[target]
+	td := &TestData{Header: header}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		cell := func(j int) (float64, error) {
+			s := strings.TrimSpace(rec[j])
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("%s:%d: column %d (%q): %q is not a finite number", name, line, j+1, header[j], s)
+			}
+			return v, nil
+		}
+		for _, j := range idx {
+			v, err := cell(j)
+			if err != nil {
+				return nil, err
+			}
+			td.X = append(td.X, v)
+		}
+		if hasY {
+			v, err := cell(tc)
+			if err != nil {
+				return nil, err
+			}
+			td.Y = append(td.Y, v)
+		}
+		td.N++
+	}
+	if td.N == 0 {
+		return nil, fmt.Errorf("%s: a header but no rows", name)
+	}
+	return td, nil
+}

@@ -1,0 +1,317 @@
+// Package subtemper is the front door of the library: from a dataset and
+// options to a fitted Gaussian process whose hyperparameters are sampled
+// with tempering by subsampling, and from the fit to predictions at new
+// inputs averaged over the hyperparameter posterior.
+//
+//	data, _ := gp.ReadCSVFile("train.csv", gp.CSVOptions{})
+//	fit, _ := subtemper.FitGP(ctx, data, subtemper.GPOptions{Standardize: true})
+//	defer fit.Close()
+//	sum, _ := fit.Summary()                         // R-hat, ESS, quantiles per hyperparameter
+//	pred, _ := fit.Predict(ctx, xNew, nNew, subtemper.PredictOptions{})
+//	// pred.YMean, pred.YSD, pred.YQ (5%, 50%, 95%), and the same for the latent f.
+//	_ = fit.Save("fit")                              // LoadGPFit("fit", "") rebuilds it exactly
+//
+// How the pieces fit (the dependency arrows point one way):
+//
+//	subtemper (this package)  FitGP, GPFit, Save/LoadGPFit, ReadTestCSV
+//	  → targets    tempering.Target adapters of gp.Model and mvn.Model
+//	  → tempering  the samplers: MH and HMC kernels; None, PT, TT, SPT, STT drivers; Run
+//	  → gp, mvn    the models: likelihood and gradient on any subset, priors, data, predictions
+//	  → diag       R-hat, ESS, summaries
+//	  → linalg     the backends (gonum always; openblas, cuda with build tags)
+//
+// To sample a model of your own, implement tempering.Target and call
+// tempering.Run; to sample the built-in models with any sampler, wrap them
+// with targets.GP or targets.MVN. FitGP is that, with the defaults the CLI
+// uses, the standardisation of the data and the bookkeeping that
+// predictions and saved fits need.
+package subtemper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/targets"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// MaxPredictDraws is the number of draws Predict uses by default when a
+// fit holds more: evenly spaced over the pooled chains. The cost of
+// predicting grows linearly with the draws used (one kernel
+// factorisation each).
+const MaxPredictDraws = 4000
+
+// DefaultGPSettings returns the sampler settings FitGP uses when
+// GPOptions.Settings is nil, those of the CLI's gp command: STT with HMC
+// at the paper's ε = 0.01, L = 5, the paper's ladder (M = 6, β* = 1/8),
+// 3 chains of 500 warm-up iterations and 2000 draws, seed 1.
+func DefaultGPSettings() tempering.Settings {
+	return tempering.Settings{
+		Driver: tempering.STT, Kernel: tempering.HMC{StepSize: 0.01, Steps: 5},
+		Chains: 3, Warmup: 500, Draws: 2000, Seed: 1,
+	}
+}
+
+// GPOptions configures FitGP. The zero value is valid.
+type GPOptions struct {
+	// Backend names the linear-algebra backend; "" means the fastest
+	// compiled in (linalg.FastestName).
+	Backend string
+	// Standardize centres and scales the inputs and the target to unit
+	// standard deviation before sampling; draws stay in those units, and
+	// summaries and predictions are reported in the data's units.
+	Standardize bool
+	// Prior is the prior on θ (zero value: the paper's).
+	Prior gp.Prior
+	// Jitter is added to the kernel's diagonal on top of σn² (≥ 0).
+	Jitter float64
+	// Settings are the sampler's settings; nil means DefaultGPSettings().
+	Settings *tempering.Settings
+}
+
+// GPFit is a fitted GP: the data, how they were transformed, the model's
+// settings and the draws of u = log θ, with methods to summarise, predict
+// and save. A GPFit holds a model on a backend (created on first use):
+// Close releases it. It is not safe for concurrent use.
+type GPFit struct {
+	// Data are the data as given, in their own units.
+	Data *gp.Data
+	// Std is the standardisation applied before sampling (the zero value:
+	// none). Draws are in the standardised units.
+	Std gp.Standardization
+	// Prior is the prior, with defaults filled in; Jitter the diagonal
+	// jitter.
+	Prior  gp.Prior
+	Jitter float64
+	// Backend is the name of the backend the model runs on.
+	Backend string
+	// Settings are the sampler's settings as given to tempering.Run.
+	Settings tempering.Settings
+	// Draws[c][s] is draw s of chain c, u = log θ in the sampling units
+	// (θ = (ℓ_1..ℓ_D, σf, σn) of the standardised data when Std is set).
+	Draws [][][]float64
+	// Result is the sampler's full result (per-level statistics, swap
+	// rates, times); nil for a fit read back by LoadGPFit.
+	Result *tempering.Result
+	// Wall is the sampling's wall-clock time (0 for a loaded fit).
+	Wall time.Duration
+
+	model *gp.Model
+}
+
+// FitGP samples the hyperparameters of GP regression on data (N×D inputs,
+// one target) and returns the fit. If ctx is cancelled the fit holds the
+// draws made so far and Result.Interrupted is set.
+func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
+	if err := data.Check(); err != nil {
+		return nil, err
+	}
+	st := DefaultGPSettings()
+	if opt.Settings != nil {
+		st = *opt.Settings
+	}
+	f := &GPFit{Data: data, Jitter: opt.Jitter, Settings: st}
+	pr, err := opt.Prior.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	f.Prior = pr
+	if opt.Standardize {
+		if _, f.Std, err = gp.Standardize(data, true, true); err != nil {
+			return nil, err
+		}
+	}
+	if f.Backend = opt.Backend; f.Backend == "" {
+		f.Backend = linalg.FastestName()
+	}
+	m, err := f.Model()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	res, err := tempering.Run(ctx, targets.GP{Model: m}, &st)
+	if err != nil {
+		return nil, err
+	}
+	f.Wall = time.Since(start)
+	f.Result, f.Draws = res, res.Draws
+	return f, nil
+}
+
+// Model returns the GP model the draws belong to (on the standardised
+// data when Std is set), creating it on the fit's backend on first use.
+func (f *GPFit) Model() (*gp.Model, error) {
+	if f.model != nil {
+		return f.model, nil
+	}
+	be, err := linalg.Get(f.Backend)
+	if err != nil {
+		return nil, err
+	}
+	data := f.Data
+	if f.standardized() {
+		d, std, err := gp.Standardize(f.Data, true, true)
+		if err != nil {
+			return nil, err
+		}
+		if !sameStd(std, f.Std) {
+			return nil, errors.New("subtemper: the data do not give the fit's standardisation")
+		}
+		data = d
+	}
+	m, err := gp.New(be, data, gp.Options{Prior: f.Prior, Jitter: f.Jitter})
+	if err != nil {
+		return nil, err
+	}
+	f.model = m
+	return m, nil
+}
+
+func (f *GPFit) standardized() bool { return f.Std.XSD != nil || f.Std.YSD != 0 }
+
+func sameStd(a, b gp.Standardization) bool {
+	eq := func(x, y []float64) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return eq(a.XMean, b.XMean) && eq(a.XSD, b.XSD) && a.YMean == b.YMean && a.YSD == b.YSD
+}
+
+// Close releases the model's backend handle.
+func (f *GPFit) Close() error {
+	if f.model == nil {
+		return nil
+	}
+	err := f.model.Close()
+	f.model = nil
+	return err
+}
+
+// Names returns the hyperparameters' names: ell_<input> for each input,
+// then sf and sn (the columns of the CLI's draws.csv).
+func (f *GPFit) Names() []string {
+	names := make([]string, 0, f.Data.D+2)
+	for j := range f.Data.D {
+		names = append(names, "ell_"+f.Data.InputName(j))
+	}
+	return append(names, "sf", "sn")
+}
+
+// Theta returns the draws in natural units θ = exp(u), mapped back to the
+// data's units: [chain][draw][parameter].
+func (f *GPFit) Theta() [][][]float64 {
+	out := make([][][]float64, len(f.Draws))
+	for c, ch := range f.Draws {
+		out[c] = make([][]float64, len(ch))
+		for s, u := range ch {
+			out[c][s] = f.Std.Original(nil, gp.Theta(nil, u))
+		}
+	}
+	return out
+}
+
+// Summary returns each hyperparameter's posterior summary and
+// convergence diagnostics (rank-normalised R-hat, bulk and tail ESS, the
+// paper's R-hat and ESS), in natural units and the data's units, over the
+// first n draws of every chain, n the shortest chain's length.
+func (f *GPFit) Summary() ([]diag.Summary, error) {
+	th := f.Theta()
+	n := -1
+	for _, ch := range th {
+		if n < 0 || len(ch) < n {
+			n = len(ch)
+		}
+	}
+	if n <= 0 {
+		return nil, errors.New("subtemper: the fit holds no draws")
+	}
+	names := f.Names()
+	out := make([]diag.Summary, len(names))
+	for v, name := range names {
+		chains := make([][]float64, len(th))
+		for c := range th {
+			chains[c] = make([]float64, n)
+			for s := range n {
+				chains[c][s] = th[c][s][v]
+			}
+		}
+		sm, err := diag.SummarizeChains(name, chains)
+		if err != nil {
+			return nil, err
+		}
+		out[v] = sm
+	}
+	return out, nil
+}
+
+// PooledDraws returns k draws (u = log θ, sampling units) evenly spaced
+// over the chains' draws taken in order (chain 1's, then chain 2's, …):
+// all of them if k ≤ 0 or k exceeds their number, except that k ≤ 0
+// takes at most MaxPredictDraws.
+func (f *GPFit) PooledDraws(k int) [][]float64 {
+	var all [][]float64
+	for _, ch := range f.Draws {
+		all = append(all, ch...)
+	}
+	if k <= 0 {
+		k = MaxPredictDraws
+	}
+	if k >= len(all) {
+		return all
+	}
+	out := make([][]float64, k)
+	for i := range out {
+		out[i] = all[i*len(all)/k]
+	}
+	return out
+}
+
+// PredictOptions configures GPFit.Predict. The zero value is valid.
+type PredictOptions struct {
+	// Draws is the number of draws the predictions average over, evenly
+	// spaced (see PooledDraws); 0 means all, up to MaxPredictDraws.
+	Draws int
+	// Y, if non-nil, holds the targets observed at the test inputs (data
+	// units): the Predictive then carries their log densities and CDF
+	// values, and its Metrics method gives RMSE, MLPD and coverage.
+	Y []float64
+	// Probs are the quantile probabilities; nil means 5%, 50%, 95%.
+	Probs []float64
+	// Workers is the number of goroutines (0: GOMAXPROCS).
+	Workers int
+}
+
+// Predict returns the posterior predictive at the n test inputs x (n×D,
+// row-major, in the data's units and input order): for each draw used,
+// the GP's Gaussian predictive of the latent f* and of a new observation
+// y* = f* + noise, and their mixture over the draws — mean, standard
+// deviation and quantiles, in the data's units. The cost is one kernel
+// factorisation per draw, O(S·(N³/3 + n·N·D + n·N²)) for S draws and N
+// observations (see gp.Model.PredictDraws).
+func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOptions) (*gp.Predictive, error) {
+	m, err := f.Model()
+	if err != nil {
+		return nil, err
+	}
+	draws := f.PooledDraws(opt.Draws)
+	if len(draws) == 0 {
+		return nil, errors.New("subtemper: predict: the fit holds no draws")
+	}
+	p, err := m.PredictDraws(ctx, x, n, draws, gp.PredictOptions{Std: f.Std, Y: opt.Y, Probs: opt.Probs, Workers: opt.Workers})
+	if err != nil {
+		return nil, fmt.Errorf("subtemper: %w", err)
+	}
+	return p, nil
+}
