@@ -86,6 +86,7 @@ func run(ctx context.Context, args []string, io *stdio) int {
 		if c.name != args[0] {
 			continue
 		}
+		defer removeStaging()
 		out := &checkedWriter{w: io.out}
 		sub := *io
 		sub.out = out

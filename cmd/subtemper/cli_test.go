@@ -710,30 +710,6 @@ func TestStuckChains(t *testing.T) {
 	}
 }
 
-// TestWriteFailureKeepsSummary: when a file cannot be written the summary
-// still reaches stdout, the error names the file and the exit code is 1.
-func TestWriteFailureKeepsSummary(t *testing.T) {
-	out := t.TempDir()
-	if err := os.Mkdir(filepath.Join(out, "draws.csv"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"gp", "--n", "12", "--dims", "1", "--draws", "10", "--warmup", "5", "--quiet", "--out", out}
-	r := runBin(t, "", args...)
-	mustCode(t, r, 1, args...)
-	if !strings.Contains(r.stdout, "posterior summary") {
-		t.Errorf("stdout lacks the summary:\n%s", r.stdout)
-	}
-	if !strings.Contains(r.stderr, filepath.Join(out, "draws.csv")) {
-		t.Errorf("stderr does not name draws.csv: %s", r.stderr)
-	}
-	ents, _ := os.ReadDir(out)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") || e.Name() == "summary.json" {
-			t.Errorf("output folder holds %s after the failure", e.Name())
-		}
-	}
-}
-
 // TestStuckHint: the advice for chains that never moved names the ladder
 // when tempered transitions were almost never accepted, --standardize for
 // unstandardized GP data, and the step otherwise.

@@ -28,6 +28,7 @@ import (
 type samplerFlags struct {
 	sampler, inner, swap, backend, out string
 	maxMemory                          string
+	finalOut                           string // --out while out is its staging folder (see outdir.go)
 	chains, warmup, draws, thin        int
 	levels, leapfrog, baseSteps        int
 	betaMin, stepSize, mhScale         float64
@@ -146,10 +147,7 @@ func (s *samplerFlags) prepareOut() error {
 	if s.out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(s.out, 0o755); err != nil {
-		return usagef("--out %s: %v", s.out, err)
-	}
-	return nil
+	return s.stageOut()
 }
 
 // job is one sampling run of a model.
@@ -174,6 +172,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	f := j.flags
 	st := j.settings
 	chatty := !f.quiet
+	fixStagedPaths(j)
 	perChain := st.Warmup + st.Draws*st.Thin
 	if chatty {
 		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
@@ -199,6 +198,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 
 	sum, nat := summarize(j, res, wall)
+	if f.finalOut != "" {
+		sum.Settings["out"] = f.finalOut
+	}
 	if j.extra != nil {
 		if err := j.extra(sum); err != nil {
 			return err
@@ -210,6 +212,15 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	var werr error
 	if f.out != "" {
 		written, werr = writeOutputs(f.out, j, res, nat, sum, f.plots)
+		if werr == nil {
+			var kept bool
+			written, kept, werr = commitOut(f, written, sum.Draws.Summarized == 0 && res.Interrupted)
+			if kept && chatty {
+				fmt.Fprintf(io.err, "subtemper %s: interrupted before any draw was kept: %s keeps its earlier result; nothing written\n", j.command, f.finalOut)
+			}
+		} else {
+			werr = errors.New(strings.ReplaceAll(werr.Error(), f.out, f.finalOut))
+		}
 	}
 	if f.json {
 		if err := writeJSON(io.out, sum); err != nil {
