@@ -179,6 +179,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 			j.command, plural.Count(st.Chains, "chain", "chains"), st.Warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
 			strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
 	}
+	if w := ladderWarning(f, j.target.NumObs()); w != "" && chatty {
+		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)
+	}
 	var pr *progress
 	if chatty && (io.errIsTerminal || f.progress) {
 		pr = startProgress(io.err, st.Chains, perChain, f.progress)
@@ -191,6 +194,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		pr.stop()
 	}
 	if err != nil {
+		if cause := explainStart(j.target, st.Chains); cause != nil {
+			return fmt.Errorf("sampling failed: %w", cause)
+		}
 		return fmt.Errorf("sampling failed: %w", err)
 	}
 	if res.Interrupted && chatty {
