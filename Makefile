@@ -3,8 +3,10 @@ GO        ?= go
 TAGS      ?=
 BENCHTIME ?= 1x
 OUT       ?= out
+FUZZTIME  ?= 20s
+STATICCHECK ?= v0.6.1
 
-.PHONY: help deps build test test-openblas bench bench-cost run cuda-bundle clean
+.PHONY: help deps build test fuzz staticcheck test-openblas bench bench-cost run cuda-bundle clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -37,9 +39,17 @@ build: ## build the CLI into bin/subtemper, with OpenBLAS when installed (TAGS=.
 	echo "make build: $$why: building the pure-Go gonum backend only, about 4x slower on GP fits than OpenBLAS (231 against 54 CPU-seconds for N = 512, D = 8, STT, 400 iterations)";; esac
 	$(GO) build -tags '$(BUILD_TAGS)' -o bin/subtemper ./cmd/subtemper
 
-test: ## run every test (pure Go; the README's test command), plus the race detector on the concurrent packages
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./tempering/ ./linalg/ ./diag/
+test: ## run every test of the module under the race detector (pure Go; the README's test command)
+	$(GO) test -count=1 -race -timeout 20m ./...
+
+fuzz: ## run each CSV reader's fuzz target for FUZZTIME (default 20s)
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./gp/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./mvn/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadSigmaCSV$$' -fuzztime $(FUZZTIME) ./mvn/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./diag/
+
+staticcheck: ## staticcheck at a pinned version (go run fetches it)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 
 test-openblas: ## run every test with the OpenBLAS backend compiled in
 	$(GO) test -count=1 -tags openblas ./...

@@ -61,7 +61,7 @@ func (e *InputError) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Header != "" {
-		fmt.Fprintf(&b, "column %q: ", e.Header)
+		fmt.Fprintf(&b, "column %s: ", fileio.Quote(e.Header))
 	}
 	b.WriteString(e.Msg)
 	if e.Err != nil {
@@ -83,7 +83,11 @@ func (e *InputError) Unwrap() error { return e.Err }
 // starting with # are comments and blank lines are skipped. Values are
 // decimal numbers; NaN, NA (R's missing value), Inf and -Inf are read as
 // NaN, NaN, +Inf and −Inf. A UTF-8 byte-order mark at the start of the
-// file is skipped.
+// file is skipped. Column names must be valid UTF-8 without control
+// characters (fileio.CheckName), so that they read and print the same
+// everywhere. A record longer than 4 MiB or a header of more than
+// 100 000 columns is refused before more of it is read, and messages quote
+// at most 64 bytes of a cell (the caps of internal/fileio).
 //
 // name is used in error messages only (normally the file name). Errors are
 // *InputError values naming the line and column at fault: an empty file, a
@@ -105,15 +109,18 @@ type CSVOptions struct {
 
 // ReadCSVWith is ReadCSV with options.
 func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
-	cr := csv.NewReader(fileio.SkipBOM(r))
-	cr.FieldsPerRecord = -1
-	cr.Comment = '#'
+	cr := fileio.NewCSVReader(r, '#')
+	cr.TrimLeadingSpace = false
 	cr.ReuseRecord = true
 	fail := func(line, col int, header, format string, args ...any) error {
 		return &InputError{File: name, Line: line, Column: col, Header: header, Msg: fmt.Sprintf(format, args...)}
 	}
 	readErr := func(err error) error {
 		var pe *csv.ParseError
+		var long *fileio.RecordTooLongError
+		if errors.As(err, &long) {
+			return &InputError{File: name, Line: long.Line, Msg: long.Reason()}
+		}
 		if errors.As(err, &pe) {
 			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("invalid CSV (byte column %d)", pe.Column), Err: pe.Err}
 		}
@@ -128,6 +135,9 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 		return nil, readErr(err)
 	}
 	hline, _ := cr.FieldPos(0)
+	if len(rec) > fileio.MaxColumns {
+		return nil, fail(hline, 0, "", "header has %d columns, more than the %d a file may have", len(rec), fileio.MaxColumns)
+	}
 	header := make([]string, len(rec))
 	chainCol, drawCol := -1, -1
 	seen := make(map[string]int, len(rec))
@@ -138,6 +148,9 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 		header[i] = h
 		if h == "" {
 			return nil, fail(hline, i+1, "", "empty column name in header")
+		}
+		if err := fileio.CheckName(h); err != nil {
+			return nil, fail(hline, i+1, "", "%v", err)
 		}
 		if j, dup := seen[h]; dup {
 			return nil, fail(hline, i+1, h, "repeats the name of column %d", j+1)
@@ -184,7 +197,7 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 			f := strings.TrimSpace(rec[col])
 			v, err := strconv.Atoi(f)
 			if err != nil {
-				return 0, fail(line, col+1, header[col], "%q is not an integer label", f)
+				return 0, fail(line, col+1, header[col], "%s is not an integer label", fileio.Quote(f))
 			}
 			return v, nil
 		}
@@ -201,7 +214,7 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 			f := strings.TrimSpace(rec[col])
 			v, err := parseValue(f)
 			if err != nil {
-				return nil, fail(line, col+1, header[col], "%q is not a number", f)
+				return nil, fail(line, col+1, header[col], "%s is not a number", fileio.Quote(f))
 			}
 			vals[k] = v
 		}

@@ -42,9 +42,14 @@ func ReadCSVFile(path string, opt CSVOptions) (*Data, error) {
 //
 // name is used in error messages, which name the file, the line and the
 // column: an empty file, a header without data, fewer than 2 data rows,
-// ragged rows, cells that are not numbers, NaN or Inf cells, duplicate or
-// empty column names, an unknown target name, and a constant target are
-// all errors.
+// ragged rows, cells that are not numbers, NaN or Inf cells (a number
+// beyond ±MaxFloat64 included), duplicate or empty column names, names
+// that are not valid UTF-8 or hold control characters (see
+// fileio.CheckName), a header row whose cells are all numbers (a file
+// without a header: add one), an unknown target name, and a constant
+// target are all errors. A record longer than 4 MiB or a header of more
+// than 100 000 columns is refused before more of it is read; messages
+// quote at most 64 bytes of a cell (the caps of internal/fileio).
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 	header, rows, lines, err := readTable(r, name)
 	if err != nil {
@@ -62,7 +67,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 			}
 		}
 		if tc < 0 {
-			return nil, fmt.Errorf("gp: %s:1: no column named %q for the target (columns: %s)", name, opt.Target, strings.Join(header, ", "))
+			return nil, fmt.Errorf("gp: %s:1: no column named %s for the target (columns: %s)", name, fileio.Quote(opt.Target), columnList(header))
 		}
 	}
 	n, d := len(rows), len(header)-1
@@ -98,42 +103,32 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 // of the header's width, and returns them with the line number of each
 // data row.
 func readTable(r io.Reader, name string) (header []string, rows [][]float64, lines []int, err error) {
-	cr := csv.NewReader(fileio.SkipBOM(r))
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = false
+	cr := fileio.NewCSVReader(r, 0)
 	rec, err := cr.Read()
 	if err == io.EOF {
 		return nil, nil, nil, fmt.Errorf("gp: %s: empty file: want a header row and at least 2 data rows", name)
 	}
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("gp: %s: %w", name, err)
+		return nil, nil, nil, readErr(name, err)
 	}
-	seen := map[string]int{}
+	hline, _ := cr.FieldPos(0)
 	for j, h := range rec {
-		h = strings.TrimSpace(h)
-		rec[j] = h
-		if h == "" {
-			return nil, nil, nil, fmt.Errorf("gp: %s:1: column %d: empty column name", name, j+1)
+		rec[j] = strings.TrimSpace(h)
+	}
+	if col, err := fileio.CheckNames(rec); err != nil {
+		if col > 0 {
+			return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d: %w", name, hline, col, err)
 		}
-		if k, dup := seen[h]; dup {
-			return nil, nil, nil, fmt.Errorf("gp: %s:1: column %d: duplicate column name %q (also column %d)", name, j+1, h, k+1)
-		}
-		seen[h] = j
+		return nil, nil, nil, fmt.Errorf("gp: %s:%d: %w", name, hline, err)
 	}
 	header = rec
-	hline, _ := cr.FieldPos(0)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
-			}
-			return nil, nil, nil, fmt.Errorf("gp: %s: %w", name, err)
+			return nil, nil, nil, readErr(name, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
@@ -143,14 +138,14 @@ func readTable(r io.Reader, name string) (header []string, rows [][]float64, lin
 		for j, s := range rec {
 			s = strings.TrimSpace(s)
 			if s == "" {
-				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%q): empty cell", name, line, j+1, header[j])
+				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%s): empty cell", name, line, j+1, fileio.Quote(header[j]))
 			}
 			v, perr := strconv.ParseFloat(s, 64)
 			if perr != nil && !errors.Is(perr, strconv.ErrRange) {
-				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%q): %q is not a number", name, line, j+1, header[j], s)
+				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not a number", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%q): %q is not finite", name, line, j+1, header[j], s)
+				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not finite", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
 			}
 			row[j] = v
 		}
@@ -161,6 +156,20 @@ func readTable(r io.Reader, name string) (header []string, rows [][]float64, lin
 		return nil, nil, nil, fmt.Errorf("gp: %s: %s after the header; need at least 2", name, plural.Count(len(rows), "data row", "data rows"))
 	}
 	return header, rows, lines, nil
+}
+
+// readErr formats an error of the CSV reader with the file, line and
+// column.
+func readErr(name string, err error) error {
+	var pe *csv.ParseError
+	var long *fileio.RecordTooLongError
+	switch {
+	case errors.As(err, &long):
+		return fmt.Errorf("gp: %s:%w", name, err)
+	case errors.As(err, &pe):
+		return fmt.Errorf("gp: %s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("gp: %s: %w", name, err)
 }
 
 // WriteCSVFile writes d to the file at path (created or truncated) with
@@ -178,40 +187,63 @@ func WriteCSVFile(path string, d *Data) error {
 // WriteCSV writes d as comma-separated values that ReadCSV reads back
 // exactly: a header of the input names (x1, x2, … if unnamed) and the
 // target name (y if unnamed), then one row per observation, numbers in the
-// shortest form that round-trips.
+// shortest form that round-trips. Names that ReadCSV would refuse or change
+// (empty, duplicate, not UTF-8, holding control characters or surrounding
+// white space, all numbers) are an error; a name that begins with U+FEFF
+// is quoted, so that it is not taken for a byte-order mark.
 func WriteCSV(w io.Writer, d *Data) error {
 	if err := d.Check(); err != nil {
 		return err
 	}
-	if err := writeCSV(w, d); err != nil {
+	bw := bufio.NewWriter(w)
+	err := writeCSV(bw, d)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		return fmt.Errorf("gp: write csv: %w", err)
 	}
 	return nil
 }
 
+// columnList lists the first 10 names of header for an error message.
+func columnList(header []string) string {
+	var b strings.Builder
+	for j, h := range header {
+		if j == 10 {
+			fmt.Fprintf(&b, ", … (%d in all)", len(header))
+			break
+		}
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(fileio.Quote(h))
+	}
+	return b.String()
+}
+
 // writeCSV is WriteCSV on checked data, with the writer's errors as they are.
 func writeCSV(w io.Writer, d *Data) error {
-	cw := csv.NewWriter(w)
 	rec := make([]string, d.D+1)
 	for j := 0; j < d.D; j++ {
 		rec[j] = d.InputName(j)
 	}
 	rec[d.D] = d.TargetName()
-	if err := cw.Write(rec); err != nil {
+	if err := fileio.WriteHeader(w, rec); err != nil {
 		return err
 	}
+	buf := make([]byte, 0, 32*(d.D+1))
 	for i := 0; i < d.N; i++ {
+		buf = buf[:0]
 		for j := 0; j < d.D; j++ {
-			rec[j] = strconv.FormatFloat(d.X[i*d.D+j], 'g', -1, 64)
+			buf = strconv.AppendFloat(buf, d.X[i*d.D+j], 'g', -1, 64)
+			buf = append(buf, ',')
 		}
-		rec[d.D] = strconv.FormatFloat(d.Y[i], 'g', -1, 64)
-		if err := cw.Write(rec); err != nil {
+		buf = strconv.AppendFloat(buf, d.Y[i], 'g', -1, 64)
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
 			return err
 		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"overflow", "a,b,y\n1,2,3\n4,1e400,5\n", "", []string{"f.csv:3", "column 2", "not finite"}},
 		{"empty cell", "a,b,y\n1,2,3\n4,,5\n", "", []string{"f.csv:3", "column 2", "empty cell"}},
 		{"constant target", "a,b,y\n1,2,3\n4,5,3\n6,7,3\n", "", []string{"f.csv:2-4", "column 3", `"y"`, "constant"}},
-		{"unknown target", "a,b,y\n1,2,3\n4,5,6\n", "z", []string{"f.csv:1", `"z"`, "a, b, y"}},
+		{"unknown target", "a,b,y\n1,2,3\n4,5,6\n", "z", []string{"f.csv:1", `"z"`, `"a", "b", "y"`}},
 		{"duplicate", "a,b,a\n1,2,3\n4,5,6\n", "", []string{"f.csv:1", "column 3", `duplicate column name "a"`, "column 1"}},
 		{"empty name", "a,,y\n1,2,3\n4,5,6\n", "", []string{"f.csv:1", "column 2", "empty column name"}},
 		{"bad quote", "a,b,y\n1,2,3\n4,\"5,6\n", "", []string{"f.csv:3"}},

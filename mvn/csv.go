@@ -42,7 +42,8 @@ func ReadCSV(r io.Reader, name string) (*Data, error) {
 	if err != nil {
 		return nil, csvErr(name, err)
 	}
-	if err := checkHeader(name, header); err != nil {
+	hline, _ := cr.FieldPos(0)
+	if err := checkHeader(name, hline, header); err != nil {
 		return nil, err
 	}
 	d := len(header)
@@ -101,7 +102,7 @@ func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		if first && noNumbers(rec) {
-			if err := checkHeader(name, rec); err != nil {
+			if err := checkHeader(name, line, rec); err != nil {
 				return nil, err
 			}
 			header = rec
@@ -143,7 +144,8 @@ func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
 			if math.Abs(a-b) > 1e-12*big {
 				return nil, fmt.Errorf("mvn: %s:%d: column %d: Σ is not symmetric: Σ[%d,%d] = %v but Σ[%d,%d] = %v (line %d, column %d)", name, lines[i], j+1, i+1, j+1, a, j+1, i+1, b, lines[j], i+1)
 			}
-			sg.SetSym(i, j, 0.5*(a+b))
+			// a/2 + b/2, not (a+b)/2: a + b overflows above MaxFloat64/2.
+			sg.SetSym(i, j, a/2+b/2)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -155,6 +157,15 @@ func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
 	if !ch.Factorize(sg) {
 		return nil, fmt.Errorf("mvn: %s: Σ (%d×%d) is symmetric but not positive definite", name, n, n)
 	}
+	// The model needs Σ's inverse and log-determinant: refuse a Σ whose
+	// factorisation overflowed or whose inverse or determinant would.
+	if ld := ch.LogDet(); math.IsNaN(ld) || math.IsInf(ld, 0) {
+		return nil, fmt.Errorf("mvn: %s: Σ (%d×%d): its log-determinant is %v (entries too large or too small); rescale the data and Σ", name, n, n, ld)
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil || !finiteSym(&inv) {
+		return nil, fmt.Errorf("mvn: %s: Σ (%d×%d) cannot be inverted in floating point (entries too large or too small, or nearly singular); rescale the data and Σ", name, n, n)
+	}
 	return sg, nil
 }
 
@@ -164,7 +175,12 @@ func WriteCSV(w io.Writer, d *Data) error {
 	if err := d.Check(); err != nil {
 		return err
 	}
-	if err := writeCSV(w, d); err != nil {
+	bw := bufio.NewWriter(w)
+	err := writeCSV(bw, d)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		return fmt.Errorf("mvn: write csv: %w", err)
 	}
 	return nil
@@ -172,25 +188,26 @@ func WriteCSV(w io.Writer, d *Data) error {
 
 // writeCSV is WriteCSV on checked data, with the writer's errors as they are.
 func writeCSV(w io.Writer, d *Data) error {
-	cw := csv.NewWriter(w)
 	rec := make([]string, d.D)
 	for j := range rec {
 		rec[j] = d.ColumnName(j)
 	}
-	if err := cw.Write(rec); err != nil {
+	if err := fileio.WriteHeader(w, rec); err != nil {
 		return err
 	}
+	buf := make([]byte, 0, 32*d.D)
 	for i := 0; i < d.N; i++ {
-		for j := range rec {
-			rec[j] = strconv.FormatFloat(d.X[i*d.D+j], 'g', -1, 64)
+		buf = buf[:0]
+		for j := 0; j < d.D; j++ {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendFloat(buf, d.X[i*d.D+j], 'g', -1, 64)
 		}
-		if err := cw.Write(rec); err != nil {
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
 			return err
 		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
 	}
 	return nil
 }
@@ -206,41 +223,53 @@ func WriteCSVFile(path string, d *Data) error {
 	return nil
 }
 
-func newReader(r io.Reader) *csv.Reader {
-	cr := csv.NewReader(fileio.SkipBOM(r))
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	return cr
+// finiteSym reports whether every entry of s is finite.
+func finiteSym(s *mat.SymDense) bool {
+	n := s.SymmetricDim()
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			if v := s.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
+
+func newReader(r io.Reader) *csv.Reader { return fileio.NewCSVReader(r, 0) }
 
 func csvErr(name string, err error) error {
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
+	var long *fileio.RecordTooLongError
+	switch {
+	case errors.As(err, &long):
+		return fmt.Errorf("mvn: %s:%w", name, err)
+	case errors.As(err, &pe):
 		return fmt.Errorf("mvn: %s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
 	}
 	return fmt.Errorf("mvn: %s: %w", name, err)
 }
 
-func checkHeader(name string, rec []string) error {
-	seen := map[string]int{}
+// checkHeader trims the names of rec, the header at line, and checks them
+// with fileio.CheckNames.
+func checkHeader(name string, line int, rec []string) error {
 	for j, h := range rec {
-		h = strings.TrimSpace(h)
-		rec[j] = h
-		if h == "" {
-			return fmt.Errorf("mvn: %s:1: column %d: empty column name", name, j+1)
-		}
-		if k, dup := seen[h]; dup {
-			return fmt.Errorf("mvn: %s:1: column %d: duplicate column name %q (also column %d)", name, j+1, h, k+1)
-		}
-		seen[h] = j
+		rec[j] = strings.TrimSpace(h)
 	}
-	return nil
+	col, err := fileio.CheckNames(rec)
+	switch {
+	case err == nil:
+		return nil
+	case col > 0:
+		return fmt.Errorf("mvn: %s:%d: column %d: %w", name, line, col, err)
+	}
+	return fmt.Errorf("mvn: %s:%d: %w", name, line, err)
 }
 
 // noNumbers reports whether no cell of rec parses as a number.
 func noNumbers(rec []string) bool {
 	for _, s := range rec {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if fileio.IsNumber(s) {
 			return false
 		}
 	}
@@ -254,7 +283,7 @@ func parseRow(name string, line int, rec, header []string, width int) ([]float64
 	}
 	col := func(j int) string {
 		if j < len(header) {
-			return fmt.Sprintf("column %d (%q)", j+1, header[j])
+			return fmt.Sprintf("column %d (%s)", j+1, fileio.Quote(header[j]))
 		}
 		return fmt.Sprintf("column %d", j+1)
 	}
@@ -266,10 +295,10 @@ func parseRow(name string, line int, rec, header []string, width int) ([]float64
 		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return nil, fmt.Errorf("mvn: %s:%d: %s: %q is not a number", name, line, col(j), s)
+			return nil, fmt.Errorf("mvn: %s:%d: %s: %s is not a number", name, line, col(j), fileio.Quote(s))
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("mvn: %s:%d: %s: %q is not finite", name, line, col(j), s)
+			return nil, fmt.Errorf("mvn: %s:%d: %s: %s is not finite", name, line, col(j), fileio.Quote(s))
 		}
 		row[j] = v
 	}

@@ -75,19 +75,55 @@ func run(ctx context.Context, args []string, io *stdio) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		usage(io.out)
+		out := &checkedWriter{w: io.out}
+		usage(out)
+		if out.err != nil {
+			fmt.Fprintf(io.err, "subtemper: writing to standard output: %v\n", out.err)
+			return exitFailure
+		}
 		return exitOK
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, args[1:], io)
+		defer removeStaging()
+		out := &checkedWriter{w: io.out}
+		sub := *io
+		sub.out = out
+		err := c.run(ctx, args[1:], &sub)
+		if out.err != nil && (err == nil || errors.Is(err, errHelp)) {
+			// Nothing else failed, but the output did not all arrive (a
+			// full disk, a closed pipe): that is a failure, not success.
+			err = fmt.Errorf("writing to standard output: %w", out.err)
+		}
 		return report(io, c.name, err)
 	}
 	fmt.Fprintf(io.err, "subtemper: unknown command %q\n\n", args[0])
 	usage(io.err)
 	return exitUsage
+}
+
+// checkedWriter passes writes to w and remembers the first error, so that
+// no write to stdout goes unchecked: every command's output goes through
+// one, and run reports its error (exit 1).
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // errHelp is returned by a command that printed its help on request.

@@ -54,6 +54,7 @@ func fmtFull(v num) string { return fmtFloat(float64(v), 'g', 10) }
 func cmdEval(ctx context.Context, args []string, io *stdio) error {
 	var (
 		data, target, ls, backend string
+		maxMemory                 string
 		sf, sn, jitter            float64
 		asJSON                    bool
 	)
@@ -78,6 +79,7 @@ units (no standardisation):
 	fs.float(&jitter, "jitter", 0, "constant added to the kernel matrix diagonal on top of σn²")
 	fs.str(&backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
 	fs.boolean(&asJSON, "json", false, "print JSON instead of a table")
+	fs.str(&maxMemory, "max-memory", "", maxMemoryHelp)
 	fs.notes = "Exit codes: 0 success, 1 the kernel matrix is not positive definite at θ, 2 bad flag or bad input."
 	pos, err := fs.parse(args, io.out)
 	if err != nil {
@@ -118,6 +120,9 @@ units (no standardisation):
 	be, err := linalg.Get(backend)
 	if err != nil {
 		return usagef("--backend %q is not compiled into this binary (available: %s)", backend, strings.Join(linalg.Names(), ", "))
+	}
+	if err := checkEvalMemory(data, maxMemory, be); err != nil {
+		return err
 	}
 	d, err := gp.ReadCSVFile(data, gp.CSVOptions{Target: target})
 	if err != nil {

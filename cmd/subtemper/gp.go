@@ -110,6 +110,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			}
 		}
 	}
+	if err := f.checkGPMemory(be); err != nil {
+		return err
+	}
 	if err := f.prepareOut(); err != nil {
 		return err
 	}

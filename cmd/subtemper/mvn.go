@@ -86,6 +86,9 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			return usagef("--data needs --sigma SIGMA.csv, the known covariance of the observations")
 		}
 	}
+	if err := f.checkMVNMemory(); err != nil {
+		return err
+	}
 	if err := f.prepareOut(); err != nil {
 		return err
 	}

@@ -214,13 +214,9 @@ func writeDrawsCSV(path string, names []string, nat [][][]float64) error {
 	})
 }
 
-// csvField quotes s if CSV needs it.
-func csvField(s string) string {
-	if strings.ContainsAny(s, ",\"\n\r") || strings.TrimSpace(s) != s {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
-}
+// csvField quotes s if CSV needs it, as the readers expect (see
+// fileio.CSVField).
+func csvField(s string) string { return fileio.CSVField(s) }
 
 // notAvailable is what the tables print for a value that the JSON output
 // writes as null: one that is NaN or ±Inf (see num).

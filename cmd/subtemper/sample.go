@@ -27,6 +27,8 @@ import (
 // samplerFlags are the flags shared by the gp and mvn commands.
 type samplerFlags struct {
 	sampler, inner, swap, backend, out string
+	maxMemory                          string
+	finalOut                           string // --out while out is its staging folder (see outdir.go)
 	chains, warmup, draws, thin        int
 	levels, leapfrog, baseSteps        int
 	betaMin, stepSize, mhScale         float64
@@ -71,6 +73,7 @@ func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
 	fs.boolean(&s.json, "json", false, "print summary.json's content on stdout instead of the tables")
 	fs.boolean(&s.quiet, "quiet", false, "no progress bar or other messages on stderr (errors still go there)")
 	fs.boolean(&s.progress, "progress", false, "draw the progress bar even when stderr is not a terminal")
+	fs.str(&s.maxMemory, "max-memory", "", maxMemoryHelp)
 }
 
 // check validates the sampler flags and returns the settings and backend.
@@ -150,10 +153,7 @@ func (s *samplerFlags) prepareOut() error {
 	if s.out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(s.out, 0o755); err != nil {
-		return usagef("--out %s: %v", s.out, err)
-	}
-	return nil
+	return s.stageOut()
 }
 
 // job is one sampling run of a model.
@@ -181,14 +181,15 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	f := j.flags
 	st := j.settings
 	chatty := !f.quiet
+	fixStagedPaths(j)
 	perChain := st.Warmup + st.Draws*st.Thin
-	if err := checkDrawMemory(st.Chains, st.Draws, j.target.Dim()); err != nil {
-		return err
-	}
 	if chatty {
 		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
 			j.command, plural.Count(st.Chains, "chain", "chains"), st.Warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
 			strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
+	}
+	if w := ladderWarning(f, j.target.NumObs()); w != "" && chatty {
+		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)
 	}
 	var pr *progress
 	if chatty && (io.errIsTerminal || f.progress) {
@@ -207,6 +208,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		pr.stop()
 	}
 	if err != nil {
+		if cause := explainStart(j.target, st.Chains); cause != nil {
+			return fmt.Errorf("sampling failed: %w", cause)
+		}
 		return fmt.Errorf("sampling failed: %w", err)
 	}
 	if res.Interrupted && chatty {
@@ -214,6 +218,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 
 	sum, nat := summarize(j, res, wall, procCPU)
+	if f.finalOut != "" {
+		sum.Settings["out"] = f.finalOut
+	}
 	if j.extra != nil {
 		if err := j.extra(sum); err != nil {
 			return err
@@ -225,6 +232,15 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	var werr error
 	if f.out != "" {
 		written, werr = writeOutputs(f.out, j, res, nat, sum, f.plots)
+		if werr == nil {
+			var kept bool
+			written, kept, werr = commitOut(f, written, sum.Draws.Summarized == 0 && res.Interrupted)
+			if kept && chatty {
+				fmt.Fprintf(io.err, "subtemper %s: interrupted before any draw was kept: %s keeps its earlier result; nothing written\n", j.command, f.finalOut)
+			}
+		} else {
+			werr = errors.New(strings.ReplaceAll(werr.Error(), f.out, f.finalOut))
+		}
 	}
 	if f.json {
 		if err := writeJSON(io.out, sum); err != nil {
@@ -246,47 +262,6 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		return j.done(res)
 	}
 	return nil
-}
-
-// checkDrawMemory refuses a run whose kept draws alone (held in the
-// sampling space and in natural units, 8 bytes a value) would not fit in
-// the machine's memory, rather than letting it die out of memory after
-// hours. Where the memory size is unknown it checks nothing.
-func checkDrawMemory(chains, draws, dim int) error {
-	need := 2 * 8 * float64(chains) * float64(draws) * float64(dim)
-	total := physicalMemory()
-	if total <= 0 || need <= float64(total) {
-		return nil
-	}
-	return usagef("--draws %d: keeping %s × %s of %s needs about %s of memory, more than this machine's %s; use fewer --draws (with --thin to cover the same iterations)",
-		draws, plural.Count(chains, "chain", "chains"), plural.Count(draws, "draw", "draws"), plural.Count(dim, "parameter", "parameters"),
-		fmtBytes(need), fmtBytes(float64(total)))
-}
-
-// physicalMemory returns the machine's memory in bytes from /proc/meminfo
-// (Linux), or 0 if it cannot be read.
-func physicalMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
-
-// fmtBytes formats a byte count in GiB (or MiB below one GiB).
-func fmtBytes(b float64) string {
-	if b < 1<<30 {
-		return fmt.Sprintf("%.0f MiB", b/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", b/(1<<30))
 }
 
 // naturalDraws converts res.Draws to natural units: [chain][draw][var].

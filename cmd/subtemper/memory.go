@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/subtemper/subtemper/internal/memlimit"
+	"github.com/subtemper/subtemper/internal/plural"
+	"github.com/subtemper/subtemper/linalg"
+)
+
+// maxMemoryHelp is the help of --max-memory.
+const maxMemoryHelp = "memory this run may use, e.g. 8G or 512MiB; \"\" means the cgroup limit or MemAvailable, whichever is smaller (runs estimated to need more are refused before they start)"
+
+// memoryLimit returns the limit to check estimates against: --max-memory
+// when given, else what the machine has available.
+func memoryLimit(maxMemory string) (int64, string, error) {
+	if maxMemory != "" {
+		v, err := memlimit.ParseSize(maxMemory)
+		if err != nil {
+			return 0, "", usagef("--max-memory: %v", err)
+		}
+		return v, "--max-memory", nil
+	}
+	v, src := memlimit.Available()
+	return v, src, nil
+}
+
+// checkRunMemory refuses a sampling run whose model, ladder and draws
+// would not fit in memory (exit 2), before anything large is allocated.
+func (s *samplerFlags) checkRunMemory(model memlimit.Item, params int) error {
+	limit, src, err := memoryLimit(s.maxMemory)
+	if err != nil {
+		return err
+	}
+	items := []memlimit.Item{model}
+	if !strings.EqualFold(s.sampler, "none") {
+		items = append(items, memlimit.Item{What: fmt.Sprintf("the ladder (--levels %d)", s.levels),
+			Bytes: memlimit.Ladder(s.levels, s.chains, strings.EqualFold(s.sampler, "spt")), Fix: "use fewer --levels"})
+	}
+	items = append(items, memlimit.Item{
+		What:  fmt.Sprintf("the draws (%s × %s of %s)", plural.Count(s.chains, "chain", "chains"), plural.Count(s.draws, "draw", "draws"), plural.Count(params, "parameter", "parameters")),
+		Bytes: memlimit.Draws(s.chains, s.draws, params, s.warmup+s.draws*s.thin),
+		Fix:   "use fewer --draws (with --thin to cover the same iterations) or fewer --chains",
+	})
+	if err := memlimit.Check(items, limit, src); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// csvShape returns a quick estimate of a CSV file's data rows and columns
+// (non-blank lines after the first, and the first line's commas plus one;
+// quotes are not parsed), reading it once without keeping it. ok is false
+// when the file cannot be read; its reader reports why.
+func csvShape(path string) (rows, cols int, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	header, nonblank := false, false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !header {
+			cols += bytes.Count(chunk, []byte{','})
+		}
+		if len(bytes.TrimSpace(chunk)) > 0 {
+			nonblank = true
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if nonblank {
+			if header {
+				rows++
+			} else {
+				header, cols = true, cols+1
+			}
+		}
+		nonblank = false
+		if err != nil {
+			break
+		}
+	}
+	return rows, cols, true
+}
+
+// checkGPMemory checks the memory of the gp command's run: the synthetic
+// data's size or, with --data, the file's.
+func (f *gpFlags) checkGPMemory(be linalg.Backend) error {
+	n, d, what := f.n, f.dims, fmt.Sprintf("the GP model (--n %d --dims %d)", f.n, f.dims)
+	fix := "use a smaller --n"
+	if f.data != "" {
+		rows, cols, ok := csvShape(f.data)
+		if !ok {
+			return nil
+		}
+		n, d = rows, max(cols-1, 1)
+		what = fmt.Sprintf("the GP model (%s: %d rows, %d inputs)", f.data, n, d)
+		fix = "use fewer rows of --data (a random subset)"
+	}
+	model := memlimit.Item{What: what, Bytes: memlimit.GP(n, d, f.chains, f.data == "", be.Name() == "cuda"), Fix: fix}
+	return f.checkRunMemory(model, d+2)
+}
+
+// checkMVNMemory checks the memory of the mvn command's run.
+func (f *mvnFlags) checkMVNMemory() error {
+	n, d, what := f.n, f.dims, fmt.Sprintf("the MVN model (--n %d --dims %d)", f.n, f.dims)
+	fix := "use a smaller --n or --dims"
+	if f.data != "" {
+		rows, cols, ok := csvShape(f.data)
+		if !ok {
+			return nil
+		}
+		n, d = rows, cols
+		what = fmt.Sprintf("the MVN model (%s: %d rows, %d dimensions)", f.data, n, d)
+		fix = "use fewer rows of --data"
+	}
+	model := memlimit.Item{What: what, Bytes: memlimit.MVN(n, d, f.chains, f.levels), Fix: fix}
+	return f.checkRunMemory(model, d)
+}
+
+// checkEvalMemory checks the memory of eval's model of the file at path.
+func checkEvalMemory(path, maxMemory string, be linalg.Backend) error {
+	limit, src, err := memoryLimit(maxMemory)
+	if err != nil {
+		return err
+	}
+	rows, cols, ok := csvShape(path)
+	if !ok {
+		return nil
+	}
+	model := memlimit.Item{What: fmt.Sprintf("the GP model (%s: %d rows, %d inputs)", path, rows, max(cols-1, 1)),
+		Bytes: memlimit.GP(rows, max(cols-1, 1), 0, false, be.Name() == "cuda"), Fix: "use fewer rows of --data"}
+	if err := memlimit.Check([]memlimit.Item{model}, limit, src); err != nil {
+		return usageError{err}
+	}
+	return nil
+}

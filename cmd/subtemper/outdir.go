@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/subtemper/subtemper/internal/fileio"
+)
+
+// One run folder holds one run. A sampling command writes every file
+// (data.csv, draws.csv, summary.json, figures) into a fresh staging folder
+// beside --out, named .<out>.staging-<pid>-<random>, and only when all are
+// written puts it in place of --out in one step (fileio.SwapDir), then
+// removes the previous content. So --out holds the earlier complete result
+// or the new complete one: a run that fails, or is killed, leaves --out as
+// it was; its staging folder is removed on the way out, or, after a kill,
+// by the next run with the same --out. A run interrupted before it kept
+// any draw does not replace an earlier result (one with a summary.json):
+// it writes nothing and says so. Files in --out that subtemper does not
+// write are carried over into the new folder.
+
+var (
+	stagingMu   sync.Mutex
+	stagingDirs []string
+)
+
+// removeStaging removes the staging folders that were not put in place.
+func removeStaging() {
+	stagingMu.Lock()
+	defer stagingMu.Unlock()
+	for _, d := range stagingDirs {
+		os.RemoveAll(d)
+	}
+	stagingDirs = nil
+}
+
+// stageOut creates the staging folder for --out s.out after checking that
+// the output can be written, removes stale staging folders of runs that no
+// longer exist, and points s.out at the staging folder (s.finalOut keeps
+// --out).
+func (s *samplerFlags) stageOut() error {
+	final := filepath.Clean(s.out)
+	parent, base := filepath.Split(final)
+	if parent == "" {
+		parent = "."
+	}
+	if fi, err := os.Stat(final); err == nil {
+		if !fi.IsDir() {
+			return usagef("--out %s: mkdir %s: not a directory", s.out, s.out)
+		}
+		// The old content is removed after the swap, and foreign files are
+		// moved: the folder itself must be writable.
+		f, err := os.CreateTemp(final, ".subtemper-probe-*")
+		if err != nil {
+			return usagef("--out %s: cannot write into it: %v", s.out, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return usagef("--out %s: %v", s.out, err)
+	}
+	prefix := "." + base + ".staging-"
+	if stale, err := filepath.Glob(filepath.Join(parent, prefix+"*")); err == nil {
+		for _, d := range stale {
+			pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), prefix), "-")
+			if p, err := strconv.Atoi(pid); err == nil && !alive(p) {
+				os.RemoveAll(d)
+			}
+		}
+	}
+	dir, err := os.MkdirTemp(parent, prefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return usagef("--out %s: cannot write beside it: %v", s.out, err)
+	}
+	os.Chmod(dir, 0o755&^umaskBits())
+	stagingMu.Lock()
+	stagingDirs = append(stagingDirs, dir)
+	stagingMu.Unlock()
+	s.finalOut, s.out = final, dir
+	return nil
+}
+
+// alive reports whether process pid exists.
+func alive(pid int) bool {
+	if pid == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}
+
+// umaskBits returns the process's umask.
+func umaskBits() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}
+
+// finalPath maps a path inside the staging folder to its place in --out.
+func (s *samplerFlags) finalPath(p string) string {
+	if s.finalOut == "" {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, s.out); ok {
+		return s.finalOut + rest
+	}
+	return p
+}
+
+// fixStagedPaths rewrites the staging folder's name into --out's in what
+// summary.json and the tables say about the data.
+func fixStagedPaths(j *job) {
+	f := j.flags
+	if f.finalOut == "" {
+		return
+	}
+	if p, ok := j.data["file"].(string); ok {
+		j.data["file"] = f.finalPath(p)
+	}
+	j.dataLine = strings.ReplaceAll(j.dataLine, f.out, f.finalOut)
+}
+
+// commitOut puts the staging folder in place of --out, unless the run kept
+// no draw and --out holds an earlier result (keep reports that). It
+// returns the written paths in --out.
+func commitOut(f *samplerFlags, written []string, noDraws bool) (paths []string, kept bool, err error) {
+	if f.finalOut == "" {
+		return written, false, nil
+	}
+	if noDraws {
+		if _, err := os.Stat(filepath.Join(f.finalOut, "summary.json")); err == nil {
+			return nil, true, nil
+		}
+	}
+	old, err := fileio.SwapDir(f.out, f.finalOut)
+	if err != nil {
+		return nil, false, fmt.Errorf("putting the results in place of %s: %w", f.finalOut, err)
+	}
+	stagingMu.Lock()
+	stagingDirs = append(stagingDirs, old) // removed on the way out
+	stagingMu.Unlock()
+	if old != "" {
+		carryForeign(old, f.finalOut)
+	}
+	for _, p := range written {
+		paths = append(paths, f.finalPath(p))
+	}
+	return paths, false, nil
+}
+
+// carryForeign moves the entries of old that subtemper does not write into
+// dir, unless dir has an entry of that name.
+func carryForeign(old, dir string) {
+	ents, err := os.ReadDir(old)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if ours(n) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			continue
+		}
+		os.Rename(filepath.Join(old, n), filepath.Join(dir, n))
+	}
+}
+
+// ours reports whether a file name is one that subtemper writes into --out.
+func ours(n string) bool {
+	switch n {
+	case "draws.csv", "summary.json", "data.csv":
+		return true
+	}
+	if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp") {
+		return true
+	}
+	for _, fig := range figureNames {
+		if n == fig+".png" || n == fig+".svg" {
+			return true
+		}
+	}
+	return false
+}
