@@ -197,7 +197,11 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		},
 	}
 	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Backend: be.Name(), Settings: *st}
-	save := gpPredictDone(ctx, io, gf, f.out, flagValues(fs), test, f.predict, f.predictDraws, f.plots, f.quiet)
+	flags := flagValues(fs)
+	if f.finalOut != "" {
+		flags["out"] = f.finalOut
+	}
+	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet)
 	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
 	return runJob(ctx, io, j)
 }

@@ -176,11 +176,14 @@ func carryForeign(old, dir string) {
 // ours reports whether a file name is one that subtemper writes into --out.
 func ours(n string) bool {
 	switch n {
-	case "draws.csv", "summary.json", "data.csv":
+	case "draws.csv", "summary.json", "data.csv", "fit.json", "fit-data.csv", "predictions.csv", "predictions.json":
 		return true
 	}
 	if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp") {
 		return true
+	}
+	if strings.HasPrefix(n, "predictions") && (strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg")) {
+		return true // the prediction figures
 	}
 	for _, fig := range figureNames {
 		if n == fig+".png" || n == fig+".svg" {

@@ -61,7 +61,11 @@ func readPredictInputs(path string, data *gp.Data) (*subtemper.TestData, error) 
 // (and, when td has targets, predictions.json) into dir, prints the
 // held-out metrics to stdout, and with plots draws the figure (1 or 2
 // inputs).
-func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.GPFit, td *subtemper.TestData, testFile, dir string, draws int, plots, quiet bool) error {
+//
+// Messages name the files as in shownDir, the folder that dir will become
+// (gp writes into --out's staging folder).
+func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.GPFit, td *subtemper.TestData, testFile, dir, shownDir string, draws int, plots, quiet bool) error {
+	shown := func(p string) string { return filepath.Join(shownDir, filepath.Base(p)) }
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usagef("--out %s: %v", dir, err)
 	}
@@ -81,9 +85,9 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	if err := writePredictionsCSV(p, fit.Data, td, pred); err != nil {
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
-	written = append(written, p)
+	written = append(written, shown(p))
 	fmt.Fprintf(io.out, "\npredictions at %s from %s %s in %.2f s (backend %s): %s\n", plural.Count(td.N, "test point", "test points"),
-		plural.Count(pred.Draws, "posterior draw", "posterior draws"), "averaged", secs, fit.Backend, p)
+		plural.Count(pred.Draws, "posterior draw", "posterior draws"), "averaged", secs, fit.Backend, shown(p))
 	if td.Y != nil {
 		mt, err := pred.Metrics(td.Y)
 		if err != nil {
@@ -95,16 +99,18 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 			fmtNum(mt.RMSE), fmtNum(mt.MLPD), mt.Coverage50, mt.Coverage90, plural.Count(mt.N, "point", "points"))
 		p := filepath.Join(dir, "predictions.json")
 		if err := writeJSONFile(p, pj); err != nil {
-			return fmt.Errorf("writing %s: %w", p, err)
+			return fmt.Errorf("writing %s: %w", shown(p), err)
 		}
-		written = append(written, p)
+		written = append(written, shown(p))
 	}
 	if plots {
 		figs, err := writePredictionPlots(dir, fit, td, pred)
 		if err != nil {
 			fmt.Fprintf(io.err, "subtemper %s: the prediction figure could not be drawn: %v\n", cmd, err)
 		}
-		written = append(written, figs...)
+		for _, f := range figs {
+			written = append(written, shown(f))
+		}
 	}
 	if !quiet {
 		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", cmd, strings.Join(written, ", "))
@@ -201,31 +207,38 @@ to predictions.json.`)
 		fmt.Fprintf(io.err, "subtemper predict: fit %s (N = %d, D = %d, %s), %s from %s\n", f.fit, fit.Data.N, fit.Data.D,
 			plural.Count(len(fit.PooledDraws(1<<62)), "draw", "draws"), plural.Count(td.N, "test point", "test points"), f.data)
 	}
-	return predictAndWrite(ctx, io, "predict", fit, td, f.data, out, f.draws, f.plots, f.quiet)
+	return predictAndWrite(ctx, io, "predict", fit, td, f.data, out, out, f.draws, f.plots, f.quiet)
 }
 
 // gpPredictDone returns the gp command's done hook: save the fit to out
 // (when set) and predict at the test file's inputs (when set).
-func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool) func([][][]float64) error {
+//
+// The files go into out, the staging folder of --out, which is put in
+// place of shown (--out itself) after the hook returns: messages name
+// shown.
+func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, shown string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool) func([][][]float64) error {
+	if shown == "" {
+		shown = out
+	}
 	return func(d [][][]float64) error {
 		fit.Draws = d
 		defer fit.Close()
 		if out != "" {
 			if err := fit.Save(out, flags); err != nil {
-				return fmt.Errorf("saving the fit to %s: %w", out, err)
+				return fmt.Errorf("saving the fit to %s: %w", shown, err)
 			}
 			if !quiet {
 				fmt.Fprintf(io.err, "subtemper gp: saved the fit to %s (%s, %s: `subtemper predict --fit %s --data new.csv` reuses it)\n",
-					out, subtemper.FitFile, subtemper.FitDataFile, out)
+					shown, subtemper.FitFile, subtemper.FitDataFile, shown)
 			}
 		}
 		if td == nil {
 			return nil
 		}
-		dir := out
+		dir, sdir := out, shown
 		if dir == "" {
-			dir = "."
+			dir, sdir = ".", "."
 		}
-		return predictAndWrite(ctx, io, "gp", fit, td, testFile, dir, draws, plots, quiet)
+		return predictAndWrite(ctx, io, "gp", fit, td, testFile, dir, sdir, draws, plots, quiet)
 	}
 }

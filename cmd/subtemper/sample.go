@@ -226,6 +226,13 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 			return err
 		}
 	}
+	// The command's own outputs (a GP's saved fit and predictions) go
+	// into the staging folder with the rest, so that they are put in
+	// place together.
+	var derr error
+	if j.done != nil && !res.Interrupted {
+		derr = j.done(res)
+	}
 	// The summary goes to stdout even when writing the files fails, so
 	// that a full disk does not lose the whole run.
 	var written []string
@@ -252,14 +259,11 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	if chatty && len(written) > 0 {
 		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", j.command, strings.Join(written, ", "))
 	}
-	if werr != nil {
-		return werr
+	if werr != nil || derr != nil {
+		return errors.Join(werr, derr)
 	}
 	if res.Interrupted {
 		return errInterrupted
-	}
-	if j.done != nil {
-		return j.done(res)
 	}
 	return nil
 }
