@@ -7,7 +7,8 @@
 // A model satisfies Target: its log prior and the log-likelihood of any
 // subset of its observations, both with optional gradients. The ladder has
 // levels m = 0..M with inverse temperatures 1 = β_0 > β_1 > … > β_M = β*,
-// geometric by default (β_m = β*^{m/M}, M = 6, β* = 1/8). Level m targets
+// geometric to begin with (β_m = β*^{m/M}, M = 6, β* = 1/8) and placed
+// during warm-up unless fixed (see Adaptive ladder). Level m targets
 //
 //	PT, TT:    log h_m(θ) = β_m·log p(X | θ) + log p(θ)
 //	SPT, STT:  log h_m(θ) = log p(X_m | θ) + log p(θ),  |X_m| = max(1, round(β_m·N))
@@ -36,7 +37,39 @@
 // as a sum of logs). In this form level 0 moves only through accepted
 // tempered transitions; Settings.BaseSteps adds ordinary level-0
 // transitions after each one (1 gives the transition count of the paper's
-// Algorithm 2).
+// Algorithm 2). During warm-up TT and STT run at least one level-0
+// transition per iteration, so that the chain leaves its starting point
+// while the tempered transitions are still rarely accepted.
+//
+// # Adaptive ladder
+//
+// With Settings.Ladder zero (LadderAdaptive), no explicit Betas and a
+// warm-up of 48 iterations or more, the first half of warm-up runs
+// rounds of 8, 16, 32, … iterations (the last stretched to end at half
+// of warm-up). After each round the levels are placed afresh between
+// x_0 = 1 and the hottest level x_M = β*, on the annealing parameter x:
+// β for PT and TT, the subset fraction N_m/N for SPT and STT (subsets
+// stay nested prefixes of one permutation, sizes strictly decreasing).
+// PT and SPT follow non-reversible PT's schedule optimisation (Syed,
+// Bouchard-Côté, Deligiannidis & Doucet 2021): the pairs' swap rejection
+// rates r_m (mean rejection probabilities) add up to the cumulative
+// barrier Λ(x), piecewise linear in log x, which is inverted at equal
+// spacings, so that every pair gets the same rejection rate; M is
+// ⌈2Λ⌉ (about 2Λ + 1 levels, NRPT's optimum) unless Settings.Levels
+// fixes it, at most Settings.MaxLevels. TT and STT do the same with the
+// standard deviation of each level's term t_m = log h_m(θ̂_{m−1}) −
+// log h_{m−1}(θ̂_{m−1}) + log h_{m−1}(θ̌_{m−1}) − log h_m(θ̌_{m−1}) of
+// the log acceptance ratio, which equalises the terms' variances; M is
+// then chosen so that the variance of the log ratio is 2 or less. All of
+// Run's chains pool their estimates (in chain order, so results do not
+// depend on scheduling) and share one ladder. At each change the level
+// kernels are rebuilt from the tunings of the nearest old levels and
+// adapt for the rest of warm-up; PT and SPT copy each new level's state
+// from the nearest old level. Counters of replaced ladders move to
+// Stats.Retired; Stats.Sampling counts swaps, tempered transitions and
+// round trips after warm-up; Result.Ladder reports the ladder, Λ, the
+// swap rates and round trips per second. Everything is frozen at the end
+// of warm-up, so the draws come from a fixed, exact sampler.
 //
 // # Cost accounting
 //

@@ -104,6 +104,7 @@ type ladderAdapt struct {
 
 	// estimates of the last completed round
 	barrier, logRatioVar float64
+	costs                []float64
 }
 
 // resize clears the accumulators for a ladder of M levels above the
@@ -234,8 +235,10 @@ type ladderProposal struct {
 	betas []float64
 	sizes []int // subsampled drivers; nil otherwise
 	// barrier: PT, SPT: Λ = Σ_m r_m; TT, STT: Σ_m sd(t_m).
-	// logRatioVar: TT, STT: Σ_m Var(t_m).
+	// logRatioVar: TT, STT: Σ_m Var(t_m). costs: the intervals' r_m or
+	// sd(t_m) on the ladder the round ran on.
 	barrier, logRatioVar float64
+	costs                []float64
 }
 
 // annealing returns the annealing parameter of each level: β_m for PT and
@@ -299,6 +302,7 @@ func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM,
 	}
 	total *= float64(M) / float64(known)
 	p.barrier = total
+	p.costs = append([]float64(nil), cost...)
 
 	newM := fixedM
 	if newM <= 0 {
@@ -404,7 +408,7 @@ func (c *Chain) endRound() {
 	remaining := a.total - int(c.stats.WarmupIterations-a.start)
 	x := annealing(c.driver, c.betas, c.sizes, n)
 	if p, ok := proposeLadder(c.driver, x, n, sum[:M], sum[M:2*M], sum[2*M:3*M], c.fixedM, maxM); ok && c.rebuild(p.betas, p.sizes, remaining) {
-		a.barrier, a.logRatioVar = p.barrier, p.logRatioVar
+		a.barrier, a.logRatioVar, a.costs = p.barrier, p.logRatioVar, p.costs
 	} else {
 		for m, k := range c.kern {
 			k.Adapt(remaining * c.transitionsPerIteration(m))
@@ -509,6 +513,7 @@ func ladderInfo(cfg *Settings, res *Result, lad *ladderAdapt) LadderInfo {
 		li.Adaptive = lad.round > 0
 		li.Rounds = lad.round
 		li.WarmupBarrier, li.LogRatioVar = lad.barrier, lad.logRatioVar
+		li.WarmupCosts = lad.costs
 	}
 	sp := &res.Stats.Sampling
 	if cfg.Driver.swaps() && len(sp.SwapProposed) > 0 {

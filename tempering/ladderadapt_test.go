@@ -355,3 +355,38 @@ func TestFixedLadder(t *testing.T) {
 		t.Errorf("ParseLadderMode(FIXED) = %v, %v", m, err)
 	}
 }
+
+// TestWarmupBaseStep: with BaseSteps = 0, TT and STT still run one
+// level-0 transition per warm-up iteration once BeginWarmup is called
+// (so that the chain leaves a poor starting point even when no
+// tempered transition is accepted), and none after warm-up.
+func TestWarmupBaseStep(t *testing.T) {
+	tg := newMVNTarget(40, 2, 1)
+	for _, d := range []Driver{TT, STT} {
+		// A starting point far out in the tail, a ladder too coarse for
+		// tempered transitions to be accepted from there.
+		c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.1, Steps: 5}, Ladder: LadderFixed, Levels: 1, BetaMin: 1e-3},
+			rand.New(rand.NewPCG(1, 4)), []float64{4, 4, 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.BeginWarmup(100)
+		for range 100 {
+			c.Step()
+		}
+		c.EndWarmup()
+		lv0 := c.Stats().Levels[0].Transitions
+		if lv0 != 100 {
+			t.Errorf("%v: %d level-0 transitions in 100 warm-up iterations, want 100", d, lv0)
+		}
+		if u := c.Position(); math.Abs(u[0]-1) > 1 {
+			t.Errorf("%v: after warm-up the chain is at %v, still near its start", d, u)
+		}
+		for range 10 {
+			c.Step()
+		}
+		if got := c.Stats().Levels[0].Transitions; got != lv0 {
+			t.Errorf("%v: %d level-0 transitions after warm-up with BaseSteps 0", d, got-lv0)
+		}
+	}
+}

@@ -232,6 +232,10 @@ type LadderInfo struct {
 	// Σ_m Var(t_m), the variance of the log ratio if the terms were
 	// independent. Zero without adaptation.
 	WarmupBarrier, LogRatioVar float64
+	// WarmupCosts[m-1] is that round's estimate for the interval between
+	// levels m−1 and m of the ladder it ran on (the one before the final
+	// ladder): the rejection rate r_m (PT, SPT) or sd(t_m) (TT, STT).
+	WarmupCosts []float64
 	// SwapRates[m-1] is the sampling-phase swap acceptance rate between
 	// levels m−1 and m (PT, SPT).
 	SwapRates []float64
