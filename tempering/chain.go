@@ -401,7 +401,16 @@ func (c *Chain) SubsetSizes() []int { return c.sizes }
 // step performs one inner-kernel transition of s at level m and counts it.
 func (c *Chain) step(m int, s *State) {
 	d := &c.dens[m]
-	d.record(c.kern[m].Step(c.rng, d, s))
+	info := c.kern[m].Step(c.rng, d, s)
+	d.record(info)
+	if !c.warm {
+		st := d.stats
+		st.SamplingTransitions++
+		st.SamplingAcceptProb += info.AcceptProb
+		if info.Divergent {
+			st.SamplingDivergent++
+		}
+	}
 }
 
 // ptStep is one PT or SPT iteration: a transition at every level, then the

@@ -1,5 +1,7 @@
 package tempering
 
+import "math"
+
 // LevelStats counts what a chain did at one level of the ladder. Every
 // evaluation the code performs is counted at the level whose density it
 // evaluates, so that a cost model Σ_m (Evals_m·c(N_m) + EvalsGrad_m·c'(N_m))
@@ -48,6 +50,15 @@ type LevelStats struct {
 	// the maximum tree depth (many suggest a larger NUTS.MaxTreeDepth or a
 	// better metric).
 	MaxTreeDepthHits int64
+	// SamplingTransitions, SamplingAcceptProb and SamplingDivergent
+	// count the transitions after warm-up alone: their number, the sum of
+	// their acceptance probabilities (StepInfo.AcceptProb: for NUTS the
+	// mean over the tree) and the divergent ones. Divergences during
+	// warm-up, while the step size is still being tuned, are expected;
+	// those after it are a warning.
+	SamplingTransitions int64
+	SamplingAcceptProb  float64
+	SamplingDivergent   int64
 }
 
 // Add adds o's counts to s (Beta and SubsetSize are taken from o when s has
@@ -68,10 +79,23 @@ func (s *LevelStats) Add(o *LevelStats) {
 	s.Divergent += o.Divergent
 	s.LeapfrogSteps += o.LeapfrogSteps
 	s.MaxTreeDepthHits += o.MaxTreeDepthHits
+	s.SamplingTransitions += o.SamplingTransitions
+	s.SamplingAcceptProb += o.SamplingAcceptProb
+	s.SamplingDivergent += o.SamplingDivergent
 }
 
 // AcceptRate returns Accepted/Transitions (0 with no transitions).
 func (s *LevelStats) AcceptRate() float64 { return ratio(s.Accepted, s.Transitions) }
+
+// SamplingAcceptStat returns the mean acceptance probability of the
+// transitions after warm-up (NaN with none): what step-size adaptation
+// aimed at its target.
+func (s *LevelStats) SamplingAcceptStat() float64 {
+	if s.SamplingTransitions == 0 {
+		return math.NaN()
+	}
+	return s.SamplingAcceptProb / float64(s.SamplingTransitions)
+}
 
 // Stats holds the counters of one chain, or of several merged with Merge.
 // They cover all iterations, warm-up included.
