@@ -52,9 +52,9 @@ const (
 	// minRounds is the least number of rounds worth adapting for: warm-up
 	// needs 2·(8 + 16) = 48 iterations or more.
 	minRounds = 2
-	// defaultMaxLevels caps the number M of levels above the target that
-	// the adaptation chooses (Settings.MaxLevels).
-	defaultMaxLevels = 32
+	// DefaultMaxLevels caps the number M of levels above the target that
+	// an adaptive ladder chooses when Settings.MaxLevels is zero.
+	DefaultMaxLevels = 32
 	// ttTargetVar is the variance of the log acceptance ratio of a
 	// tempered transition that the choice of M for TT and STT aims at:
 	// for a Gaussian log ratio with mean −v/2 and variance v (the
@@ -403,7 +403,7 @@ func (c *Chain) endRound() {
 	n := c.target.NumObs()
 	maxM := c.maxM
 	if maxM <= 0 {
-		maxM = defaultMaxLevels
+		maxM = DefaultMaxLevels
 	}
 	remaining := a.total - int(c.stats.WarmupIterations-a.start)
 	x := annealing(c.driver, c.betas, c.sizes, n)
