@@ -208,8 +208,8 @@ func TestGPSyntheticFiles(t *testing.T) {
 	if settings["sampler"] != "stt" || settings["inner"] != "hmc" || settings["draws"] != 40.0 {
 		t.Errorf("settings = %v", settings)
 	}
-	if s["seed"] != 1.0 || s["backend"] != "gonum" || s["adapt_step_size"] != gpDefaultAdapt {
-		t.Errorf("seed %v backend %v adapt %v", s["seed"], s["backend"], s["adapt_step_size"])
+	if s["seed"] != 1.0 || s["backend"] != "gonum" || s["adapt"] != defaultAdapt {
+		t.Errorf("seed %v backend %v adapt %v", s["seed"], s["backend"], s["adapt"])
 	}
 	ladder := s["ladder"].(map[string]any)
 	if len(ladder["betas"].([]any)) != 3 || len(ladder["subset_sizes"].([]any)) != 3 {

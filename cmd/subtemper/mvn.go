@@ -13,14 +13,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Defaults of the mvn command.
+// Defaults of the mvn command's synthetic data, and the settings --paper
+// restores (the paper's L = 10 for the MVN).
 const (
-	mvnDefaultN      = 1000
-	mvnDefaultDims   = 5
-	mvnDefaultWarmup = 500
-	mvnDefaultDraws  = 1000
-	mvnDefaultL      = 10
-	mvnDefaultStep   = 0.01
+	mvnDefaultN    = 1000
+	mvnDefaultDims = 5
+	mvnPaperWarmup = 500
+	mvnPaperDraws  = 1000
+	mvnPaperL      = 10
 )
 
 // mvnFlags are the flags of the mvn command.
@@ -49,7 +49,7 @@ summary.json and, with --plots, figures. HMC uses the paper's fixed ε = 0.01, L
 	fs.integer(&f.n, "n", mvnDefaultN, "synthetic data: number of observations N")
 	fs.integer(&f.dims, "dims", mvnDefaultDims, "synthetic data: dimension D")
 	fs.uint64(&f.dataSeed, "data-seed", 1, "synthetic data: seed of the generator")
-	f.samplerFlags.define(fs, samplerDefaults{warmup: mvnDefaultWarmup, draws: mvnDefaultDraws, leapfrog: mvnDefaultL, stepSize: mvnDefaultStep})
+	f.samplerFlags.define(fs, samplerDefaults{warmup: mvnPaperWarmup, draws: mvnPaperDraws, leapfrog: mvnPaperL})
 	fs.notes = samplerNotes
 	return fs
 }

@@ -48,10 +48,15 @@ type runSummary struct {
 	BLASThreads int    `json:"openblas_threads,omitempty"`
 	Sampler     string `json:"sampler"`
 	Inner       string `json:"inner"`
-	// Adapt reports whether HMC step-size adaptation ran during warm-up.
-	Adapt bool           `json:"adapt_step_size"`
-	Units string         `json:"units"`
-	Data  map[string]any `json:"data"`
+	// Adapt is what warm-up tuned in hmc and nuts ("diag", "dense",
+	// "step" or "none"; "none" for mh), towards TargetAccept.
+	Adapt        string  `json:"adapt"`
+	TargetAccept float64 `json:"target_accept,omitempty"`
+	// Tuning holds each level's adapted step size and inverse metric,
+	// per chain (frozen since the end of warm-up).
+	Tuning []tuningJSON   `json:"tuning,omitempty"`
+	Units  string         `json:"units"`
+	Data   map[string]any `json:"data"`
 
 	Ladder  ladderJSON  `json:"ladder"`
 	Draws   drawsJSON   `json:"draws"`
@@ -81,6 +86,29 @@ type runSummary struct {
 type ladderJSON struct {
 	Betas       []float64 `json:"betas"`
 	SubsetSizes []int     `json:"subset_sizes"`
+	// Adaptive reports that warm-up placed the levels (in Rounds rounds).
+	Adaptive bool `json:"adaptive"`
+	Rounds   int  `json:"rounds,omitempty"`
+	// Barrier is the global communication barrier Λ = Σ_m (1 − a_m)
+	// estimated from the sampling phase's swap rates a_m (pt, spt);
+	// WarmupBarrier the last adaptation round's estimate (for tt and stt:
+	// Σ_m sd of the levels' log-ratio terms).
+	Barrier       num `json:"barrier"`
+	WarmupBarrier num `json:"warmup_barrier"`
+	// SwapRates (pt, spt) and TTRate (tt, stt) are the sampling phase's
+	// acceptance rates; RoundTrips and RoundTripsPerSecond the sampling
+	// phase's round trips, per second of one chain's wall time.
+	SwapRates           []float64 `json:"swap_rates,omitempty"`
+	TTRate              num       `json:"tt_rate,omitempty"`
+	RoundTrips          int64     `json:"round_trips"`
+	RoundTripsPerSecond num       `json:"round_trips_per_second"`
+}
+
+// tuningJSON is one level's adapted kernel, per chain.
+type tuningJSON struct {
+	Level     int         `json:"level"`
+	StepSize  []float64   `json:"step_size"`
+	InvMetric [][]float64 `json:"inv_metric_diagonal,omitempty"`
 }
 
 type drawsJSON struct {
@@ -124,6 +152,14 @@ type levelJSON struct {
 	Failed      int64 `json:"failed"`
 	Invalid     int64 `json:"invalid"`
 	Divergent   int64 `json:"divergent"`
+	// The sampling phase alone: the mean acceptance statistic (what the
+	// step size was adapted for), the divergent transitions, and (hmc,
+	// nuts) the leapfrog steps and nuts trajectories stopped at
+	// --max-depth over the whole run.
+	SamplingAccept    num   `json:"sampling_accept"`
+	SamplingDivergent int64 `json:"sampling_divergent"`
+	LeapfrogSteps     int64 `json:"leapfrog_steps"`
+	MaxTreeDepthHits  int64 `json:"max_tree_depth_hits"`
 }
 
 type swapJSON struct {
@@ -274,15 +310,26 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "*** INTERRUPTED: the run was stopped early; the figures below use the draws made so far (%v per chain) ***\n\n", s.Draws.PerChain)
 	}
 	kern := "MH σ=" + fmtNum(f.mhScale)
-	if s.Inner == "hmc" {
-		kern = fmt.Sprintf("HMC ε=%s L=%d", fmtNum(f.stepSize), f.leapfrog)
-		if s.Adapt {
-			kern += " (ε adapted in warm-up)"
+	switch s.Inner {
+	case "hmc":
+		kern = fmt.Sprintf("HMC L=%d", f.leapfrog)
+	case "nuts":
+		kern = fmt.Sprintf("NUTS max depth %d", f.maxDepth)
+	}
+	if s.Inner != "mh" {
+		if s.Adapt == "none" {
+			kern += fmt.Sprintf(", ε=%s fixed", fmtNum(stepOrPaper(f.stepSize)))
+		} else {
+			kern += fmt.Sprintf(", adapted in warm-up (%s, target %s)", s.Adapt, fmtNum(s.TargetAccept))
 		}
 	}
 	drv := strings.ToUpper(s.Sampler)
 	if s.Sampler != "none" {
-		drv += fmt.Sprintf(" (%s, β* = %s", plural.Count(len(s.Ladder.Betas), "level", "levels"), fmtNum(s.Ladder.Betas[len(s.Ladder.Betas)-1]))
+		lad := "fixed"
+		if s.Ladder.Adaptive {
+			lad = "adaptive"
+		}
+		drv += fmt.Sprintf(" (%s %s, β* = %s", plural.Count(len(s.Ladder.Betas), "level", "levels"), lad, fmtNum(s.Ladder.Betas[len(s.Ladder.Betas)-1]))
 		if s.Sampler == "pt" || s.Sampler == "spt" {
 			drv += ", swap " + f.swap
 		}
@@ -311,31 +358,46 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	swaps := len(s.Swaps) > 0 && (s.Sampler == "pt" || s.Sampler == "spt")
-	hdr := "level\tbeta\tN_m\ttransitions\taccept\t"
+	swaps := len(s.Ladder.SwapRates) > 0
+	tuned := len(s.Tuning) == len(s.Levels)
+	hdr := "level\tbeta\tN_m\t"
+	if tuned {
+		hdr += "step size\t"
+	}
+	hdr += "transitions\taccept\t"
 	if swaps {
 		hdr += "swap(m-1,m)\t"
 	}
 	hdr += "failed\tdivergent\t"
 	fmt.Fprintln(tw, hdr)
 	for _, l := range s.Levels {
-		fmt.Fprintf(tw, "%d\t%.4f\t%d\t%d\t%s\t", l.Level, l.Beta, l.SubsetSize, l.Transitions, fmtRate(l.AcceptRate))
+		fmt.Fprintf(tw, "%d\t%.4f\t%d\t", l.Level, l.Beta, l.SubsetSize)
+		if tuned {
+			fmt.Fprintf(tw, "%s\t", fmtNum(mean(s.Tuning[l.Level].StepSize)))
+		}
+		acc := l.SamplingAccept
+		if math.IsNaN(float64(acc)) {
+			acc = l.AcceptRate
+		}
+		fmt.Fprintf(tw, "%d\t%s\t", l.Transitions, fmtRate(acc))
 		if swaps {
 			if l.Level == 0 {
 				fmt.Fprint(tw, "\t")
 			} else {
-				fmt.Fprintf(tw, "%s\t", fmtRate(s.Swaps[l.Level-1].Rate))
+				fmt.Fprintf(tw, "%s\t", fmtRate(num(s.Ladder.SwapRates[l.Level-1])))
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%d\t\n", l.Failed, l.Divergent)
+		fmt.Fprintf(tw, "%d\t%d\t\n", l.Failed, l.SamplingDivergent)
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "(step size: the chains' mean; accept: the mean acceptance statistic after warm-up; swap and divergent: after warm-up)\n")
 	if s.TT != nil {
-		fmt.Fprintf(w, "tempered-transition acceptance %s (%d of %d; %d aborted by failed evaluations)\n",
-			fmtRate(s.TT.Rate), s.TT.Accepted, s.TT.Proposed, s.TT.Aborted)
+		fmt.Fprintf(w, "tempered-transition acceptance after warm-up %s; over the run %s (%d of %d; %d aborted by failed evaluations)\n",
+			fmtRate(s.Ladder.TTRate), fmtRate(s.TT.Rate), s.TT.Accepted, s.TT.Proposed, s.TT.Aborted)
 	}
 	if swaps {
-		fmt.Fprintf(w, "round trips (level 0 → %d → 0): %d\n", len(s.Levels)-1, s.RoundTrips)
+		fmt.Fprintf(w, "communication barrier Λ = %s; round trips (level 0 → %d → 0) after warm-up: %d, %s per second of a chain\n",
+			fmtNum(float64(s.Ladder.Barrier)), len(s.Levels)-1, s.Ladder.RoundTrips, fmtNum(float64(s.Ladder.RoundTripsPerSecond)))
 	}
 	cs := make([]string, len(s.Timings.ChainCPUSeconds))
 	for i, t := range s.Timings.ChainCPUSeconds {
@@ -345,6 +407,26 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	if s.Interrupted {
 		fmt.Fprintf(w, "\n*** INTERRUPTED: summary.json records \"interrupted\": true ***\n")
 	}
+}
+
+// stepOrPaper returns ε, or the paper's 0.01 for 0 (the flag's default).
+func stepOrPaper(eps float64) float64 {
+	if eps == 0 {
+		return paperStepSize
+	}
+	return eps
+}
+
+// mean returns the mean of x (NaN if empty).
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }
 
 // paperVerdict names the outcome of the paper's criterion.

@@ -27,42 +27,66 @@ import (
 // samplerFlags are the flags shared by the gp and mvn commands.
 type samplerFlags struct {
 	sampler, inner, swap, backend, out string
+	adapt, ladder                      string
 	maxMemory                          string
 	finalOut                           string // --out while out is its staging folder (see outdir.go)
 	chains, warmup, draws, thin        int
 	levels, leapfrog, baseSteps        int
+	maxDepth                           int
 	betaMin, stepSize, mhScale         float64
-	adapt                              bool
+	targetAccept, stepJitter           float64
+	paper                              bool
 	seed                               uint64
 	plots, json, quiet, progress       bool
+
+	fs  *flagSet
+	pap samplerDefaults // the paper's settings for this command
 }
 
-// samplerDefaults are the defaults that differ between commands.
+// samplerDefaults are the settings that differ between commands: the
+// paper's leapfrog steps L (5 for the GP, 10 for the MVN) and, for
+// --paper, its warm-up and draws.
 type samplerDefaults struct {
 	warmup, draws, leapfrog int
-	stepSize                float64
-	adapt                   bool
 }
 
-func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
+// The defaults of the sampling commands (without --paper). They were
+// chosen by measurement: docs/ADAPTATION.md gives the figures.
+const (
+	defaultSampler  = "spt"
+	defaultInner    = "nuts"
+	defaultAdapt    = "diag"
+	defaultLadder   = "adaptive"
+	defaultSwap     = "deo"
+	defaultWarmup   = 1000
+	defaultDraws    = 1000
+	defaultLeapfrog = 10
+	defaultJitter   = 0.2
+	paperStepSize   = 0.01
+	paperLevels     = 6
+)
+
+func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
+	s.fs, s.pap = fs, pap
 	fs.group("Sampler")
-	fs.str(&s.sampler, "sampler", "stt", "driver: none (inner kernel alone), pt, tt, spt (subsampled PT) or stt (subsampled tempered transitions)")
-	fs.str(&s.inner, "inner", "hmc", "inner kernel: mh (random-walk Metropolis) or hmc")
+	fs.boolean(&s.paper, "paper", false, fmt.Sprintf("the paper's exact settings: %s; flags given beside --paper override them", paperSummary(pap)))
+	fs.str(&s.sampler, "sampler", defaultSampler, "driver: none (inner kernel alone), pt, tt, spt (subsampled PT) or stt (subsampled tempered transitions)")
+	fs.str(&s.inner, "inner", defaultInner, "inner kernel: nuts (no-U-turn sampler), hmc (fixed L leapfrog steps) or mh (random-walk Metropolis)")
 	fs.integer(&s.chains, "chains", 3, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
-	fs.integer(&s.warmup, "warmup", d.warmup, "warm-up iterations per chain, discarded")
-	fs.integer(&s.draws, "draws", d.draws, "draws kept per chain after warm-up")
+	fs.integer(&s.warmup, "warmup", defaultWarmup, "warm-up iterations per chain, discarded; the step size, metric and ladder adapt during warm-up only")
+	fs.integer(&s.draws, "draws", defaultDraws, "draws kept per chain after warm-up")
 	fs.integer(&s.thin, "thin", 1, "keep one iteration in `K` after warm-up")
-	fs.integer(&s.levels, "levels", 6, "number `M` of levels above the target (M+1 in all); ladder β_m = β*^{m/M}")
-	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1)")
+	fs.str(&s.adapt, "adapt", defaultAdapt, "what warm-up tunes in hmc and nuts, per level, as Stan does (dual averaging in Stan's windows): diag (step size and diagonal metric), dense (step size and dense metric), step (step size only) or none (fixed --step-size, the paper's)")
+	fs.float(&s.targetAccept, "target-accept", 0.8, "acceptance rate the step-size adaptation aims at, in (0,1)")
+	fs.float(&s.stepSize, "step-size", 0, "hmc and nuts leapfrog step `ε`: the fixed step with --adapt none, the initial one otherwise; 0 means 0.01 (the paper's)")
+	fs.integer(&s.leapfrog, "leapfrog", defaultLeapfrog, "hmc: leapfrog steps `L` per transition")
+	fs.float(&s.stepJitter, "step-jitter", defaultJitter, "hmc: draw each transition's step uniformly in ε·(1 ± J), against trajectories that resonate with the posterior; in [0,1)")
+	fs.integer(&s.maxDepth, "max-depth", 10, "nuts: maximum tree depth (at most 2^D − 1 leapfrog steps per transition)")
+	fs.str(&s.ladder, "ladder", defaultLadder, "adaptive: warm-up places the levels for equal swap rates (pt, spt; non-reversible PT's schedule optimisation) or equal variance of the tempered transitions' log-ratio terms (tt, stt), and chooses M unless --levels is given; fixed: the geometric ladder β_m = β*^{m/M}")
+	fs.integer(&s.levels, "levels", 0, "number `M` of levels above the target (M+1 in all); 0: chosen by the adaptive ladder (6 with --ladder fixed)")
+	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1): the hottest level's β (pt, tt) or subset fraction (spt, stt)")
+	fs.str(&s.swap, "swap", defaultSwap, "swap schedule of pt and spt: deo (non-reversible even/odd) or sweep (the paper's)")
 	fs.integer(&s.baseSteps, "base-steps", 0, "tt and stt: ordinary transitions at the target level after each tempered transition (0: Neal's form, the target moves only through accepted tempered transitions; 1: the paper's Algorithm 2 count, one full-data transition more per iteration)")
-	fs.str(&s.swap, "swap", "sweep", "swap schedule of pt and spt: sweep (the paper's) or deo (non-reversible even/odd)")
-	fs.float(&s.stepSize, "step-size", d.stepSize, "HMC leapfrog step `ε` (the initial one with --adapt)")
-	fs.integer(&s.leapfrog, "leapfrog", d.leapfrog, "HMC leapfrog steps `L`")
-	adaptHelp := "tune the HMC step size by dual averaging (target acceptance 0.8) during warm-up only, then freeze it"
-	if d.adapt {
-		adaptHelp += "; ON by default for this command, --adapt=false gives the paper's fixed ε"
-	}
-	fs.boolean(&s.adapt, "adapt", d.adapt, adaptHelp)
 	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2})")
 	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
 	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
@@ -76,29 +100,95 @@ func (s *samplerFlags) define(fs *flagSet, d samplerDefaults) {
 	fs.str(&s.maxMemory, "max-memory", "", maxMemoryHelp)
 }
 
+// paperSummary describes the settings --paper selects.
+func paperSummary(p samplerDefaults) string {
+	return fmt.Sprintf("stt with hmc, ε = %g fixed, L = %d, no adaptation, the fixed geometric ladder M = %d, β* = 1/8, sweep swaps, %d warm-up iterations and %d draws",
+		paperStepSize, p.leapfrog, paperLevels, p.warmup, p.draws)
+}
+
+// applyPaper gives the flags not given on the command line the paper's
+// values (--paper).
+func (s *samplerFlags) applyPaper() {
+	set := func(name string, f func()) {
+		if !s.fs.isSet(name) {
+			f()
+		}
+	}
+	set("sampler", func() { s.sampler = "stt" })
+	set("inner", func() { s.inner = "hmc" })
+	set("adapt", func() { s.adapt = "none" })
+	set("step-size", func() { s.stepSize = paperStepSize })
+	set("leapfrog", func() { s.leapfrog = s.pap.leapfrog })
+	set("step-jitter", func() { s.stepJitter = 0 })
+	set("ladder", func() { s.ladder = "fixed" })
+	set("levels", func() { s.levels = paperLevels })
+	set("swap", func() { s.swap = "sweep" })
+	set("warmup", func() { s.warmup = s.pap.warmup })
+	set("draws", func() { s.draws = s.pap.draws })
+}
+
+// effectiveLevels returns M as the run will start it: --levels, or 6 when
+// 0 (the adaptive ladder's first, geometric, ladder and the fixed default).
+func (s *samplerFlags) effectiveLevels() int {
+	if s.levels > 0 {
+		return s.levels
+	}
+	return paperLevels
+}
+
+// maxLevels returns the most levels the run can have: --levels, or the
+// adaptive ladder's cap when it chooses M.
+func (s *samplerFlags) maxLevels() int {
+	if s.levels == 0 && strings.EqualFold(s.ladder, "adaptive") {
+		return tempering.DefaultMaxLevels
+	}
+	return s.effectiveLevels()
+}
+
 // check validates the sampler flags and returns the settings and backend.
 func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
+	if s.paper {
+		s.applyPaper()
+	}
 	drv, err := tempering.ParseDriver(s.sampler)
 	if err != nil {
 		return nil, nil, usagef("--sampler %q: want none, pt, tt, spt or stt", s.sampler)
 	}
 	sw, err := tempering.ParseSwapSchedule(s.swap)
 	if err != nil {
-		return nil, nil, usagef("--swap %q: want sweep or deo", s.swap)
+		return nil, nil, usagef("--swap %q: want deo or sweep", s.swap)
+	}
+	adapt, err := tempering.ParseAdaptation(s.adapt)
+	if err != nil {
+		return nil, nil, usagef("--adapt %q: want diag, dense, step or none", s.adapt)
+	}
+	var lad tempering.LadderMode
+	switch strings.ToLower(s.ladder) {
+	case "adaptive":
+		lad = tempering.LadderAdaptive
+	case "fixed":
+		lad = tempering.LadderFixed
+	default:
+		return nil, nil, usagef("--ladder %q: want adaptive or fixed", s.ladder)
 	}
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"chains", s.chains}, {"draws", s.draws}, {"thin", s.thin}, {"levels", s.levels}, {"leapfrog", s.leapfrog}} {
+	}{{"chains", s.chains}, {"draws", s.draws}, {"thin", s.thin}, {"leapfrog", s.leapfrog}, {"max-depth", s.maxDepth}} {
 		if err := checkPositiveInt(c.name, c.v); err != nil {
 			return nil, nil, err
 		}
 	}
-	if err := checkNonNegInt("warmup", s.warmup); err != nil {
-		return nil, nil, err
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"warmup", s.warmup}, {"base-steps", s.baseSteps}, {"levels", s.levels}} {
+		if err := checkNonNegInt(c.name, c.v); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := checkNonNegInt("base-steps", s.baseSteps); err != nil {
-		return nil, nil, err
+	if s.maxDepth > 30 {
+		return nil, nil, usagef("--max-depth must be at most 30, got %d", s.maxDepth)
 	}
 	if s.draws > (math.MaxInt-s.warmup)/s.thin {
 		return nil, nil, usagef("--warmup %d + --draws %d × --thin %d iterations per chain is out of range", s.warmup, s.draws, s.thin)
@@ -106,26 +196,30 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	if !(s.betaMin > 0 && s.betaMin < 1) {
 		return nil, nil, usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
 	}
-	if err := checkPositive("step-size", s.stepSize); err != nil {
-		return nil, nil, err
+	if s.stepSize != 0 {
+		if err := checkPositive("step-size", s.stepSize); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !(s.targetAccept > 0 && s.targetAccept < 1) {
+		return nil, nil, usagef("--target-accept must lie in (0,1), got %v", s.targetAccept)
+	}
+	if !(s.stepJitter >= 0 && s.stepJitter < 1) {
+		return nil, nil, usagef("--step-jitter must lie in [0,1), got %v", s.stepJitter)
 	}
 	if err := checkPositive("mh-scale", s.mhScale); err != nil {
 		return nil, nil, err
 	}
 	var k tempering.Kernel
 	switch strings.ToLower(s.inner) {
+	case "nuts":
+		k = tempering.NUTS{StepSize: s.stepSize, MaxTreeDepth: s.maxDepth, Adapt: adapt, TargetAccept: s.targetAccept}
 	case "hmc":
-		// --adapt tunes the step size only; without it the step size is
-		// fixed (the paper's).
-		adapt := tempering.AdaptNone
-		if s.adapt {
-			adapt = tempering.AdaptStep
-		}
-		k = tempering.HMC{StepSize: s.stepSize, Steps: s.leapfrog, Adapt: adapt}
+		k = tempering.HMC{StepSize: s.stepSize, Steps: s.leapfrog, Adapt: adapt, TargetAccept: s.targetAccept, Jitter: s.stepJitter}
 	case "mh":
 		k = tempering.MH{Sigma: s.mhScale}
 	default:
-		return nil, nil, usagef("--inner %q: want mh or hmc", s.inner)
+		return nil, nil, usagef("--inner %q: want nuts, hmc or mh", s.inner)
 	}
 	if s.plots && s.out == "" {
 		return nil, nil, usagef("--plots needs --out DIR to write the figures into")
@@ -140,7 +234,7 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		openblas.SetThreads(max(1, runtime.NumCPU()/s.chains))
 	}
 	st := &tempering.Settings{
-		Driver: drv, Kernel: k, Levels: s.levels, BetaMin: s.betaMin, Swap: sw,
+		Driver: drv, Kernel: k, Levels: s.levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad,
 		Chains: s.chains, Warmup: s.warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
 		BaseSteps: s.baseSteps, RecordTimes: true,
 	}
@@ -298,6 +392,67 @@ func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
 	return out
 }
 
+// adaptSummary names what warm-up tuned: --adapt for hmc and nuts with
+// warm-up, "none" otherwise.
+func adaptSummary(f *samplerFlags, st *tempering.Settings) string {
+	if strings.EqualFold(f.inner, "mh") || st.Warmup == 0 {
+		return "none"
+	}
+	return strings.ToLower(f.adapt)
+}
+
+// newLadderJSON reports the ladder sampled with and how it communicated.
+func newLadderJSON(res *tempering.Result) ladderJSON {
+	l := res.Ladder
+	j := ladderJSON{
+		Betas: res.Betas, SubsetSizes: res.SubsetSizes, Adaptive: l.Adaptive, Rounds: l.Rounds,
+		Barrier: num(math.NaN()), WarmupBarrier: num(math.NaN()), TTRate: num(math.NaN()),
+		RoundTrips: l.RoundTrips, RoundTripsPerSecond: num(l.RoundTripsPerSecond),
+	}
+	if len(l.SwapRates) > 0 {
+		j.Barrier, j.SwapRates = num(l.Barrier), l.SwapRates
+	}
+	if l.Adaptive {
+		j.WarmupBarrier = num(l.WarmupBarrier)
+	}
+	if len(res.Betas) > 1 && len(l.SwapRates) == 0 {
+		j.TTRate = num(l.TTRate)
+	}
+	return j
+}
+
+// newTuningJSON reports each level's adapted step size and diagonal
+// inverse metric (of a dense one, its diagonal), per chain; nil for mh.
+func newTuningJSON(res *tempering.Result, f *samplerFlags) []tuningJSON {
+	if strings.EqualFold(f.inner, "mh") || len(res.Tunings) == 0 {
+		return nil
+	}
+	var out []tuningJSON
+	for m := range res.Tunings[0] {
+		t := tuningJSON{Level: m}
+		for c := range res.Tunings {
+			if m >= len(res.Tunings[c]) {
+				continue
+			}
+			tu := res.Tunings[c][m]
+			t.StepSize = append(t.StepSize, tu.StepSize)
+			switch d := len(tu.InvMetric); {
+			case d > 0:
+				t.InvMetric = append(t.InvMetric, tu.InvMetric)
+			case len(tu.InvMetricDense) > 0:
+				n := int(math.Round(math.Sqrt(float64(len(tu.InvMetricDense)))))
+				diag := make([]float64, n)
+				for i := range diag {
+					diag[i] = tu.InvMetricDense[i*n+i]
+				}
+				t.InvMetric = append(t.InvMetric, diag)
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 // chainCPUSeconds returns each chain's CPU seconds: its thread's CPU time,
 // scaled so that the chains together account for the process's CPU time
 // procCPU during the run when that is larger (work on helper threads of a
@@ -358,10 +513,17 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		BLASThreads: blasThreads(j.backend),
 		Sampler:     strings.ToLower(f.sampler),
 		Inner:       strings.ToLower(f.inner),
-		Adapt:       f.adapt && strings.EqualFold(f.inner, "hmc"),
-		Units:       j.units,
-		Data:        j.data,
-		Ladder:      ladderJSON{Betas: res.Betas, SubsetSizes: res.SubsetSizes},
+		Adapt:       adaptSummary(f, st),
+		TargetAccept: func() float64 {
+			if strings.EqualFold(f.inner, "mh") {
+				return 0
+			}
+			return f.targetAccept
+		}(),
+		Units:  j.units,
+		Data:   j.data,
+		Ladder: newLadderJSON(res),
+		Tuning: newTuningJSON(res, f),
 		Draws: drawsJSON{
 			Warmup: st.Warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
 		},
@@ -423,6 +585,8 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 			Level: m, Beta: l.Beta, SubsetSize: l.SubsetSize, Transitions: l.Transitions, Accepted: l.Accepted,
 			AcceptRate: num(rateOrNaN(l.Accepted, l.Transitions)), Evals: l.Evals, EvalsGrad: l.EvalsGrad,
 			PrefixReuses: l.PrefixReuses, GradResumes: l.GradResumes, Failed: l.Failed, Invalid: l.Invalid, Divergent: l.Divergent,
+			SamplingAccept: num(l.SamplingAcceptStat()), SamplingDivergent: l.SamplingDivergent,
+			LeapfrogSteps: l.LeapfrogSteps, MaxTreeDepthHits: l.MaxTreeDepthHits,
 		})
 		s.Failed += l.Failed
 		s.Divergent += l.Divergent
