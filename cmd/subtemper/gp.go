@@ -57,8 +57,8 @@ drawn from. The defaults (STT with HMC, as the paper recommends, with its
 ε = 0.01, L = 5, no step-size adaptation) finish in about half a minute on 2 cores.
 
 Prints a summary table in natural units (θ = exp(u); in the original units of the
-data with --standardize); with --out writes draws.csv (long form: chain, draw,
-ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
+data with --standardize); with --out writes draws.csv (long form: .chain, .iteration, .draw
+as R posterior's as_draws_df reads them, then ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
 	fs.group("Data")
 	fs.str(&f.data, "data", "", "CSV file: header row, one column per input and a target column; \"\" uses synthetic data")
 	fs.str(&f.target, "target", "", "name of the target column in --data; \"\" means the last column")
