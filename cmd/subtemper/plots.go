@@ -163,7 +163,7 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 		base := filepath.Join(dir, "ranks")
 		add(base, plot.Panels(base, j.names, "rank of the draw among all chains' draws (binned)", chainNames, rankLines(vars), nil))
 		base = filepath.Join(dir, "densities")
-		add(base, plot.Panels(base, j.names, "value (length scales on a log axis)", chainNames, densityLines(vars, logX), logX))
+		add(base, plot.Panels(base, j.names, "value", chainNames, densityLines(vars, logX), logX))
 	}
 	if len(sum.Variables) > 0 {
 		labels := make([]string, len(sum.Variables))

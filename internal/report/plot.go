@@ -292,7 +292,8 @@ func Panels(base string, names []string, xLabel string, seriesNames []string, li
 		log := v < len(logX) && logX[v]
 		if log {
 			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.X.Tick.Marker = preciseTicks{}
+			p.X.Label.Text = xLabel + " (log axis)"
 		}
 		for k, xy := range lines[v] {
 			pts := make(plotter.XYs, 0, len(xy[0]))
