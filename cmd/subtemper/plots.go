@@ -150,7 +150,7 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 			}
 		}
 	}
-	if n > 0 {
+	if n > 0 && len(j.names) > 0 {
 		vars := byVariable(nat, len(j.names), n)
 		logX := make([]bool, len(j.names))
 		for v, name := range j.names {
