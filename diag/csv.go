@@ -75,10 +75,19 @@ func (e *InputError) Error() string {
 func (e *InputError) Unwrap() error { return e.Err }
 
 // ReadCSV reads draws in long CSV form: a header row, then one row per
-// draw. Two columns, named chain and draw, hold integer labels (of any
-// sign, not necessarily contiguous; draw labels may count within each chain
-// or across chains); every other column is a variable, named by its
-// header. Rows may come in any order: chains are sorted by label, and the
+// draw. Two columns hold integer labels (of any sign, not necessarily
+// contiguous): the chain's and the draw's. Two namings are read:
+//
+//   - .chain, .iteration, .draw — the meta-columns of R posterior's
+//     draws_df (what `subtemper` writes): .chain labels the chain and
+//     .iteration the draw within it; .draw (counting across chains) is
+//     then only checked to be an integer. Without .iteration, .draw
+//     orders the draws.
+//   - chain, draw — the older form (subtemper before posterior's names):
+//     draw labels may count within each chain or across chains.
+//
+// A header may use one naming only. Every other column is a variable, named
+// by its header. Rows may come in any order: chains are sorted by label, and the
 // draws of each chain by draw label. Fields are trimmed of spaces; lines
 // starting with # are comments and blank lines are skipped. Values are
 // decimal numbers; NaN, NA (R's missing value), Inf and -Inf are read as
@@ -140,6 +149,7 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 	}
 	header := make([]string, len(rec))
 	chainCol, drawCol := -1, -1
+	metaChain, metaIter, metaDraw := -1, -1, -1
 	seen := make(map[string]int, len(rec))
 	var names []string
 	var varCols []int
@@ -161,19 +171,47 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 			chainCol = i
 		case "draw":
 			drawCol = i
+		case ".chain":
+			metaChain = i
+		case ".iteration":
+			metaIter = i
+		case ".draw":
+			metaDraw = i
 		default:
 			names = append(names, h)
 			varCols = append(varCols, i)
 		}
 	}
-	if chainCol < 0 {
-		return nil, fail(hline, 0, "", `header has no column "chain" (want chain,draw,<variables>...)`)
-	}
-	if drawCol < 0 {
-		return nil, fail(hline, 0, "", `header has no column "draw" (want chain,draw,<variables>...)`)
+	// checkCol is the .draw column when .iteration labels the draws: its
+	// cells must be integers but do not order anything.
+	checkCol := -1
+	meta := metaChain >= 0 || metaIter >= 0 || metaDraw >= 0
+	switch {
+	case meta && (chainCol >= 0 || drawCol >= 0):
+		return nil, fail(hline, 0, "", `header mixes R posterior's meta-columns (.chain, .iteration, .draw) with chain/draw: use one naming`)
+	case meta:
+		if metaChain < 0 {
+			return nil, fail(hline, 0, "", `header has no column ".chain" (want .chain,.iteration,.draw,<variables>...)`)
+		}
+		chainCol, drawCol = metaChain, metaIter
+		if metaIter < 0 {
+			drawCol = metaDraw
+		} else {
+			checkCol = metaDraw
+		}
+		if drawCol < 0 {
+			return nil, fail(hline, 0, "", `header has no column ".iteration" or ".draw" (want .chain,.iteration,.draw,<variables>...)`)
+		}
+	default:
+		if chainCol < 0 {
+			return nil, fail(hline, 0, "", `header has no column ".chain" or "chain" (want .chain,.iteration,.draw,<variables>... or chain,draw,<variables>...)`)
+		}
+		if drawCol < 0 {
+			return nil, fail(hline, 0, "", `header has no column "draw" (want chain,draw,<variables>...)`)
+		}
 	}
 	if len(names) == 0 {
-		return nil, fail(hline, 0, "", "header has no variable columns besides chain and draw")
+		return nil, fail(hline, 0, "", "header has no variable columns besides the chain and draw labels")
 	}
 
 	type row struct {
@@ -208,6 +246,11 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 		draw, err := label(drawCol)
 		if err != nil {
 			return nil, err
+		}
+		if checkCol >= 0 {
+			if _, err := label(checkCol); err != nil {
+				return nil, err
+			}
 		}
 		vals := make([]float64, len(varCols))
 		for k, col := range varCols {
@@ -248,7 +291,7 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.draw, b.draw) })
 		for i := 1; i < len(rows); i++ {
 			if rows[i].draw == rows[i-1].draw {
-				return nil, fail(max(rows[i].line, rows[i-1].line), drawCol+1, "draw",
+				return nil, fail(max(rows[i].line, rows[i-1].line), drawCol+1, header[drawCol],
 					"chain %d has draw %d twice (lines %d and %d)", label, rows[i].draw,
 					min(rows[i].line, rows[i-1].line), max(rows[i].line, rows[i-1].line))
 			}

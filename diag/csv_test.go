@@ -86,7 +86,7 @@ func TestReadCSVErrors(t *testing.T) {
 	}{
 		{"empty", "", 0, 0, "x.csv: empty file"},
 		{"comments only", "# nothing\n\n", 0, 0, "empty file"},
-		{"no chain", "draw,mu\n1,2\n", 1, 0, `x.csv:1: header has no column "chain"`},
+		{"no chain", "draw,mu\n1,2\n", 1, 0, `x.csv:1: header has no column ".chain" or "chain"`},
 		{"no draw", "chain,mu\n1,2\n", 1, 0, `no column "draw"`},
 		{"no variables", "chain,draw\n1,1\n", 1, 0, "no variable columns"},
 		{"empty name", "chain,draw,,mu\n", 1, 3, "x.csv:1:3: empty column name"},

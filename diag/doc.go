@@ -90,7 +90,9 @@
 //
 // # Reading draws
 //
-// ReadCSV reads draws in long form (a header, columns chain and draw, one
-// column per variable), the form the sampler writes and that ArviZ and
-// posterior read; its errors name the file, line and column at fault.
+// ReadCSV reads draws in long form (a header, the label columns .chain,
+// .iteration and .draw of R posterior's draws_df or the older chain and
+// draw, one column per variable), the form the CLI writes and that
+// posterior::as_draws_df reads as it is; its errors name the file, line and
+// column at fault.
 package diag

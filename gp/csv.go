@@ -21,6 +21,14 @@ type CSVOptions struct {
 	// Target is the name of the target column in the header; "" means the
 	// last column.
 	Target string
+	// Inputs, if non-empty, names the input columns to use, in this order;
+	// the other columns (besides the target) are ignored. Exclude, if
+	// non-empty, names input columns to drop; the others are used in file
+	// order. At most one of them may be given. A name that is not in the
+	// header, that is the target, or that is listed twice is an error, and
+	// so is excluding every input. The ignored columns must still hold
+	// numbers.
+	Inputs, Exclude []string
 }
 
 // ReadCSVFile opens the file at path and reads it with ReadCSV.
@@ -70,20 +78,19 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 			return nil, fmt.Errorf("gp: %s:1: no column named %s for the target (columns: %s)", name, fileio.Quote(opt.Target), columnList(header))
 		}
 	}
-	n, d := len(rows), len(header)-1
+	cols, err := inputColumns(name, header, tc, opt)
+	if err != nil {
+		return nil, err
+	}
+	n, d := len(rows), len(cols)
 	data := &Data{N: n, D: d, X: make([]float64, 0, n*d), Y: make([]float64, n), Target: header[tc]}
-	for j, h := range header {
-		if j != tc {
-			data.Names = append(data.Names, h)
-		}
+	for _, j := range cols {
+		data.Names = append(data.Names, header[j])
 	}
 	for i, row := range rows {
-		for j, v := range row {
-			if j == tc {
-				data.Y[i] = v
-			} else {
-				data.X = append(data.X, v)
-			}
+		data.Y[i] = row[tc]
+		for _, j := range cols {
+			data.X = append(data.X, row[j])
 		}
 	}
 	constant := true
@@ -97,6 +104,54 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 		return nil, fmt.Errorf("gp: %s:%d-%d: column %d (%q): the target is constant (every value is %v)", name, lines[0], lines[n-1], tc+1, header[tc], data.Y[0])
 	}
 	return data, nil
+}
+
+// inputColumns returns the header indices of the input columns chosen by
+// opt.Inputs or opt.Exclude (every column but the target tc by default).
+func inputColumns(name string, header []string, tc int, opt CSVOptions) ([]int, error) {
+	if len(opt.Inputs) > 0 && len(opt.Exclude) > 0 {
+		return nil, fmt.Errorf("gp: %s: choose the inputs by naming them or by excluding some, not both", name)
+	}
+	index := make(map[string]int, len(header))
+	for j, h := range header {
+		index[h] = j
+	}
+	lookup := func(what string, list []string) (map[int]bool, []int, error) {
+		seen := map[int]bool{}
+		var order []int
+		for _, s := range list {
+			j, ok := index[s]
+			switch {
+			case !ok:
+				return nil, nil, fmt.Errorf("gp: %s:1: %s names %s, which is not a column (columns: %s)", name, what, fileio.Quote(s), columnList(header))
+			case j == tc:
+				return nil, nil, fmt.Errorf("gp: %s:1: %s names %s, the target column", name, what, fileio.Quote(s))
+			case seen[j]:
+				return nil, nil, fmt.Errorf("gp: %s:1: %s names %s twice", name, what, fileio.Quote(s))
+			}
+			seen[j] = true
+			order = append(order, j)
+		}
+		return seen, order, nil
+	}
+	if len(opt.Inputs) > 0 {
+		_, order, err := lookup("the input list", opt.Inputs)
+		return order, err
+	}
+	drop, _, err := lookup("the exclusion list", opt.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	var cols []int
+	for j := range header {
+		if j != tc && !drop[j] {
+			cols = append(cols, j)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("gp: %s:1: excluding %s leaves no input column", name, strings.Join(opt.Exclude, ", "))
+	}
+	return cols, nil
 }
 
 // readTable reads a header row and at least 2 rows of finite numbers, all

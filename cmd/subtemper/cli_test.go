@@ -155,13 +155,13 @@ func TestGPSyntheticFiles(t *testing.T) {
 		}
 	}
 	recs := readCSV(t, filepath.Join(out, "draws.csv"))
-	if got, want := strings.Join(recs[0], ","), "chain,draw,ell_x1,ell_x2,sf,sn"; got != want {
+	if got, want := strings.Join(recs[0], ","), drawsHeader+",ell_x1,ell_x2,sf,sn"; got != want {
 		t.Errorf("draws.csv header %q, want %q", got, want)
 	}
 	if len(recs) != 1+2*40 {
 		t.Errorf("draws.csv has %d rows, want %d", len(recs)-1, 2*40)
 	}
-	for _, v := range recs[1][2:] {
+	for _, v := range recs[1][3:] {
 		var x float64
 		if _, err := fmt.Sscan(v, &x); err != nil || !(x > 0) {
 			t.Errorf("draws.csv value %q is not a positive number (natural units)", v)
@@ -286,7 +286,7 @@ func TestMVN(t *testing.T) {
 	r := runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
 	recs := readCSV(t, filepath.Join(out, "draws.csv"))
-	if got := strings.Join(recs[0], ","); got != "chain,draw,theta_1,theta_2,theta_3" {
+	if got := strings.Join(recs[0], ","); got != drawsHeader+",theta_1,theta_2,theta_3" {
 		t.Errorf("header %q", got)
 	}
 	if len(recs) != 1+3*25 {

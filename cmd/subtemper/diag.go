@@ -23,9 +23,10 @@ type diagOutput struct {
 func cmdDiag(ctx context.Context, args []string, io *stdio) error {
 	var asJSON, truncate bool
 	fs := newFlagSet("subtemper diag", "subtemper diag FILE.csv [--json] [--truncate]",
-		`Convergence diagnostics of MCMC draws in long CSV form: a header row with columns
-chain and draw (integer labels) and one column per variable, one row per draw — the
-form subtemper writes (draws.csv) and ArviZ and R's posterior read. FILE "-" reads
+		`Convergence diagnostics of MCMC draws in long CSV form: a header row with label
+columns .chain, .iteration, .draw (R posterior's draws_df names, what subtemper writes
+in draws.csv) or chain and draw (the older form), integer labels, and one column per
+variable, one row per draw. FILE "-" reads
 stdin. Lines starting with # are comments; NA, NaN, Inf and -Inf are accepted.
 
 Prints, per variable, posterior::summarise_draws' columns (mean, median, sd, mad, q5,

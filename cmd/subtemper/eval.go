@@ -57,6 +57,7 @@ func cmdEval(ctx context.Context, args []string, io *stdio) error {
 		maxMemory                 string
 		sf, sn, jitter            float64
 		asJSON                    bool
+		model                     gpModelFlags
 	)
 	fs := newFlagSet("subtemper eval", "subtemper eval gp --data FILE.csv [--target COL] --lengthscales l1,...,lD --sf S --sn N [--json]",
 		`Evaluates a Gaussian-process regression model at θ = (ℓ_1..ℓ_D, σf, σn), in the data's
@@ -64,7 +65,8 @@ units (no standardisation):
 
   log_marginal_likelihood  log N(y | 0, K + σn²·I) over all observations
   gradient                 its gradient with respect to (log ℓ_1..log ℓ_D, log σf, log σn)
-  log_prior                log density of u = log θ under the paper's priors; it INCLUDES
+  log_prior                log density of u = log θ under the priors (the paper's by
+                           default; --prior-ell, --prior-sf, --prior-sn); it INCLUDES
                            the log-Jacobian (as gp.Model.LogPrior, the density the sampler uses)
   log_jacobian             the log-Jacobian Σ log θ of θ = exp(u), so that log_prior −
                            log_jacobian is the log prior density of θ itself
@@ -80,6 +82,7 @@ units (no standardisation):
 	fs.str(&backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
 	fs.boolean(&asJSON, "json", false, "print JSON instead of a table")
 	fs.str(&maxMemory, "max-memory", "", maxMemoryHelp)
+	model.define(fs)
 	fs.notes = "Exit codes: 0 success, 1 the kernel matrix is not positive definite at θ, 2 bad flag or bad input."
 	pos, err := fs.parse(args, io.out)
 	if err != nil {
@@ -124,7 +127,15 @@ units (no standardisation):
 	if err := checkEvalMemory(data, maxMemory, be); err != nil {
 		return err
 	}
-	d, err := gp.ReadCSVFile(data, gp.CSVOptions{Target: target})
+	prior, err := model.prior()
+	if err != nil {
+		return err
+	}
+	copt, err := model.csvOptions(target)
+	if err != nil {
+		return err
+	}
+	d, err := gp.ReadCSVFile(data, copt)
 	if err != nil {
 		return inputErr(err)
 	}
@@ -136,7 +147,7 @@ units (no standardisation):
 		return usagef("--lengthscales has %s but %s has %s (%s)", plural.Count(len(ell), "value", "values"), data,
 			plural.Count(d.D, "input column", "input columns"), strings.Join(names, ", "))
 	}
-	m, err := gp.New(be, d, gp.Options{Jitter: jitter})
+	m, err := gp.New(be, d, gp.Options{Jitter: jitter, Prior: prior})
 	if err != nil {
 		return inputErr(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
@@ -29,6 +30,7 @@ const (
 // gpFlags are the flags of the gp command.
 type gpFlags struct {
 	samplerFlags
+	model        gpModelFlags
 	data, target string
 	standardize  bool
 	n, dims      int
@@ -41,8 +43,10 @@ type gpFlags struct {
 func gpFlagSet(f *gpFlags) *flagSet {
 	fs := newFlagSet("subtemper gp", "subtemper gp [--data FILE.csv [--target COL] [--standardize]] [flags]",
 		`Samples the hyperparameters θ = (ℓ_1..ℓ_D, σf, σn) of Gaussian-process regression with a
-squared-exponential ARD kernel, in log space u = log θ, under the paper's priors
-(ℓ_d ~ LogNormal(0.5, 1), σf ~ Gamma(4, 1), σn ~ Gamma(2, 2)).
+squared-exponential ARD kernel, in log space u = log θ, under the paper's priors by default
+(ℓ_d ~ LogNormal(0.5, 1), σf ~ Gamma(4, rate 1), σn ~ Gamma(2, rate 2); set them with
+--prior-ell, --prior-sf and --prior-sn, in the units of the data as sampled: standardised
+ones with --standardize).
 
 Without --data it samples a built-in synthetic dataset drawn as the paper §4.2 does
 (N = `+fmt.Sprint(gpDefaultN)+`, D = `+fmt.Sprint(gpDefaultDims)+` by default), writes it to --out as data.csv, and reports the θ it was
@@ -51,8 +55,8 @@ size and a diagonal metric adapted per level, the ladder placed by the adaptive
 schedule, DEO swaps (docs/ADAPTATION.md says why); --paper gives the paper's settings.
 
 Prints a summary table in natural units (θ = exp(u); in the original units of the
-data with --standardize); with --out writes draws.csv (long form: chain, draw,
-ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
+data with --standardize); with --out writes draws.csv (long form: .chain, .iteration, .draw
+as R posterior's as_draws_df reads them, then ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
 	fs.group("Data")
 	fs.str(&f.data, "data", "", "CSV file: header row, one column per input and a target column; \"\" uses synthetic data")
 	fs.str(&f.target, "target", "", "name of the target column in --data; \"\" means the last column")
@@ -61,6 +65,7 @@ ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
 	fs.integer(&f.n, "n", gpDefaultN, "synthetic data: number of observations N")
 	fs.integer(&f.dims, "dims", gpDefaultDims, "synthetic data: number of inputs D")
 	fs.uint64(&f.dataSeed, "data-seed", gpDefaultDataSeed, "synthetic data: seed of the generator")
+	f.model.define(fs)
 	fs.group("Predictions")
 	fs.str(&f.predict, "predict", "", "CSV file of test inputs (columns named as the training inputs, any order; with the target column, held-out metrics too): writes predictions.csv (and predictions.json) to --out, or to the current folder without --out")
 	fs.integer(&f.predictDraws, "predict-draws", 0, predictDrawsHelp)
@@ -83,10 +88,23 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if !(f.jitter >= 0) || math.IsInf(f.jitter, 0) {
 		return usagef("--jitter must be ≥ 0 and finite, got %v", f.jitter)
 	}
+	prior, err := f.model.prior()
+	if err != nil {
+		return err
+	}
+	csvOpt, err := f.model.csvOptions(f.target)
+	if err != nil {
+		return err
+	}
 	synthetic := f.data == ""
 	if synthetic {
 		if fs.isSet("target") {
 			return usagef("--target needs --data (the synthetic data's target is y)")
+		}
+		for _, name := range []string{"inputs", "exclude"} {
+			if fs.isSet(name) {
+				return usagef("--%s needs --data (the synthetic data use every input)", name)
+			}
 		}
 		if err := checkPositiveInt("n", f.n); err != nil {
 			return err
@@ -133,7 +151,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			line += "; written to " + p
 		}
 	} else {
-		data, err = gp.ReadCSVFile(f.data, gp.CSVOptions{Target: f.target})
+		data, err = gp.ReadCSVFile(f.data, csvOpt)
 		if err != nil {
 			return inputErr(err)
 		}
@@ -149,6 +167,19 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	}
 	desc["inputs"], desc["target"] = inputs, data.TargetName()
 	desc["standardized"] = f.standardize
+	if len(csvOpt.Inputs) > 0 {
+		desc["inputs_chosen"] = "--inputs"
+	}
+	if len(csvOpt.Exclude) > 0 {
+		desc["inputs_excluded"] = csvOpt.Exclude
+	}
+	if len(csvOpt.Inputs)+len(csvOpt.Exclude) > 0 {
+		line += "; inputs " + strings.Join(inputs, ", ")
+	}
+	desc["prior"] = priorJSON(prior)
+	if paper, _ := (gp.Prior{}).WithDefaults(); prior != paper {
+		line += "; prior " + priorLine(prior)
+	}
 
 	var std gp.Standardization
 	fit := data
@@ -171,7 +202,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if err := checkNonNegInt("predict-draws", f.predictDraws); err != nil {
 		return err
 	}
-	m, err := gp.New(be, fit, gp.Options{Jitter: f.jitter})
+	m, err := gp.New(be, fit, gp.Options{Jitter: f.jitter, Prior: prior})
 	if err != nil {
 		return inputErr(err)
 	}

@@ -40,7 +40,8 @@ and known, so a run can be checked against it.
 
 Without --data it draws synthetic data (θ from the prior, Σ the AR(1) matrix
 Σ_ij = 0.5^|i−j|, or --sigma), writes it to --out as data.csv and reports θ.
-Prints a summary table; with --out writes draws.csv (chain, draw, theta_1..theta_D),
+Prints a summary table; with --out writes draws.csv (.chain, .iteration,
+.draw as R posterior reads them, theta_1..theta_D),
 summary.json and, with --plots, figures. HMC uses the paper's fixed ε = 0.01, L = 10.`)
 	fs.group("Data")
 	fs.str(&f.data, "data", "", "CSV file of observations: header row, one column per dimension; \"\" uses synthetic data")

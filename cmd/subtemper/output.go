@@ -220,23 +220,34 @@ func writeJSONFile(path string, v any) error {
 	return fileio.Write(path, func(w *bufio.Writer) error { return writeJSON(w, v) })
 }
 
-// writeDrawsCSV writes the draws in long form: chain, draw (both from 1),
+// drawsHeader are the label columns of draws.csv: the meta-columns of R
+// posterior's draws_df, so that posterior::as_draws_df(read.csv(...))
+// sees the chains (with plain chain and draw columns it takes them for
+// variables and sees one chain).
+const drawsHeader = ".chain,.iteration,.draw"
+
+// writeDrawsCSV writes the draws in long form: .chain, .iteration (the
+// draw within its chain) and .draw (counting across chains), all from 1,
 // then one column per variable. Every draw of every chain is written, also
 // when an interrupted run left chains of different lengths.
 func writeDrawsCSV(path string, names []string, nat [][][]float64) error {
 	return fileio.Write(path, func(w *bufio.Writer) error {
-		w.WriteString("chain,draw")
+		w.WriteString(drawsHeader)
 		for _, n := range names {
 			w.WriteByte(',')
 			w.WriteString(csvField(n))
 		}
 		w.WriteByte('\n')
 		buf := make([]byte, 0, 32)
+		total := 0
 		for c, ch := range nat {
 			for s, v := range ch {
+				total++
 				buf = strconv.AppendInt(buf[:0], int64(c+1), 10)
 				buf = append(buf, ',')
 				buf = strconv.AppendInt(buf, int64(s+1), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, int64(total), 10)
 				w.Write(buf)
 				for _, x := range v {
 					buf = append(buf[:0], ',')

@@ -144,6 +144,10 @@ type BarSpec struct {
 	Title, XLabel, YLabel string
 	Labels                []string
 	Values                []float64
+	// HLine, when HLineSet, draws a dashed horizontal reference line
+	// (e.g. R-hat 1.01).
+	HLine    float64
+	HLineSet bool
 }
 
 // Bars draws a bar chart and saves it as base+".png" and base+".svg".
@@ -170,6 +174,7 @@ func Bars(base string, spec BarSpec) error {
 	}
 	b.Color = plotutil.Color(0)
 	p.Add(plotter.NewGrid(), b)
+	addHLine(p, spec)
 	p.NominalX(spec.Labels...)
 	return save(base, 6*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { p.Draw(c) })
 }
@@ -269,4 +274,108 @@ func (preciseTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// Panels draws one panel per variable (rows), each with one line per
+// series: lines[v][k] is series k of variable v (x and y), named
+// seriesNames[k] in the first panel's legend. logX[v] puts panel v's x
+// axis on a log scale (non-positive x are skipped there).
+func Panels(base string, names []string, xLabel string, seriesNames []string, lines [][][2][]float64, logX []bool) error {
+	if len(names) == 0 || len(lines) != len(names) {
+		return errors.New("report: panels: no variables, or not one set of lines per variable")
+	}
+	plots := make([][]*plot.Plot, len(names))
+	for v, name := range names {
+		p := plot.New()
+		p.Y.Label.Text = name
+		p.X.Label.Text = xLabel
+		log := v < len(logX) && logX[v]
+		if log {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = preciseTicks{}
+			p.X.Label.Text = xLabel + " (log axis)"
+		}
+		for k, xy := range lines[v] {
+			pts := make(plotter.XYs, 0, len(xy[0]))
+			for i, x := range xy[0] {
+				if i < len(xy[1]) && finite(x) && finite(xy[1][i]) && (!log || x > 0) {
+					pts = append(pts, plotter.XY{X: x, Y: xy[1][i]})
+				}
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return fmt.Errorf("report: panels: %s series %d: %w", name, k, err)
+			}
+			l.Color = plotutil.Color(k)
+			l.Width = vg.Points(1)
+			p.Add(l)
+			if v == 0 && k < len(seriesNames) {
+				p.Legend.Add(seriesNames[k], l)
+			}
+		}
+		p.Legend.Top = true
+		plots[v] = []*plot.Plot{p}
+	}
+	h := vg.Length(len(names)) * 1.6 * vg.Inch
+	return save(base, 7*vg.Inch, h, func(dc draw.Canvas) {
+		t := draw.Tiles{Rows: len(names), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+		cs := plot.Align(plots, t, dc)
+		for i := range plots {
+			plots[i][0].Draw(cs[i][0])
+		}
+	})
+}
+
+// addHLine draws spec's reference line, if any, and widens the y range
+// to show it.
+func addHLine(p *plot.Plot, spec BarSpec) {
+	if !spec.HLineSet || !finite(spec.HLine) {
+		return
+	}
+	ref := plotter.NewFunction(func(float64) float64 { return spec.HLine })
+	ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	ref.Color = color.RGBA{R: 200, A: 255}
+	p.Add(ref)
+	p.Y.Max = math.Max(p.Y.Max, spec.HLine+0.002*math.Abs(spec.HLine))
+	p.Y.Min = math.Min(p.Y.Min, spec.HLine-0.002*math.Abs(spec.HLine))
+}
+
+// Dots draws one dot per category (a dot chart: the value axis need not
+// start at 0, as R-hat's near 1 should not) and saves it as base+".png"
+// and base+".svg". Non-finite values are left out.
+func Dots(base string, spec BarSpec) error {
+	if len(spec.Labels) != len(spec.Values) {
+		return fmt.Errorf("report: %s for %s", plural.Count(len(spec.Labels), "label", "labels"), plural.Count(len(spec.Values), "dot", "dots"))
+	}
+	if len(spec.Values) == 0 {
+		return errors.New("report: dot chart with no dots")
+	}
+	p := plot.New()
+	p.Title.Text = spec.Title
+	p.X.Label.Text = spec.XLabel
+	p.Y.Label.Text = spec.YLabel
+	pts := make(plotter.XYs, 0, len(spec.Values))
+	for i, v := range spec.Values {
+		if finite(v) {
+			pts = append(pts, plotter.XY{X: float64(i), Y: v})
+		}
+	}
+	p.Add(plotter.NewGrid())
+	if len(pts) > 0 {
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return fmt.Errorf("report: dots: %w", err)
+		}
+		s.GlyphStyle.Shape = draw.CircleGlyph{}
+		s.GlyphStyle.Radius = vg.Points(4)
+		s.GlyphStyle.Color = plotutil.Color(0)
+		p.Add(s)
+	}
+	addHLine(p, spec)
+	p.NominalX(spec.Labels...)
+	p.Y.Tick.Marker = preciseTicks{}
+	return save(base, 6*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { p.Draw(c) })
 }

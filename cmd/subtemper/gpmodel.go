@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/plural"
+)
+
+// gpModelFlags are the flags that shape the GP model itself, shared by gp
+// and eval: the prior of each hyperparameter family and the choice of
+// input columns.
+type gpModelFlags struct {
+	priorEll, priorSF, priorSN string
+	inputs, exclude            string
+}
+
+// Help of the prior flags; the defaults are the paper's (§4.2).
+const (
+	priorEllHelp = "prior of every length scale ℓ_d: lognormal:MU,SIGMA (log ℓ_d ~ N(MU, SIGMA²); SIGMA > 0)"
+	priorSFHelp  = "prior of the signal sd σf: gamma:SHAPE,RATE (mean SHAPE/RATE; both > 0)"
+	priorSNHelp  = "prior of the noise sd σn: gamma:SHAPE,RATE (mean SHAPE/RATE; both > 0)"
+)
+
+func (f *gpModelFlags) define(fs *flagSet) {
+	fs.group("Model")
+	fs.str(&f.priorEll, "prior-ell", fmt.Sprintf("lognormal:%g,%g", gp.PaperLengthMu, gp.PaperLengthSigma), priorEllHelp)
+	fs.str(&f.priorSF, "prior-sf", fmt.Sprintf("gamma:%g,%g", gp.PaperSignalShape, gp.PaperSignalRate), priorSFHelp)
+	fs.str(&f.priorSN, "prior-sn", fmt.Sprintf("gamma:%g,%g", gp.PaperNoiseShape, gp.PaperNoiseRate), priorSNHelp)
+	fs.str(&f.inputs, "inputs", "", "comma-separated input columns of --data to use, in this order (default: every column but the target)")
+	fs.str(&f.exclude, "exclude", "", "comma-separated input columns of --data to leave out (the others are used in file order)")
+}
+
+// prior parses the prior flags.
+func (f *gpModelFlags) prior() (gp.Prior, error) {
+	mu, sigma, err := parsePriorFlag("prior-ell", f.priorEll, "lognormal", "MU,SIGMA", false)
+	if err != nil {
+		return gp.Prior{}, err
+	}
+	af, bf, err := parsePriorFlag("prior-sf", f.priorSF, "gamma", "SHAPE,RATE", true)
+	if err != nil {
+		return gp.Prior{}, err
+	}
+	an, bn, err := parsePriorFlag("prior-sn", f.priorSN, "gamma", "SHAPE,RATE", true)
+	if err != nil {
+		return gp.Prior{}, err
+	}
+	if med := math.Exp(mu); !(med > 0) || math.IsInf(med, 0) {
+		return gp.Prior{}, usagef("--prior-ell: MU = %v puts the median length scale e^MU outside the floating-point range", mu)
+	}
+	return gp.Prior{LengthMedian: math.Exp(mu), LengthSigma: sigma, SignalShape: af, SignalRate: bf, NoiseShape: an, NoiseRate: bn}, nil
+}
+
+// parsePriorFlag parses FAMILY:A,B. Both must be finite; B must be
+// positive, and A too when bothPositive.
+func parsePriorFlag(flag, s, family, params string, bothPositive bool) (a, b float64, err error) {
+	bad := func(format string, args ...any) error {
+		return usagef("--%s %q: %s (want %s:%s, e.g. --%s %s:2,1)", flag, s, fmt.Sprintf(format, args...), family, params, flag, family)
+	}
+	fam, rest, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok {
+		return 0, 0, bad("no family")
+	}
+	if !strings.EqualFold(strings.TrimSpace(fam), family) {
+		return 0, 0, bad("the family must be %s", family)
+	}
+	parts := strings.Split(rest, ",")
+	if len(parts) != 2 {
+		return 0, 0, bad("%s, want 2", plural.Count(len(parts), "parameter", "parameters"))
+	}
+	var v [2]float64
+	names := strings.Split(params, ",")
+	for i, p := range parts {
+		x, perr := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if perr != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, 0, bad("%s = %q is not a finite number", names[i], strings.TrimSpace(p))
+		}
+		if (i == 1 || bothPositive) && !(x > 0) {
+			return 0, 0, bad("%s must be positive", names[i])
+		}
+		v[i] = x
+	}
+	return v[0], v[1], nil
+}
+
+// csvOptions returns the options that read --data with the chosen inputs.
+func (f *gpModelFlags) csvOptions(target string) (gp.CSVOptions, error) {
+	opt := gp.CSVOptions{Target: target}
+	var err error
+	if opt.Inputs, err = nameList("inputs", f.inputs); err != nil {
+		return opt, err
+	}
+	if opt.Exclude, err = nameList("exclude", f.exclude); err != nil {
+		return opt, err
+	}
+	if len(opt.Inputs) > 0 && len(opt.Exclude) > 0 {
+		return opt, usagef("--inputs and --exclude cannot be combined: name the inputs to use, or those to leave out")
+	}
+	return opt, nil
+}
+
+// nameList splits a comma-separated list of column names; "" is an empty
+// list, an empty name is an error.
+func nameList(flag, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []string
+	for i, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, usagef("--%s %q: name %d is empty", flag, s, i+1)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// priorJSON describes a prior for summary.json.
+func priorJSON(p gp.Prior) map[string]any {
+	return map[string]any{
+		"ell": map[string]any{"family": "lognormal", "mu": p.Mu0(), "sigma": p.LengthSigma},
+		"sf":  map[string]any{"family": "gamma", "shape": p.SignalShape, "rate": p.SignalRate},
+		"sn":  map[string]any{"family": "gamma", "shape": p.NoiseShape, "rate": p.NoiseRate},
+	}
+}
+
+// priorLine describes a prior in one line.
+func priorLine(p gp.Prior) string {
+	return fmt.Sprintf("ℓ_d ~ LogNormal(%s, %s), σf ~ Gamma(%s, rate %s), σn ~ Gamma(%s, rate %s)",
+		fmtNum(p.Mu0()), fmtNum(p.LengthSigma), fmtNum(p.SignalShape), fmtNum(p.SignalRate), fmtNum(p.NoiseShape), fmtNum(p.NoiseRate))
+}
