@@ -138,8 +138,9 @@ func checkVariables(t *testing.T, vars any, names []string) {
 	}
 }
 
-// smallGP are flags for a fast GP run.
-var smallGP = []string{"--n", "24", "--dims", "2", "--warmup", "20", "--draws", "40", "--levels", "2", "--quiet"}
+// smallGP are flags for a fast GP run: the paper's STT + HMC with a fixed
+// step (a 20-iteration warm-up is too short to adapt anything).
+var smallGP = []string{"--paper", "--n", "24", "--dims", "2", "--warmup", "20", "--draws", "40", "--levels", "2", "--quiet"}
 
 func TestGPSyntheticFiles(t *testing.T) {
 	out := t.TempDir()
@@ -208,7 +209,7 @@ func TestGPSyntheticFiles(t *testing.T) {
 	if settings["sampler"] != "stt" || settings["inner"] != "hmc" || settings["draws"] != 40.0 {
 		t.Errorf("settings = %v", settings)
 	}
-	if s["seed"] != 1.0 || s["backend"] != "gonum" || s["adapt"] != defaultAdapt {
+	if s["seed"] != 1.0 || s["backend"] != "gonum" || s["adapt"] != "none" {
 		t.Errorf("seed %v backend %v adapt %v", s["seed"], s["backend"], s["adapt"])
 	}
 	ladder := s["ladder"].(map[string]any)
@@ -502,13 +503,17 @@ func TestBadInput(t *testing.T) {
 		{"ragged row", []string{"gp", "--data", ragged}, []string{"ragged.csv:3"}},
 		{"unknown flag", []string{"gp", "--bogus"}, []string{"--bogus"}},
 		{"bad sampler", []string{"gp", "--sampler", "xyz"}, []string{"--sampler", "xyz"}},
-		{"bad inner", []string{"mvn", "--inner", "nuts"}, []string{"--inner"}},
+		{"bad inner", []string{"mvn", "--inner", "gibbs"}, []string{"--inner"}},
+		{"bad adapt", []string{"mvn", "--adapt", "yes"}, []string{"--adapt"}},
+		{"bad ladder", []string{"gp", "--ladder", "geometric"}, []string{"--ladder"}},
+		{"target accept", []string{"gp", "--target-accept", "1"}, []string{"--target-accept"}},
+		{"max depth", []string{"gp", "--max-depth", "31"}, []string{"--max-depth"}},
 		{"bad swap", []string{"gp", "--swap", "odd"}, []string{"--swap"}},
 		{"beta-min", []string{"gp", "--beta-min", "1.5"}, []string{"--beta-min"}},
 		{"chains 0", []string{"gp", "--chains", "0"}, []string{"--chains"}},
-		{"levels 0", []string{"mvn", "--levels", "0"}, []string{"--levels"}},
+		{"levels negative", []string{"mvn", "--levels", "-1"}, []string{"--levels"}},
 		{"negative warmup", []string{"gp", "--warmup", "-1"}, []string{"--warmup"}},
-		{"step size", []string{"gp", "--step-size", "0"}, []string{"--step-size"}},
+		{"step size", []string{"gp", "--step-size", "-0.1"}, []string{"--step-size"}},
 		{"not a number", []string{"gp", "--draws", "many"}, []string{"--draws"}},
 		{"iterations overflow", []string{"gp", "--draws", "2", "--thin", "9223372036854775807"}, []string{"--thin", "out of range"}},
 		{"backend", []string{"gp", "--backend", "quantum"}, []string{"--backend", "gonum"}},
@@ -563,14 +568,14 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	r := runBin(t, "", "gp", "--help")
-	for _, want := range []string{"--sampler string", "(default stt)", "(default hmc)", "--adapt", "(default false)", "--backend", "gonum", "--leapfrog L", "(default 5)"} {
+	for _, want := range []string{"--sampler string", "(default " + defaultSampler + ")", "(default " + defaultInner + ")", "--adapt", "(default diag)", "--ladder", "(default adaptive)", "--paper", "L = 5", "--backend", "gonum", "--leapfrog L", "(default 10)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("gp --help lacks %q", want)
 		}
 	}
 	r = runBin(t, "", "mvn", "--help")
-	if !strings.Contains(r.stdout, "--leapfrog L") || !strings.Contains(r.stdout, "(default 10)") {
-		t.Errorf("mvn --help does not give L = 10:\n%s", r.stdout)
+	if !strings.Contains(r.stdout, "--leapfrog L") || !strings.Contains(r.stdout, "L = 10") {
+		t.Errorf("mvn --help does not give the paper's L = 10:\n%s", r.stdout)
 	}
 	r = runBin(t, "", "help")
 	mustCode(t, r, 0, "help")
@@ -689,7 +694,7 @@ func TestStuckChains(t *testing.T) {
 	}
 	path := writeFile(t, dir, "house.csv", b.String())
 	out := filepath.Join(dir, "out")
-	args := []string{"gp", "--data", path, "--draws", "20", "--warmup", "10", "--quiet", "--out", out}
+	args := []string{"gp", "--paper", "--data", path, "--draws", "20", "--warmup", "10", "--quiet", "--out", out}
 	r := runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
 	for _, w := range []string{"never moved", "--standardize", "divergent"} {
@@ -709,7 +714,7 @@ func TestStuckChains(t *testing.T) {
 	}
 
 	// The same data standardized: the chains move, no warning.
-	args = []string{"gp", "--data", path, "--standardize", "--draws", "20", "--warmup", "10", "--quiet", "--json"}
+	args = []string{"gp", "--paper", "--data", path, "--standardize", "--draws", "20", "--warmup", "10", "--quiet", "--json"}
 	r = runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
 	if strings.Contains(r.stdout, "stuck_chains") {

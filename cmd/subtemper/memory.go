@@ -38,8 +38,8 @@ func (s *samplerFlags) checkRunMemory(model memlimit.Item, params int) error {
 	}
 	items := []memlimit.Item{model}
 	if !strings.EqualFold(s.sampler, "none") {
-		items = append(items, memlimit.Item{What: fmt.Sprintf("the ladder (--levels %d)", s.levels),
-			Bytes: memlimit.Ladder(s.levels, s.chains, strings.EqualFold(s.sampler, "spt")), Fix: "use fewer --levels"})
+		items = append(items, memlimit.Item{What: ladderWhat(s),
+			Bytes: memlimit.Ladder(s.maxLevels(), s.chains, strings.EqualFold(s.sampler, "spt")), Fix: "use fewer --levels"})
 	}
 	items = append(items, memlimit.Item{
 		What:  fmt.Sprintf("the draws (%s × %s of %s)", plural.Count(s.chains, "chain", "chains"), plural.Count(s.draws, "draw", "draws"), plural.Count(params, "parameter", "parameters")),
@@ -121,7 +121,7 @@ func (f *mvnFlags) checkMVNMemory() error {
 		what = fmt.Sprintf("the MVN model (%s: %d rows, %d dimensions)", f.data, n, d)
 		fix = "use fewer rows of --data"
 	}
-	model := memlimit.Item{What: what, Bytes: memlimit.MVN(n, d, f.chains, f.levels), Fix: fix}
+	model := memlimit.Item{What: what, Bytes: memlimit.MVN(n, d, f.chains, f.maxLevels()), Fix: fix}
 	return f.checkRunMemory(model, d)
 }
 
@@ -141,4 +141,13 @@ func checkEvalMemory(path, maxMemory string, be linalg.Backend) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// ladderWhat names the ladder in a memory estimate: --levels when given,
+// else the most levels an adaptive ladder may choose.
+func ladderWhat(s *samplerFlags) string {
+	if s.levels > 0 {
+		return fmt.Sprintf("the ladder (--levels %d)", s.levels)
+	}
+	return fmt.Sprintf("the ladder (up to %d levels)", s.maxLevels())
 }

@@ -463,8 +463,29 @@ func runWarnings(j *job, s *runSummary) []string {
 	} else if !s.Converged {
 		w = append(w, "the draws do not meet the convergence criteria: run longer (--warmup, --draws) before trusting them")
 	}
-	if s.Divergent > 0 {
-		w = append(w, fmt.Sprintf("%s (warm-up included): the sampler met regions it could not integrate, and the draws may be biased there", plural.Count(s.Divergent, "divergent trajectory", "divergent trajectories")))
+	var div, depth, trans int64
+	var unsettled []string
+	for _, l := range s.Levels {
+		div += l.SamplingDivergent
+		depth += l.MaxTreeDepthHits
+		trans += l.Transitions
+		if a := float64(l.SamplingAccept); s.Adapt != "none" && s.TargetAccept > 0 && a < s.TargetAccept-0.2 {
+			unsettled = append(unsettled, fmt.Sprintf("%d (%.2f)", l.Level, a))
+		}
+	}
+	if div > 0 {
+		w = append(w, fmt.Sprintf("%s after warm-up: the sampler met regions it could not integrate, and the draws may be biased there; try a higher --target-accept (e.g. 0.95) or --standardize", plural.Count(div, "divergent transition", "divergent transitions")))
+	}
+	if len(unsettled) > 0 {
+		w = append(w, fmt.Sprintf("the step-size adaptation did not settle: mean acceptance after warm-up far below the target %s at level %s; run a longer --warmup", fmtNum(s.TargetAccept), strings.Join(unsettled, ", ")))
+	}
+	if s.Inner == "nuts" && depth*100 > trans {
+		w = append(w, fmt.Sprintf("%s of nuts stopped at the maximum tree depth: the step size may be too small for the posterior's scale; try --max-depth %d or --standardize", plural.Count(depth, "trajectory", "trajectories"), j.flags.maxDepth+2))
+	}
+	if s.Ladder.Adaptive && (s.Sampler == "spt" || s.Sampler == "stt") {
+		if z := s.Ladder.SubsetSizes; len(z) > 1 && z[len(z)-1] == 1 {
+			w = append(w, fmt.Sprintf("the adapted ladder's hottest level conditions on a single observation (subset sizes %v): use a larger --beta-min", z))
+		}
 	}
 	return w
 }

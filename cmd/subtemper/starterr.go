@@ -40,7 +40,7 @@ func ladderWarning(f *samplerFlags, n int) string {
 	if f.sampler != "spt" && f.sampler != "stt" {
 		return ""
 	}
-	betas, err := tempering.Ladder(f.levels, f.betaMin)
+	betas, err := tempering.Ladder(f.effectiveLevels(), f.betaMin)
 	if err != nil {
 		return ""
 	}
