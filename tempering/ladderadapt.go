@@ -435,7 +435,8 @@ func nearestLevel(x []float64, v float64) int {
 // rebuild replaces the chain's ladder by betas (and, for the subsampled
 // drivers, sizes) for the last remaining warm-up iterations. Each new
 // level's kernel starts from the tuning of the old level nearest in
-// annealing parameter and adapts for the rest of warm-up; for PT and SPT
+// annealing parameter, rescaled to its own (scaleTuning), and adapts for
+// the rest of warm-up; for PT and SPT
 // its state is a copy of that level's (or, if its density is −∞ there,
 // of the next nearest), evaluated on the new level, with a fresh replica
 // number (round-trip tracking restarts). It reports false, changing
@@ -496,10 +497,35 @@ func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
 		c.phase[0] = rtBottom
 	}
 	for k, kern := range c.kern {
-		kern.SetTuning(tunings[nearestLevel(oldX, newX[k])])
+		j := nearestLevel(oldX, newX[k])
+		kern.SetTuning(scaleTuning(tunings[j], oldX[j]/newX[k]))
 		kern.Adapt(remaining * c.transitionsPerIteration(k))
 	}
 	return true
+}
+
+// scaleTuning returns a copy of t for a level whose annealing parameter is
+// 1/r times that of t's level: a likelihood-dominated posterior's
+// variances scale as 1/x, so the inverse metric is multiplied by r, or,
+// without a metric, the step size (MH's scale, HMC's ε) by √r. MH's scale
+// σ·β^{-1/2} is then exactly the new level's.
+func scaleTuning(t Tuning, r float64) Tuning {
+	if t.InvMetric == nil && t.InvMetricDense == nil {
+		t.StepSize *= math.Sqrt(r)
+		return t
+	}
+	scale := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		w := make([]float64, len(v))
+		for i, x := range v {
+			w[i] = r * x
+		}
+		return w
+	}
+	t.InvMetric, t.InvMetricDense = scale(t.InvMetric), scale(t.InvMetricDense)
+	return t
 }
 
 // ladderInfo summarises res's ladder; lad is chain 0's adaptation (nil

@@ -406,3 +406,26 @@ func TestWarmupBaseStep(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleTuning: a tuning moved to a level with a different annealing
+// parameter keeps MH's rule σ_m = σ·β_m^{-1/2}.
+func TestScaleTuning(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	c, err := NewChain(tg, &Settings{Driver: PT, Kernel: MH{Sigma: 0.2}, Swap: DEO}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.BeginWarmup(100)
+	for range 100 {
+		c.Step()
+	}
+	for m, tu := range c.Tunings() {
+		if want := 0.2 / math.Sqrt(c.Betas()[m]); math.Abs(tu.StepSize-want) > 1e-12*want {
+			t.Errorf("level %d (β %v): MH scale %v, want %v", m, c.Betas()[m], tu.StepSize, want)
+		}
+	}
+	tu := scaleTuning(Tuning{StepSize: 0.1, InvMetric: []float64{1, 2}}, 4)
+	if tu.StepSize != 0.1 || tu.InvMetric[0] != 4 || tu.InvMetric[1] != 8 {
+		t.Errorf("scaleTuning with a metric: %+v", tu)
+	}
+}
