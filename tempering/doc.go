@@ -56,11 +56,16 @@
 // barrier Λ(x), piecewise linear in log x, which is inverted at equal
 // spacings, so that every pair gets the same rejection rate; M is
 // ⌈2Λ⌉ (about 2Λ + 1 levels, NRPT's optimum) unless Settings.Levels
-// fixes it, at most Settings.MaxLevels. TT and STT do the same with the
+// fixes it, at most Settings.MaxLevels. TT does the same with the
 // standard deviation of each level's term t_m = log h_m(θ̂_{m−1}) −
 // log h_{m−1}(θ̂_{m−1}) + log h_{m−1}(θ̌_{m−1}) − log h_m(θ̌_{m−1}) of
 // the log acceptance ratio, which equalises the terms' variances; M is
-// then chosen so that the variance of the log ratio is 2 or less. All of
+// then chosen so that the variance of the log ratio, S²/M for
+// S = Σ_m sd(t_m), is 2 or less. STT's terms are sums over the
+// observations each level drops, whose variances grow with their number
+// and so add up along the ladder to a total that more levels do not
+// lower: STT equalises the variances themselves (cumulated) and keeps
+// its M (Settings.Levels, default 6). All of
 // Run's chains pool their estimates (in chain order, so results do not
 // depend on scheduling) and share one ladder. At each change the level
 // kernels are rebuilt from the tunings of the nearest old levels and

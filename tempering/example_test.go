@@ -72,5 +72,5 @@ func ExampleRun() {
 	fmt.Printf("levels %d, subset sizes %v\n", len(res.Betas), res.SubsetSizes)
 	// Output:
 	// posterior mean ≈ 2.0 from 15000 draws
-	// levels 4, subset sizes [8 5 3 1]
+	// levels 4, subset sizes [8 6 3 1]
 }

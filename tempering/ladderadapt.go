@@ -260,14 +260,23 @@ func annealing(d Driver, betas []float64, sizes []int, n int) []float64 {
 // ladder (annealing parameters x, x_0 = 1 > … > x_M). Each interval
 // (x_m, x_{m−1}) gets a cost c_m: the swap rejection rate r_m = 1 − mean
 // acceptance probability (PT, SPT) or the standard deviation of the
-// level's term t_m of the tempered-transition log ratio (TT, STT), which
-// both grow in proportion to the interval's width for narrow intervals.
+// level's term t_m of the tempered-transition log ratio (TT), which both
+// grow in proportion to the interval's width for narrow intervals, or
+// the variance of t_m (STT). STT's term is, for a model of independent
+// observations, a sum over the observations that level m drops,
+// log p(x_D | θ̌) − log p(x_D | θ̂), whose variance grows in proportion
+// to their number |D_m|: the variances add up along the ladder to a total
+// that more levels do not lower (measured on a 128-point MVN: TT
+// acceptance 0.079 with 7 levels, 0.077 with 33). So STT equalises the
+// variances by cumulating them, and keeps its M unless fixedM is set.
 // The cumulative cost, piecewise linear in −log x, is inverted at
 // equally spaced values, so that every new interval has the same cost;
 // the ends x_0 = 1 and x_M = β* stay. The new M is fixedM if positive,
 // otherwise ⌈2Λ⌉ (PT, SPT: NRPT's optimum of about 2Λ + 1 levels) or
-// ⌈S²/2⌉ with S = Σ sd(t_m) (TT, STT: equal variances S²/M² per level
-// give a log ratio of variance S²/M, 2 or less), between 1 and maxM.
+// ⌈S²/2⌉ with S = Σ sd(t_m) (TT: equal variances S²/M² per level give
+// a log ratio of variance S²/M, 2 or less), between 1 and maxM and at
+// most twice the current M (early rounds overstate barriers); STT keeps
+// the current M.
 // For the subsampled drivers the sizes N_m = round(x_m N) are forced to
 // decrease strictly (N_0 = N, N_M as before), with M lowered if N_0 − N_M
 // is smaller. ok is false when the round gave no information (then the
@@ -288,6 +297,9 @@ func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM,
 			v := max(0, sq[i]/cnt[i]-mean*mean) * cnt[i] / (cnt[i] - 1)
 			p.logRatioVar += v
 			cost[i] = math.Sqrt(v)
+			if d == STT {
+				cost[i] = v
+			}
 		}
 		total += cost[i]
 		known++
@@ -305,13 +317,18 @@ func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM,
 	p.costs = append([]float64(nil), cost...)
 
 	newM := fixedM
+	if newM <= 0 && d == STT {
+		newM = M // see below: more levels do not lower STT's variance
+	}
 	if newM <= 0 {
 		if d.swaps() {
 			newM = int(math.Ceil(2 * total))
 		} else {
 			newM = int(math.Ceil(total * total / ttTargetVar))
 		}
-		newM = max(1, min(newM, maxM))
+		// At most doubling per round: the first rounds are short, and
+		// replicas or paths far from equilibrium overstate the barrier.
+		newM = max(1, min(newM, maxM, 2*M))
 	}
 	// Cumulative cost at u_m = −log x_m, floored so that it increases
 	// strictly (an interval with no measured cost still gets a share).
@@ -435,7 +452,8 @@ func nearestLevel(x []float64, v float64) int {
 // rebuild replaces the chain's ladder by betas (and, for the subsampled
 // drivers, sizes) for the last remaining warm-up iterations. Each new
 // level's kernel starts from the tuning of the old level nearest in
-// annealing parameter and adapts for the rest of warm-up; for PT and SPT
+// annealing parameter, rescaled to its own (scaleTuning), and adapts for
+// the rest of warm-up; for PT and SPT
 // its state is a copy of that level's (or, if its density is −∞ there,
 // of the next nearest), evaluated on the new level, with a fresh replica
 // number (round-trip tracking restarts). It reports false, changing
@@ -496,10 +514,35 @@ func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
 		c.phase[0] = rtBottom
 	}
 	for k, kern := range c.kern {
-		kern.SetTuning(tunings[nearestLevel(oldX, newX[k])])
+		j := nearestLevel(oldX, newX[k])
+		kern.SetTuning(scaleTuning(tunings[j], oldX[j]/newX[k]))
 		kern.Adapt(remaining * c.transitionsPerIteration(k))
 	}
 	return true
+}
+
+// scaleTuning returns a copy of t for a level whose annealing parameter is
+// 1/r times that of t's level: a likelihood-dominated posterior's
+// variances scale as 1/x, so the inverse metric is multiplied by r, or,
+// without a metric, the step size (MH's scale, HMC's ε) by √r. MH's scale
+// σ·β^{-1/2} is then exactly the new level's.
+func scaleTuning(t Tuning, r float64) Tuning {
+	if t.InvMetric == nil && t.InvMetricDense == nil {
+		t.StepSize *= math.Sqrt(r)
+		return t
+	}
+	scale := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		w := make([]float64, len(v))
+		for i, x := range v {
+			w[i] = r * x
+		}
+		return w
+	}
+	t.InvMetric, t.InvMetricDense = scale(t.InvMetric), scale(t.InvMetricDense)
+	return t
 }
 
 // ladderInfo summarises res's ladder; lad is chain 0's adaptation (nil

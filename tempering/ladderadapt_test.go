@@ -102,7 +102,7 @@ func TestProposeLadderM(t *testing.T) {
 	if !(p.betas[2] > 0.5) {
 		t.Errorf("barrier in (0.5, 1): ladder %v should place two levels above 0.5", p.betas)
 	}
-	// TT: sd 1 per level, S = 3: M = ⌈9/2⌉ = 5; S = 12 caps at 8.
+	// TT: sd 1 per level, S = 3: M = ⌈9/2⌉ = 5; S = 12 caps at 5.
 	tsum := []float64{0, 0, 0}
 	tsq := []float64{99, 99, 99} // variance 99/99 = 1 with n = 100, mean 0
 	p, _ = proposeLadder(TT, x, 0, tsum, tsq, cnt, 0, 32)
@@ -110,9 +110,15 @@ func TestProposeLadderM(t *testing.T) {
 		t.Errorf("TT S = 3: M = %d, Σ var = %v; want 5, 3", M, p.logRatioVar)
 	}
 	tsq = []float64{99 * 16, 99 * 16, 99 * 16}
-	p, _ = proposeLadder(TT, x, 0, tsum, tsq, cnt, 0, 8)
-	if M := len(p.betas) - 1; M != 8 {
-		t.Errorf("TT S = 12, cap 8: M = %d", M)
+	p, _ = proposeLadder(TT, x, 0, tsum, tsq, cnt, 0, 5)
+	if M := len(p.betas) - 1; M != 5 {
+		t.Errorf("TT S = 12, cap 5: M = %d", M)
+	}
+	// STT keeps M and equalises variances (cumulated, not their square
+	// roots): variances 1, 1, 4 → the hottest interval is split in two.
+	p, _ = proposeLadder(STT, []float64{1, 0.5, 0.25, 0.125}, 64, tsum, []float64{99, 99, 396}, cnt, 0, 32)
+	if M := len(p.sizes) - 1; M != 3 || p.sizes[1] > 32 || p.sizes[2] < 9 || math.Abs(p.logRatioVar-6) > 1e-9 {
+		t.Errorf("STT proposal sizes %v, Σ var %v: want M = 3, levels moved hotter, Σ var 6", p.sizes, p.logRatioVar)
 	}
 	// SPT: strictly decreasing sizes, betas N_m/N.
 	p, _ = proposeLadder(SPT, []float64{1, 0.5, 0.25, 0.125}, 64, []float64{10, 90, 90}, make([]float64, 3), cnt, 0, 32)
@@ -388,5 +394,28 @@ func TestWarmupBaseStep(t *testing.T) {
 		if got := c.Stats().Levels[0].Transitions; got != lv0 {
 			t.Errorf("%v: %d level-0 transitions after warm-up with BaseSteps 0", d, got-lv0)
 		}
+	}
+}
+
+// TestScaleTuning: a tuning moved to a level with a different annealing
+// parameter keeps MH's rule σ_m = σ·β_m^{-1/2}.
+func TestScaleTuning(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	c, err := NewChain(tg, &Settings{Driver: PT, Kernel: MH{Sigma: 0.2}, Swap: DEO}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.BeginWarmup(100)
+	for range 100 {
+		c.Step()
+	}
+	for m, tu := range c.Tunings() {
+		if want := 0.2 / math.Sqrt(c.Betas()[m]); math.Abs(tu.StepSize-want) > 1e-12*want {
+			t.Errorf("level %d (β %v): MH scale %v, want %v", m, c.Betas()[m], tu.StepSize, want)
+		}
+	}
+	tu := scaleTuning(Tuning{StepSize: 0.1, InvMetric: []float64{1, 2}}, 4)
+	if tu.StepSize != 0.1 || tu.InvMetric[0] != 4 || tu.InvMetric[1] != 8 {
+		t.Errorf("scaleTuning with a metric: %+v", tu)
 	}
 }

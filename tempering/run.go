@@ -48,9 +48,10 @@ type Settings struct {
 	// adaptive ladder chooses when Levels is zero: ⌈2Λ⌉ for PT and SPT
 	// (Λ the estimated global communication barrier, NRPT's optimum of
 	// about 2Λ + 1 levels), enough levels for a log acceptance ratio of
-	// variance 2 or less for TT and STT (acceptance about 0.5). Zero means
-	// 32. A non-zero Levels fixes M; the adaptation then only places the
-	// levels.
+	// variance 2 or less for TT (acceptance about 0.5). STT keeps M (6 if
+	// Levels is zero): its log ratio's variance does not fall with more
+	// levels (see doc.go). Zero means 32. A non-zero Levels fixes M; the
+	// adaptation then only places the levels.
 	MaxLevels int
 	// Swap is the swap schedule of PT and SPT. Zero is Sweep.
 	Swap SwapSchedule
