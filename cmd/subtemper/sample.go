@@ -54,7 +54,7 @@ type samplerDefaults struct {
 // chosen by measurement: docs/ADAPTATION.md gives the figures.
 const (
 	defaultSampler  = "spt"
-	defaultInner    = "nuts"
+	defaultInner    = "hmc"
 	defaultAdapt    = "diag"
 	defaultLadder   = "adaptive"
 	defaultSwap     = "deo"
