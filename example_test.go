@@ -19,9 +19,10 @@ func Example() {
 	train, _ := all.Prefix(60)
 	fit, err := subtemper.FitGP(context.Background(), train, subtemper.GPOptions{
 		Backend: "gonum", Standardize: true,
+		// The default sampler (DefaultGPSettings) with a shorter run.
 		Settings: &tempering.Settings{
-			Driver: tempering.STT, Kernel: tempering.HMC{StepSize: 0.05, Steps: 5},
-			Warmup: 100, Draws: 200, Seed: 1,
+			Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO,
+			Warmup: 200, Draws: 200, Seed: 1,
 		},
 	})
 	if err != nil {

@@ -47,13 +47,16 @@ import (
 const MaxPredictDraws = 4000
 
 // DefaultGPSettings returns the sampler settings FitGP uses when
-// GPOptions.Settings is nil, those of the CLI's gp command: STT with HMC
-// at the paper's ε = 0.01, L = 5, the paper's ladder (M = 6, β* = 1/8),
-// 3 chains of 500 warm-up iterations and 2000 draws, seed 1.
+// GPOptions.Settings is nil, those of the CLI's gp command: SPT with HMC
+// (L = 10 leapfrog steps, step jittered by ±20%), whose step size and
+// diagonal metric adapt per level during warm-up, on a ladder that warm-up
+// places (tempering.LadderAdaptive), with DEO swaps; 3 chains of 1000
+// warm-up iterations and 1000 draws, seed 1. docs/ADAPTATION.md gives the
+// measurements behind the choice.
 func DefaultGPSettings() tempering.Settings {
 	return tempering.Settings{
-		Driver: tempering.STT, Kernel: tempering.HMC{StepSize: 0.01, Steps: 5},
-		Chains: 3, Warmup: 500, Draws: 2000, Seed: 1,
+		Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO,
+		Ladder: tempering.LadderAdaptive, Chains: 3, Warmup: 1000, Draws: 1000, Seed: 1,
 	}
 }
 

@@ -28,8 +28,8 @@ func Example() {
 		panic(err)
 	}
 	res, err := tempering.Run(context.Background(), targets.GP{Model: m}, &tempering.Settings{
-		Driver: tempering.STT, Kernel: tempering.HMC{StepSize: 0.05, Steps: 5, Adapt: tempering.AdaptNone},
-		Warmup: 100, Draws: 300, Seed: 1,
+		Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO,
+		Warmup: 200, Draws: 300, Seed: 1,
 	})
 	if err != nil {
 		panic(err)
