@@ -86,7 +86,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.integer(&s.levels, "levels", 0, "number `M` of levels above the target (M+1 in all); 0: chosen by the adaptive ladder (6 with --ladder fixed)")
 	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1): the hottest level's β (pt, tt) or subset fraction (spt, stt)")
 	fs.str(&s.swap, "swap", defaultSwap, "swap schedule of pt and spt: deo (non-reversible even/odd) or sweep (the paper's)")
-	fs.integer(&s.baseSteps, "base-steps", 0, "tt and stt: ordinary transitions at the target level after each tempered transition (0: Neal's form, the target moves only through accepted tempered transitions; 1: the paper's Algorithm 2 count, one full-data transition more per iteration)")
+	fs.integer(&s.baseSteps, "base-steps", 1, "tt and stt: ordinary transitions at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; 0: Neal's form, the target moves only through accepted tempered transitions)")
 	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2})")
 	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
 	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
@@ -102,7 +102,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 
 // paperSummary describes the settings --paper selects.
 func paperSummary(p samplerDefaults) string {
-	return fmt.Sprintf("stt with hmc, ε = %g fixed, L = %d, no adaptation, the fixed geometric ladder M = %d, β* = 1/8, sweep swaps, %d warm-up iterations and %d draws",
+	return fmt.Sprintf("stt with hmc, ε = %g fixed, L = %d, no adaptation, the fixed geometric ladder M = %d, β* = 1/8, sweep swaps, no base steps, %d warm-up iterations and %d draws",
 		paperStepSize, p.leapfrog, paperLevels, p.warmup, p.draws)
 }
 
@@ -123,6 +123,7 @@ func (s *samplerFlags) applyPaper() {
 	set("ladder", func() { s.ladder = "fixed" })
 	set("levels", func() { s.levels = paperLevels })
 	set("swap", func() { s.swap = "sweep" })
+	set("base-steps", func() { s.baseSteps = 0 })
 	set("warmup", func() { s.warmup = s.pap.warmup })
 	set("draws", func() { s.draws = s.pap.draws })
 }
