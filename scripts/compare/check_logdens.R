@@ -13,11 +13,12 @@
 # --json` (log_prior, which includes the log-Jacobian, plus
 # log_marginal_likelihood), on the same data: with --standardize the
 # standardised data are written to a temporary CSV that both evaluate. It
-# also compares Stan's gradient (grad_log_prob) with subtemper's gradient of
-# log_prior + log_marginal_likelihood... subtemper eval prints only the
-# likelihood's gradient, so the prior's gradient is added here from its
-# closed form. Prints the differences Delta = stan - subtemper, and
-# max |Delta - mean(Delta)|.
+# also compares Stan's gradient (grad_log_prob) with subtemper's: `subtemper
+# eval` prints the gradient of the log marginal likelihood only, so the log
+# prior's gradient (closed form, gp.Prior.LogDensity) is added here. Prints
+# the differences Delta = stan - subtemper, max |Delta - mean(Delta)| and the
+# largest gradient difference. --subtemper names a built binary (default:
+# `go run ./cmd/subtemper`, run from the repository root).
 suppressPackageStartupMessages(library(jsonlite))
 source(file.path(local({
   a <- commandArgs(trailingOnly = FALSE)
