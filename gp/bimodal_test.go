@@ -61,7 +61,7 @@ func TestLogPosteriorGridMatchesModel(t *testing.T) {
 // BimodalExample: the posterior is below its maximum by more than 20 nats
 // on every face (TestBimodalExample checks it).
 func bimodalGrid(scale int) (le, lf, ln []float64) {
-	return linspace(-3, 3, 60*scale+1), linspace(-2.5, 3.5, 30*scale+1), linspace(-5, 1, 30*scale+1)
+	return linspace(-3, 3, 80*scale+1), linspace(-2.5, 3.5, 40*scale+1), linspace(-5, 1, 40*scale+1)
 }
 
 // modeMass returns the posterior mass with log ℓ below the minimum of the
@@ -123,7 +123,7 @@ func modeMass(t *testing.T, lp []float64, le []float64) (short, cut, depth float
 // wide enough (every face more than 20 nats below the maximum).
 func TestBimodalExample(t *testing.T) {
 	d := BimodalExample()
-	if d.N != 40 || d.D != 1 {
+	if d.N != 60 || d.D != 1 {
 		t.Fatalf("BimodalExample: %d×%d", d.N, d.D)
 	}
 	var w [2]float64

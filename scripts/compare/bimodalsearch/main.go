@@ -122,7 +122,7 @@ func main() {
 						w := lo / tot
 						depth := min(m[p1], m[p2]) - m[sad]
 						if w > 0.25 && w < 0.75 && depth > *minDepth {
-							fmt.Printf("n=%d a=%.1f om=%.0f s=%.2f seed=%d  short-mode mass %.3f  peaks logℓ %.2f %.2f saddle %.2f depth %.2f\n",
+							fmt.Printf("n=%d a=%.2f om=%.0f s=%.2f seed=%d  short-mode mass %.3f  peaks logℓ %.2f %.2f saddle %.2f depth %.2f\n",
 								n, a, om, s, seed, w, le[p1], le[p2], le[sad], depth)
 						}
 					}
