@@ -13,9 +13,9 @@
 # per parameter (natural units, mapped back to the data's units with
 # --standardize as subtemper does): mean, MCSE of the mean, sd, bulk-ESS,
 # tail-ESS, rank-normalised R-hat; and min/median bulk- and tail-ESS with
-# min/median bulk-ESS per CPU second (the ESS divided by the summed CPU time
-# of all chains, warm-up included, as subtemper's ESS/s divides by each
-# chain's compute time). Chains run one after another by default (--cores 1),
+# min/median bulk-ESS per CPU second (the all-chain ESS divided by the summed
+# CPU time of all chains, warm-up included; subtemper's own summary divides
+# by the mean chain time instead, see README.md). Chains run one after another by default (--cores 1),
 # so that no chain's CPU clock is inflated by another competing for a core.
 suppressPackageStartupMessages({
   library(posterior)
