@@ -1,0 +1,238 @@
+package tempering_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/targets"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// The GP test of DESIGN.md's "How correctness is shown" and issue 18: a GP
+// whose hyperparameter posterior is genuinely bimodal (gp.BimodalExample: a
+// short length scale with low noise against a long length scale with high
+// noise, Rasmussen & Williams §5.4.1), sampled with the sampler under test,
+// against a quadrature reference.
+
+// gpBimodalSampler returns the sampler settings the GP bimodal test runs:
+// the one place to change when the library's default sampler changes.
+//
+// Today it is PT with step-size-adapted HMC (L = 10) at every level and the
+// DEO swap schedule, on a geometric ladder of M = 10 levels down to β* = 1/8:
+// the best of the settings tried on this posterior (2026-11-25, seed 1,
+// 4 chains × (500 + 2000) iterations): with the paper's M = 6 the
+// swaps between levels 0 and 1 were accepted too rarely for 100 switches
+// per 1000 draws (63–82), with M = 3 more so (15–39); M = 10 gave 105–150
+// (swap acceptance 0.67–0.89, 1245 round trips) and mass 0.520 against
+// 0.535, at about 90 CPU-seconds.
+// TODO(issue 18): once adaptation (metric, adaptive ladder) is the default,
+// return the defaults here (Settings{} with Chains, Warmup, Draws and Seed
+// only) so that the test checks what users get.
+func gpBimodalSampler() tempering.Settings {
+	return tempering.Settings{
+		Driver:  tempering.PT,
+		Swap:    tempering.DEO,
+		Kernel:  tempering.HMC{Adapt: true, Steps: 10},
+		Levels:  10,
+		BetaMin: 1.0 / 8,
+		Chains:  4, Warmup: 500, Draws: 2000, Seed: 1,
+	}
+}
+
+// gpBimodalKernelAlone returns the settings of the kernel alone (no
+// tempering) that the test expects to stay in the mode it starts in.
+// TODO(issue 18): use tempering.NUTS{} (adapted) here once it exists, as the
+// issue asks ("NUTS alone, started in one mode, does not switch").
+func gpBimodalKernelAlone() tempering.Settings {
+	return tempering.Settings{
+		Driver: tempering.None,
+		Kernel: tempering.HMC{Adapt: true, Steps: 10},
+		Warmup: 1000, Draws: 4000, Seed: 1,
+	}
+}
+
+func linspace(a, b float64, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = a + (b-a)*float64(i)/float64(n-1)
+	}
+	return v
+}
+
+// gpBimodalReference returns, by quadrature on a grid over u = (log ℓ,
+// log σf, log σn) (81×41×41 points, log-sum-exp), the posterior mass of
+// the short-length-scale mode of gp.BimodalExample, the mode boundary (the
+// log ℓ at which the log ℓ marginal is least between its two peaks) and
+// the modes' highest points (for starting chains in them). gp's
+// TestBimodalExample checks the grid's extent and convergence.
+func gpBimodalReference(t *testing.T, d *gp.Data) (short, cut float64, peaks [2][]float64) {
+	t.Helper()
+	le, lf, ln := linspace(-3, 3, 81), linspace(-2.5, 3.5, 41), linspace(-5, 1, 41)
+	lp, err := gp.LogPosteriorGrid(d, gp.Prior{}, 0, le, lf, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := len(lf) * len(ln)
+	m := make([]float64, len(le))
+	for i := range le {
+		hi := math.Inf(-1)
+		for _, v := range lp[i*per : (i+1)*per] {
+			hi = max(hi, v)
+		}
+		var s float64
+		for _, v := range lp[i*per : (i+1)*per] {
+			s += math.Exp(v - hi)
+		}
+		m[i] = hi + math.Log(s)
+	}
+	p1, p2 := -1, -1
+	for i := 1; i < len(m)-1; i++ {
+		if m[i] > m[i-1] && m[i] >= m[i+1] {
+			switch {
+			case p1 < 0 || m[i] > m[p1]:
+				p1, p2 = i, p1
+			case p2 < 0 || m[i] > m[p2]:
+				p2 = i
+			}
+		}
+	}
+	if p2 < 0 {
+		t.Fatal("the log ℓ marginal has one peak")
+	}
+	p1, p2 = min(p1, p2), max(p1, p2)
+	sad := p1
+	for i := p1; i <= p2; i++ {
+		if m[i] < m[sad] {
+			sad = i
+		}
+	}
+	cut = le[sad]
+	hi := math.Max(m[p1], m[p2])
+	var lo, tot float64
+	for i, v := range m {
+		w := math.Exp(v - hi)
+		tot += w
+		if i < sad {
+			lo += w
+		}
+	}
+	// Highest grid point on each side of the cut.
+	best := [2]float64{math.Inf(-1), math.Inf(-1)}
+	for i := range le {
+		side := 0
+		if le[i] >= cut {
+			side = 1
+		}
+		for j := range lf {
+			for k := range ln {
+				if v := lp[i*per+j*len(ln)+k]; v > best[side] {
+					best[side] = v
+					peaks[side] = []float64{le[i], lf[j], ln[k]}
+				}
+			}
+		}
+	}
+	return lo / tot, cut, peaks
+}
+
+// modeStats returns each chain's fraction of draws in the short mode
+// (log ℓ < cut), its number of mode switches (consecutive draws on
+// different sides of cut), and the fraction over all draws.
+func modeStats(res *tempering.Result, cut float64) (all float64, frac []float64, switches []int) {
+	n := 0
+	for _, d := range res.Draws {
+		k, sw := 0, 0
+		for s, u := range d {
+			if u[0] < cut {
+				k++
+			}
+			if s > 0 && (u[0] < cut) != (d[s-1][0] < cut) {
+				sw++
+			}
+		}
+		frac = append(frac, float64(k)/float64(len(d)))
+		switches = append(switches, sw)
+		all += float64(k)
+		n += len(d)
+	}
+	return all / float64(n), frac, switches
+}
+
+// TestGPBimodal checks (a) the quadrature reference: each mode's mass in
+// [0.2, 0.8] (always run, about a second); then, only with
+// SUBTEMPER_GP_BIMODAL=1 in the environment, (b) that the sampler of
+// gpBimodalSampler puts the short mode's mass within 0.05 of the reference
+// with at least 100 mode switches per 1000 draws in every chain, and (c)
+// that the kernel alone (gpBimodalKernelAlone), started at either mode's
+// highest grid point, never leaves it.
+//
+// Measured 2026-11-25 (seed 1, on a loaded 2-core machine): (b) passes with
+// mass 0.520 against 0.535 and 211–299 switches in 2000 draws per chain,
+// but the chains' own masses spread from 0.395 to 0.734, so the 0.05 margin
+// is not a robust one at this length, and it costs about 90 CPU-seconds,
+// over the one-minute budget; (c) passes (HMC alone: 0 switches in 4000
+// draws from either peak, about 20 CPU-seconds). (b) and (c) are opt-in
+// until issue 18's default sampler (and NUTS for (c)) make them fast and
+// robust; turn them on then.
+func TestGPBimodal(t *testing.T) {
+	data := gp.BimodalExample()
+	short, cut, peaks := gpBimodalReference(t, data)
+	t.Logf("reference (quadrature): short-length-scale mode mass %.4f, long %.4f; boundary log ℓ = %.2f; peaks u = %.2f and %.2f",
+		short, 1-short, cut, peaks[0], peaks[1])
+	if short < 0.2 || short > 0.8 {
+		t.Fatalf("reference mass of the short-length-scale mode %.3f, want within [0.2, 0.8]", short)
+	}
+	if os.Getenv("SUBTEMPER_GP_BIMODAL") != "1" {
+		t.Skip("sampler checks are opt-in until issue 18's default sampler passes them: set SUBTEMPER_GP_BIMODAL=1")
+	}
+	m, err := gp.New(nil, data, gp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	target := targets.GP{Model: m}
+
+	t.Run("tempered", func(t *testing.T) {
+		s := gpBimodalSampler()
+		res, err := tempering.Run(context.Background(), target, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, frac, sw := modeStats(res, cut)
+		rates := make([]float64, len(res.Stats.SwapProposed))
+		for i, p := range res.Stats.SwapProposed {
+			rates[i] = float64(res.Stats.SwapAccepted[i]) / float64(max(p, 1))
+		}
+		t.Logf("%v with %T, β = %.3f: short-mode mass %.4f (per chain %.3f), switches %v in %d draws per chain; swap acceptance %.2f, %d round trips",
+			s.Driver, s.Kernel, res.Betas, w, frac, sw, s.Draws, rates, res.Stats.RoundTrips)
+		if math.Abs(w-short) > 0.05 {
+			t.Errorf("short-length-scale mode mass %.4f, reference %.4f: off by more than 0.05", w, short)
+		}
+		for c, n := range sw {
+			if per := float64(n) * 1000 / float64(len(res.Draws[c])); per < 100 {
+				t.Errorf("chain %d: %d mode switches in %d draws (%.0f per 1000), want ≥ 100 per 1000", c, n, len(res.Draws[c]), per)
+			}
+		}
+	})
+
+	t.Run("kernel-alone", func(t *testing.T) {
+		s := gpBimodalKernelAlone()
+		s.Chains = 2
+		s.Init = [][]float64{peaks[0], peaks[1]}
+		res, err := tempering.Run(context.Background(), target, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, frac, sw := modeStats(res, cut)
+		t.Logf("%T alone, chains started at the two peaks: short-mode fraction per chain %.3f, switches %v in %d draws", s.Kernel, frac, sw, s.Draws)
+		for c, want := range []float64{1, 0} {
+			if frac[c] != want || sw[c] != 0 {
+				t.Errorf("chain %d, started in the %s mode, left it: short-mode fraction %.3f, %d switches",
+					c, []string{"short", "long"}[c], frac[c], sw[c])
+			}
+		}
+	})
+}
