@@ -1,6 +1,7 @@
 package mvn
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -93,7 +94,19 @@ type SynthOptions struct {
 // For a given seed the first m ≤ n observations are the same whatever n
 // is: θ and the z_i come from independent PCG streams of the seed, and z_i
 // is the i-th block of d draws of its stream.
+//
+// Synthetic is SyntheticContext with a context never cancelled.
 func Synthetic(n, d int, seed uint64, opt SynthOptions) (*Data, *mat.SymDense, []float64, error) {
+	return SyntheticContext(context.Background(), n, d, seed, opt)
+}
+
+// SyntheticContext is Synthetic, stopped when ctx is cancelled, returning
+// ctx.Err(). The Cholesky factorisation of Σ (gonum's, O(d³), not
+// interruptible) runs in a goroutine of its own; when ctx is cancelled
+// first, SyntheticContext returns at once and abandons that goroutine,
+// which runs to the end of the factorisation and then exits (its result
+// is dropped). The draws (O(n·d²)) check ctx every 64 rows.
+func SyntheticContext(ctx context.Context, n, d int, seed uint64, opt SynthOptions) (*Data, *mat.SymDense, []float64, error) {
 	if n < 1 || d < 1 {
 		return nil, nil, nil, fmt.Errorf("mvn: synthetic data of %d observations × %d dimensions", n, d)
 	}
@@ -117,12 +130,34 @@ func Synthetic(n, d int, seed uint64, opt SynthOptions) (*Data, *mat.SymDense, [
 		}
 		sg.CopySym(opt.Sigma)
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(sg) {
-		return nil, nil, nil, fmt.Errorf("mvn: synthetic data: Σ (%d×%d) is not positive definite", d, d)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
 	}
-	var l mat.TriDense
-	ch.LTo(&l)
+	type factor struct {
+		l  *mat.TriDense
+		ok bool
+	}
+	fc := make(chan factor, 1) // buffered: an abandoned factorisation does not block
+	go func() {
+		var ch mat.Cholesky
+		if !ch.Factorize(sg) {
+			fc <- factor{}
+			return
+		}
+		var l mat.TriDense
+		ch.LTo(&l)
+		fc <- factor{&l, true}
+	}()
+	var l *mat.TriDense
+	select {
+	case <-ctx.Done():
+		return nil, nil, nil, ctx.Err()
+	case f := <-fc:
+		if !f.ok {
+			return nil, nil, nil, fmt.Errorf("mvn: synthetic data: Σ (%d×%d) is not positive definite", d, d)
+		}
+		l = f.l
+	}
 	rt := rand.New(rand.NewPCG(seed, 1))
 	theta := make([]float64, d)
 	for j := range theta {
@@ -132,6 +167,9 @@ func Synthetic(n, d int, seed uint64, opt SynthOptions) (*Data, *mat.SymDense, [
 	x := make([]float64, n*d)
 	z := make([]float64, d)
 	for i := 0; i < n; i++ {
+		if i%64 == 0 && ctx.Err() != nil {
+			return nil, nil, nil, ctx.Err()
+		}
 		for j := range z {
 			z[j] = rx.NormFloat64()
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -122,7 +123,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	desc := map[string]any{}
 	var line string
 	if synthetic {
-		data, trueTheta, err = gp.Synthetic(f.n, f.dims, f.dataSeed, gp.Prior{})
+		data, trueTheta, err = gp.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, gp.Prior{})
+		if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
+			return err
+		}
 		if err != nil {
 			return usagef("synthetic data (--n %d --dims %d --data-seed %d): %v; try another --data-seed", f.n, f.dims, f.dataSeed, err)
 		}
@@ -160,7 +164,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	fit := data
 	units := "natural units θ = exp(u)"
 	if f.standardize {
-		fit, std, err = gp.Standardize(data, true, true)
+		fit, std, err = gp.StandardizeContext(ctx, data, true, true)
+		if err := checkInterrupted(ctx, "standardisation", err); errors.Is(err, errInterrupted) {
+			return err
+		}
 		if err != nil {
 			return usageError{fmt.Errorf("--standardize: %w", errmsg.Trim(err, "gp: ", "standardize: "))}
 		}
@@ -182,6 +189,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		return inputErr(err)
 	}
 	defer m.Close()
+	if err := checkInterrupted(ctx, "the model's set-up", nil); err != nil {
+		return err
+	}
 
 	names := make([]string, 0, data.D+2)
 	for _, in := range inputs {
@@ -197,7 +207,14 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		},
 	}
 	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Backend: be.Name(), Settings: *st}
-	save := gpPredictDone(ctx, io, gf, f.out, flagValues(fs), test, f.predict, f.predictDraws, f.plots, f.quiet)
+	// The fit and the predictions are written after the run's files are in
+	// place (j.done runs after commitOut): into --out, not its staging
+	// folder, which is gone by then.
+	outDir := f.out
+	if f.finalOut != "" {
+		outDir = f.finalOut
+	}
+	save := gpPredictDone(ctx, io, gf, outDir, flagValues(fs), test, f.predict, f.predictDraws, f.plots, f.quiet)
 	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
 	return runJob(ctx, io, j)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -108,7 +109,10 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			opt.Sigma = s
 		}
 		var theta []float64
-		data, sigma, theta, err = mvn.Synthetic(f.n, f.dims, f.dataSeed, opt)
+		data, sigma, theta, err = mvn.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, opt)
+		if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
+			return err
+		}
 		if err != nil {
 			return inputErr(err)
 		}
@@ -154,6 +158,9 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		return inputErr(err)
 	}
 	defer m.Close()
+	if err := checkInterrupted(ctx, "the model's set-up", nil); err != nil {
+		return err
+	}
 	if post, err := m.Posterior(nil, 1); err == nil {
 		sd := make([]float64, data.D)
 		for i := range sd {

@@ -176,7 +176,10 @@ func carryForeign(old, dir string) {
 // ours reports whether a file name is one that subtemper writes into --out.
 func ours(n string) bool {
 	switch n {
-	case "draws.csv", "summary.json", "data.csv":
+	case "draws.csv", "summary.json", "data.csv",
+		"fit.json", "fit-data.csv", "predictions.csv", "predictions.json", "predictions.png", "predictions.svg":
+		// The fit and predictions of gp are written into --out after the
+		// swap (a run that writes none must not keep an earlier run's).
 		return true
 	}
 	if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp") {

@@ -153,7 +153,7 @@ func TestPredictBadInput(t *testing.T) {
 		{[]string{"predict", "--fit", incomplete, "--data", good}, "not a complete saved fit: its training data fit-data.csv are missing"},
 		{[]string{"predict", "--data", good}, "--fit DIR and --data FILE are both required"},
 		{[]string{"predict", "--fit", out, "--data", good, "--predict-draws", "-1"}, "--predict-draws must be ≥ 0"},
-		{[]string{"gp", "--data", trainPath, "--predict", missing, "--draws", "100000000"}, `missing input column "x1"`},
+		{[]string{"gp", "--data", trainPath, "--predict", missing, "--warmup", "100000000"}, `missing input column "x1"`},
 	} {
 		r := runBin(t, "", c.args...)
 		mustCode(t, r, 2, c.args...)

@@ -173,6 +173,7 @@ type job struct {
 	// done, if set, runs after the outputs are written, with the result
 	// (the gp command saves the fit and predicts).
 	done func(res *tempering.Result) error
+	diag *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
 }
 
 // runJob samples, writes the files and prints the summary. It returns
@@ -198,7 +199,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	start := time.Now()
 	cpu0, cpuOK := tempering.ProcessCPU()
-	res, err := tempering.Run(ctx, j.target, st)
+	res, err := runSampler(ctx, j.target, st)
 	wall := time.Since(start)
 	var procCPU time.Duration
 	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
@@ -206,6 +207,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if pr != nil {
 		pr.stop()
+	}
+	if errors.Is(err, errInterrupted) {
+		return err
 	}
 	if err != nil {
 		if cause := explainStart(j.target, st.Chains); cause != nil {
@@ -217,7 +221,10 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		fmt.Fprintf(io.err, "subtemper %s: interrupted after %s: writing the draws made so far\n", j.command, wall.Round(time.Millisecond))
 	}
 
+	j.diag = newDiagCutter(ctx)
 	sum, nat := summarize(j, res, wall, procCPU)
+	j.diag.close()
+	j.diag.finish(sum, res)
 	if f.finalOut != "" {
 		sum.Settings["out"] = f.finalOut
 	}
@@ -384,7 +391,7 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		var rh, rhp, eb, eps []float64
 		var sums []diag.Summary
 		for v, name := range j.names {
-			d, err := diag.SummarizeChains(name, vars[v])
+			d, err := j.diag.summarizeChains(name, vars[v])
 			if err != nil {
 				d = diag.Summary{Name: name, Mean: math.NaN(), Median: math.NaN(), SD: math.NaN(), MAD: math.NaN(), Q5: math.NaN(), Q95: math.NaN(),
 					Rhat: math.NaN(), RhatBulk: math.NaN(), RhatTail: math.NaN(), ESSBulk: math.NaN(), ESSTail: math.NaN(), ESSMean: math.NaN(), MCSEMean: math.NaN(), RhatPaper: math.NaN(), ESSPaper: math.NaN()}
