@@ -157,9 +157,10 @@ func (d *diagCutter) summarizeChains(name string, chains [][]float64) (diag.Summ
 		s   diag.Summary
 		err error
 	}
+	fn := summarizeFn // read here: an abandoned goroutine must not read it later
 	c := make(chan result, 1)
 	go func() {
-		s, err := summarizeFn(name, chains)
+		s, err := fn(name, chains)
 		c <- result{s, err}
 	}()
 	select {
@@ -182,4 +183,33 @@ func (d *diagCutter) finish(sum *runSummary, res *tempering.Result) {
 	sum.Interrupted, res.Interrupted = true, true
 	sum.Warnings = append(sum.Warnings, fmt.Sprintf("interrupted during the summary: the diagnostics of %d of %d variables (%s) were not computed (NaN); draws.csv holds every draw: `subtemper diag` computes them",
 		len(d.skipped), len(sum.Variables), strings.Join(d.skipped, ", ")))
+}
+
+// interruptible runs f, which does not look at ctx (a model's set-up: for
+// the MVN an O(N·D²) whitening of the data and an O(D³) factorisation), in
+// a goroutine. If ctx is cancelled first, it returns interruptedDuring(phase)
+// at once and abandons the goroutine: f runs to its end and its result is
+// dropped (a model it built is not closed; the process is about to exit).
+// mvn.Model.Posterior, run this way, reads the host copy of the data only,
+// so the command closing the model meanwhile does not disturb it.
+func interruptible[T any](ctx context.Context, phase string, f func() (T, error)) (T, error) {
+	var zero T
+	if ctx.Err() != nil {
+		return zero, interruptedDuring(phase)
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	c := make(chan result, 1) // buffered: an abandoned f does not block
+	go func() {
+		v, err := f()
+		c <- result{v, err}
+	}()
+	select {
+	case r := <-c:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, interruptedDuring(phase)
+	}
 }

@@ -184,14 +184,14 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if err := checkNonNegInt("predict-draws", f.predictDraws); err != nil {
 		return err
 	}
-	m, err := gp.New(be, fit, gp.Options{Jitter: f.jitter})
+	m, err := interruptible(ctx, "the model's set-up", func() (*gp.Model, error) { return gp.New(be, fit, gp.Options{Jitter: f.jitter}) })
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return inputErr(err)
 	}
 	defer m.Close()
-	if err := checkInterrupted(ctx, "the model's set-up", nil); err != nil {
-		return err
-	}
 
 	names := make([]string, 0, data.D+2)
 	for _, in := range inputs {

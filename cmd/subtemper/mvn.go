@@ -153,15 +153,19 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 	}
 	desc["n"], desc["d"] = data.N, data.D
 	line += fmt.Sprintf("; prior θ_d ~ N(0, %s²)", fmtNum(f.priorSD))
-	m, err := mvn.New(be, data, sigma, mvn.Options{Sigma0: f.priorSD})
+	m, err := interruptible(ctx, "the model's set-up", func() (*mvn.Model, error) { return mvn.New(be, data, sigma, mvn.Options{Sigma0: f.priorSD}) })
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return inputErr(err)
 	}
 	defer m.Close()
-	if err := checkInterrupted(ctx, "the model's set-up", nil); err != nil {
+	post, err := interruptible(ctx, "the model's set-up", func() (*mvn.Posterior, error) { return m.Posterior(nil, 1) })
+	if errors.Is(err, errInterrupted) {
 		return err
 	}
-	if post, err := m.Posterior(nil, 1); err == nil {
+	if err == nil {
 		sd := make([]float64, data.D)
 		for i := range sd {
 			sd[i] = math.Sqrt(post.Cov.At(i, i))
