@@ -19,7 +19,8 @@ func Example() {
 	train, _ := all.Prefix(60)
 	fit, err := subtemper.FitGP(context.Background(), train, subtemper.GPOptions{
 		Backend: "gonum", Standardize: true,
-		// The default sampler (DefaultGPSettings) with a shorter run.
+		// SPT with adapted HMC, a short run (DefaultGPSettings is the
+		// default, longer one).
 		Settings: &tempering.Settings{
 			Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO,
 			Warmup: 200, Draws: 200, Seed: 1,

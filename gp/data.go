@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -85,7 +86,16 @@ type Standardization struct {
 // Standardization that undoes it. A constant column cannot be scaled and
 // gives an error naming it, as does a column whose standard deviation
 // overflows float64 (values near ±MaxFloat64 of both signs).
+//
+// Standardize is StandardizeContext with a context never cancelled.
 func Standardize(d *Data, inputs, target bool) (*Data, Standardization, error) {
+	return StandardizeContext(context.Background(), d, inputs, target)
+}
+
+// StandardizeContext is Standardize, stopped when ctx is cancelled: it
+// checks ctx before each column (each is O(N) work) and returns ctx.Err()
+// once it sees it cancelled.
+func StandardizeContext(ctx context.Context, d *Data, inputs, target bool) (*Data, Standardization, error) {
 	var s Standardization
 	if err := d.Check(); err != nil {
 		return nil, s, err
@@ -100,6 +110,9 @@ func Standardize(d *Data, inputs, target bool) (*Data, Standardization, error) {
 		col := make([]float64, d.N)
 		z := make([]float64, d.N)
 		for j := 0; j < d.D; j++ {
+			if err := ctx.Err(); err != nil {
+				return nil, Standardization{}, err
+			}
 			for i := range col {
 				col[i] = d.X[i*d.D+j]
 			}
@@ -117,6 +130,9 @@ func Standardize(d *Data, inputs, target bool) (*Data, Standardization, error) {
 		}
 	}
 	if target {
+		if err := ctx.Err(); err != nil {
+			return nil, Standardization{}, err
+		}
 		m, sd, err := standardize(out.Y, d.Y)
 		if errors.Is(err, errConstant) {
 			return nil, Standardization{}, fmt.Errorf("gp: standardize: target %q is constant (every value is %v)", d.TargetName(), d.Y[0])

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -134,7 +135,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	desc := map[string]any{}
 	var line string
 	if synthetic {
-		data, trueTheta, err = gp.Synthetic(f.n, f.dims, f.dataSeed, gp.Prior{})
+		data, trueTheta, err = gp.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, gp.Prior{})
+		if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
+			return err
+		}
 		if err != nil {
 			return usagef("synthetic data (--n %d --dims %d --data-seed %d): %v; try another --data-seed", f.n, f.dims, f.dataSeed, err)
 		}
@@ -185,7 +189,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	fit := data
 	units := "natural units θ = exp(u)"
 	if f.standardize {
-		fit, std, err = gp.Standardize(data, true, true)
+		fit, std, err = gp.StandardizeContext(ctx, data, true, true)
+		if err := checkInterrupted(ctx, "standardisation", err); errors.Is(err, errInterrupted) {
+			return err
+		}
 		if err != nil {
 			return usageError{fmt.Errorf("--standardize: %w", errmsg.Trim(err, "gp: ", "standardize: "))}
 		}
@@ -202,7 +209,12 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if err := checkNonNegInt("predict-draws", f.predictDraws); err != nil {
 		return err
 	}
-	m, err := gp.New(be, fit, gp.Options{Jitter: f.jitter, Prior: prior})
+	m, err := interruptible(ctx, "the model's set-up", func() (*gp.Model, error) {
+		return gp.New(be, fit, gp.Options{Jitter: f.jitter, Prior: prior})
+	})
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return inputErr(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -109,7 +110,10 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			opt.Sigma = s
 		}
 		var theta []float64
-		data, sigma, theta, err = mvn.Synthetic(f.n, f.dims, f.dataSeed, opt)
+		data, sigma, theta, err = mvn.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, opt)
+		if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
+			return err
+		}
 		if err != nil {
 			return inputErr(err)
 		}
@@ -150,12 +154,19 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 	}
 	desc["n"], desc["d"] = data.N, data.D
 	line += fmt.Sprintf("; prior θ_d ~ N(0, %s²)", fmtNum(f.priorSD))
-	m, err := mvn.New(be, data, sigma, mvn.Options{Sigma0: f.priorSD})
+	m, err := interruptible(ctx, "the model's set-up", func() (*mvn.Model, error) { return mvn.New(be, data, sigma, mvn.Options{Sigma0: f.priorSD}) })
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return inputErr(err)
 	}
 	defer m.Close()
-	if post, err := m.Posterior(nil, 1); err == nil {
+	post, err := interruptible(ctx, "the model's set-up", func() (*mvn.Posterior, error) { return m.Posterior(nil, 1) })
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
+	if err == nil {
 		sd := make([]float64, data.D)
 		for i := range sd {
 			sd[i] = math.Sqrt(post.Cov.At(i, i))

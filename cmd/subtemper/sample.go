@@ -53,7 +53,7 @@ type samplerDefaults struct {
 // The defaults of the sampling commands (without --paper). They were
 // chosen by measurement: docs/ADAPTATION.md gives the figures.
 const (
-	defaultSampler  = "spt"
+	defaultSampler  = "pt"
 	defaultInner    = "hmc"
 	defaultAdapt    = "diag"
 	defaultLadder   = "adaptive"
@@ -62,6 +62,7 @@ const (
 	defaultDraws    = 1000
 	defaultLeapfrog = 10
 	defaultJitter   = 0.2
+	defaultLevels   = 10
 	paperStepSize   = 0.01
 	paperLevels     = 6
 )
@@ -83,7 +84,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.float(&s.stepJitter, "step-jitter", defaultJitter, "hmc: draw each transition's step uniformly in ε·(1 ± J), against trajectories that resonate with the posterior; in [0,1)")
 	fs.integer(&s.maxDepth, "max-depth", 10, "nuts: maximum tree depth (at most 2^D − 1 leapfrog steps per transition)")
 	fs.str(&s.ladder, "ladder", defaultLadder, "adaptive: warm-up places the levels for equal swap rates (pt, spt; non-reversible PT's schedule optimisation) or equal variance of the tempered transitions' log-ratio terms (tt, stt), and chooses M unless --levels is given; fixed: the geometric ladder β_m = β*^{m/M}")
-	fs.integer(&s.levels, "levels", 0, "number `M` of levels above the target (M+1 in all); 0: chosen by the adaptive ladder (6 with --ladder fixed)")
+	fs.integer(&s.levels, "levels", defaultLevels, "number `M` of levels above the target (M+1 in all); 0: M chosen by the adaptive ladder from the communication barrier Λ (⌈2Λ⌉ for pt and spt; 6 with --ladder fixed)")
 	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1): the hottest level's β (pt, tt) or subset fraction (spt, stt)")
 	fs.str(&s.swap, "swap", defaultSwap, "swap schedule of pt and spt: deo (non-reversible even/odd) or sweep (the paper's)")
 	fs.integer(&s.baseSteps, "base-steps", 1, "tt and stt: ordinary transitions at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; 0: Neal's form, the target moves only through accepted tempered transitions)")
@@ -268,6 +269,7 @@ type job struct {
 	// done, if set, runs after the outputs are written, with the result
 	// (the gp command saves the fit and predicts).
 	done func(res *tempering.Result) error
+	diag *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
 }
 
 // runJob samples, writes the files and prints the summary. It returns
@@ -293,7 +295,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	start := time.Now()
 	cpu0, cpuOK := tempering.ProcessCPU()
-	res, err := tempering.Run(ctx, j.target, st)
+	res, err := runSampler(ctx, j.target, st)
 	wall := time.Since(start)
 	var procCPU time.Duration
 	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
@@ -301,6 +303,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if pr != nil {
 		pr.stop()
+	}
+	if errors.Is(err, errInterrupted) {
+		return err
 	}
 	if err != nil {
 		if cause := explainStart(j.target, st.Chains); cause != nil {
@@ -312,7 +317,10 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		fmt.Fprintf(io.err, "subtemper %s: interrupted after %s: writing the draws made so far\n", j.command, wall.Round(time.Millisecond))
 	}
 
+	j.diag = newDiagCutter(ctx)
 	sum, nat := summarize(j, res, wall, procCPU)
+	j.diag.close()
+	j.diag.finish(sum, res)
 	if f.finalOut != "" {
 		sum.Settings["out"] = f.finalOut
 	}
@@ -551,7 +559,7 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		var rh, rhp, eb, eps []float64
 		var sums []diag.Summary
 		for v, name := range j.names {
-			d, err := diag.SummarizeChains(name, vars[v])
+			d, err := j.diag.summarizeChains(name, vars[v])
 			if err != nil {
 				d = diag.Summary{Name: name, Mean: math.NaN(), Median: math.NaN(), SD: math.NaN(), MAD: math.NaN(), Q5: math.NaN(), Q95: math.NaN(),
 					Rhat: math.NaN(), RhatBulk: math.NaN(), RhatTail: math.NaN(), ESSBulk: math.NaN(), ESSTail: math.NaN(), ESSMean: math.NaN(), MCSEMean: math.NaN(), RhatPaper: math.NaN(), ESSPaper: math.NaN()}

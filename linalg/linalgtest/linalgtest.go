@@ -41,8 +41,6 @@ import (
 	"sync"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
-	gblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/subtemper/subtemper/linalg"
@@ -330,11 +328,4 @@ func factor(b linalg.Backend, n int, a []float64) (linalg.Matrix, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// gemm is C = A·B with gonum's BLAS, for test set-up.
-func gemm(n int, a, b []float64) []float64 {
-	c := make([]float64, n*n)
-	gblas.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n)
-	return c
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// completeRun writes a small complete gp run into parent/run and returns
+// --out and its files' contents.
+func completeRun(t *testing.T, parent string) (string, map[string]string) {
+	t.Helper()
+	out := filepath.Join(parent, "run")
+	args := []string{"gp", "--n", "12", "--dims", "1", "--draws", "10", "--warmup", "5", "--quiet", "--out", out}
+	mustCode(t, runBin(t, "", args...), 0, args...)
+	files := map[string]string{}
+	for _, n := range []string{"data.csv", "draws.csv", "summary.json"} {
+		b, err := os.ReadFile(filepath.Join(out, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[n] = string(b)
+	}
+	return out, files
+}
+
+// interruptAfter starts the binary with args, sends SIGINT after delay and
+// returns the result and the time from the signal to the exit.
+func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(delay)
+	sent := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-waitErr:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("subtemper %s did not stop within 30 s of SIGINT", strings.Join(args, " "))
+	}
+	lat := time.Since(sent)
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{o.String(), e.String(), code}, lat
+}
+
+// checkKept checks that out holds files unchanged and that nothing else
+// (no staging folder) lies beside it in parent.
+func checkKept(t *testing.T, parent, out string, files map[string]string) {
+	t.Helper()
+	for n, want := range files {
+		if b, _ := os.ReadFile(filepath.Join(out, n)); string(b) != want {
+			t.Errorf("%s changed by the interrupted run", n)
+		}
+	}
+	ents, _ := os.ReadDir(parent)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{filepath.Base(out)}) {
+		t.Errorf("%s holds %v after the interrupted run; want %s only", parent, names, filepath.Base(out))
+	}
+}
+
+// TestInterruptDataGeneration: SIGINT during the synthetic-data generation
+// of `gp --n 4000` (an O(N³) Cholesky factorisation, several seconds on 2
+// cores) stops the command within a second with exit code 130, and --out
+// keeps the earlier complete run (the generator used to ignore the signal:
+// only a second one, a hard kill, stopped it).
+func TestInterruptDataGeneration(t *testing.T) {
+	parent := t.TempDir()
+	out, files := completeRun(t, parent)
+	args := []string{"gp", "--n", "4000", "--dims", "2", "--out", out}
+	r, lat := interruptAfter(t, 300*time.Millisecond, args...)
+	mustCode(t, r, exitInterrupted, args...)
+	t.Logf("stopped %v after SIGINT", lat)
+	if lat > time.Second {
+		t.Errorf("stopped %v after SIGINT, want under a second", lat)
+	}
+	if !strings.Contains(r.stderr, "interrupted during synthetic-data generation: nothing written") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	checkKept(t, parent, out, files)
+
+	// Without an earlier result, --out is not created.
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	args = []string{"gp", "--n", "4000", "--dims", "2", "--quiet", "--out", fresh}
+	r, _ = interruptAfter(t, 300*time.Millisecond, args...)
+	mustCode(t, r, exitInterrupted, args...)
+	if ents, _ := os.ReadDir(filepath.Dir(fresh)); len(ents) != 0 {
+		t.Errorf("an interrupted run left %v", ents)
+	}
+}
+
+// TestInterruptNoDrawsKeepsResult: a run interrupted before it kept any
+// draw (in a long warm-up) does not replace the complete result already
+// in --out: exit code 130, --out unchanged, no leftovers, and stderr says
+// that nothing was written.
+func TestInterruptNoDrawsKeepsResult(t *testing.T) {
+	parent := t.TempDir()
+	out, files := completeRun(t, parent)
+	args := []string{"gp", "--n", "30", "--dims", "2", "--warmup", "100000000", "--draws", "10", "--levels", "2", "--out", out}
+	r, _ := interruptAfter(t, 800*time.Millisecond, args...)
+	mustCode(t, r, exitInterrupted, args...)
+	if !strings.Contains(r.stderr, "nothing written") {
+		t.Errorf("stderr does not say that nothing was written:\n%s", r.stderr)
+	}
+	checkKept(t, parent, out, files)
+}
+
+// blockingTarget is a target whose Clone blocks until release is closed:
+// a model whose set-up takes long.
+type blockingTarget struct {
+	release chan struct{}
+	cloned  atomic.Int32
+}
+
+func (b *blockingTarget) Dim() int                           { return 1 }
+func (b *blockingTarget) NumObs() int                        { return 1 }
+func (b *blockingTarget) LogPrior(u, grad []float64) float64 { return 0 }
+func (b *blockingTarget) LogLik(subset []int, u, grad []float64) (float64, error) {
+	return -u[0] * u[0] / 2, nil
+}
+func (b *blockingTarget) Clone() (tempering.Target, error) {
+	<-b.release
+	b.cloned.Add(1)
+	return b, nil
+}
+
+// TestRunSamplerSetup: a cancellation while tempering.Run sets up its
+// chains (which does not look at the context) returns within setupGrace
+// plus a little, with errInterrupted.
+func TestRunSamplerSetup(t *testing.T) {
+	bt := &blockingTarget{release: make(chan struct{})}
+	defer close(bt.release) // lets the abandoned Run end
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	st := &tempering.Settings{Driver: tempering.None, Kernel: tempering.MH{Sigma: 1}, Chains: 1, Draws: 10, Seed: 1}
+	start := time.Now()
+	_, err := runSampler(ctx, bt, st)
+	took := time.Since(start)
+	if !errors.Is(err, errInterrupted) {
+		t.Fatalf("runSampler: %v", err)
+	}
+	if took > 100*time.Millisecond+setupGrace+500*time.Millisecond {
+		t.Errorf("runSampler returned after %v", took)
+	}
+
+	// Not cancelled: the result as tempering.Run gives it.
+	bt2 := &blockingTarget{release: make(chan struct{})}
+	close(bt2.release)
+	res, err := runSampler(context.Background(), bt2, st)
+	if err != nil || res.Interrupted || len(res.Draws[0]) != 10 {
+		t.Fatalf("runSampler: %v, %+v", err, res)
+	}
+}
+
+// TestDiagCutter: after a cancellation the summary computes diagnostics
+// for at most about summaryGrace more, leaves the rest out and marks the
+// run interrupted; without one it computes them all.
+func TestDiagCutter(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	slow := func(name string, chains [][]float64) (diag.Summary, error) {
+		<-release // diagnostics of millions of draws
+		return diag.Summary{Name: name}, nil
+	}
+	old := summarizeFn
+	summarizeFn = slow
+	defer func() { summarizeFn = old }()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d := newDiagCutter(ctx)
+	start := time.Now()
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := d.summarizeChains(n, nil); !errors.Is(err, errDiagCut) {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	d.close()
+	if took := time.Since(start); took > summaryGrace+500*time.Millisecond {
+		t.Errorf("summary took %v after the cancellation", took)
+	}
+	sum := &runSummary{Variables: make([]variableJSON, 3)}
+	res := &tempering.Result{}
+	d.finish(sum, res)
+	if !sum.Interrupted || !res.Interrupted || len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "3 of 3 variables (a, b, c)") {
+		t.Errorf("finish: interrupted %v %v, warnings %q", sum.Interrupted, res.Interrupted, sum.Warnings)
+	}
+
+	summarizeFn = func(name string, chains [][]float64) (diag.Summary, error) { return diag.Summary{Name: name}, nil }
+	d = newDiagCutter(context.Background())
+	if s, err := d.summarizeChains("x", nil); err != nil || s.Name != "x" {
+		t.Errorf("not cancelled: %v %v", s, err)
+	}
+	d.close()
+}
