@@ -61,6 +61,9 @@ func libraryProgram(path string) (string, bool, error) {
 // of docs/library-example.md, which holds the section's text until it
 // moves into README.md.
 func TestLibraryProgram(t *testing.T) {
+	// The go command of the toolchain running the test, falling back on
+	// PATH: what `go test` itself runs, which is what this test wants.
+	//lint:ignore SA1019 the test runs where it was built, so the build's GOROOT is meaningful
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goBin); err != nil {
 		if goBin, err = exec.LookPath("go"); err != nil {
