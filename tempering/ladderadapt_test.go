@@ -344,8 +344,8 @@ func TestNoAllocsAfterAdaptiveWarmup(t *testing.T) {
 func TestFixedLadder(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	for _, s := range []Settings{
-		{Driver: PT, Ladder: LadderFixed, Levels: 4},
-		{Driver: SPT, Betas: []float64{1, 0.5, 0.25}},
+		{Driver: PT, Kernel: MH{}, Swap: Sweep, Ladder: LadderFixed, Levels: 4},
+		{Driver: SPT, Kernel: MH{}, Swap: Sweep, Betas: []float64{1, 0.5, 0.25}},
 	} {
 		s.Warmup, s.Draws, s.Chains = 200, 10, 2
 		res, err := Run(context.Background(), tg, &s)
