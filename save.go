@@ -69,12 +69,15 @@ func settingsMap(s tempering.Settings) map[string]any {
 	switch k := s.Kernel.(type) {
 	case tempering.HMC:
 		m["kernel"] = "hmc"
-		m["step_size"], m["leapfrog"], m["adapt"] = k.StepSize, k.Steps, k.Adapt
+		m["step_size"], m["leapfrog"], m["adapt"], m["jitter"] = k.StepSize, k.Steps, k.Adapt.String(), k.Jitter
+	case tempering.NUTS:
+		m["kernel"] = "nuts"
+		m["step_size"], m["max_tree_depth"], m["adapt"] = k.StepSize, k.MaxTreeDepth, k.Adapt.String()
 	case tempering.MH:
 		m["kernel"] = "mh"
 		m["mh_scale"] = k.Sigma
 	case nil:
-		m["kernel"] = "mh"
+		m["kernel"] = "default (tempering.DefaultKernel)"
 	default:
 		m["kernel"] = fmt.Sprintf("%T", k)
 	}

@@ -23,7 +23,7 @@ func smallFit(t *testing.T) *GPFit {
 		data.Y[i] = 50 + 10*data.Y[i]
 	}
 	fit, err := FitGP(context.Background(), data, GPOptions{Backend: "gonum", Standardize: true, Settings: &tempering.Settings{
-		Driver: tempering.SPT, Kernel: tempering.MH{Sigma: 0.2}, Warmup: 20, Draws: 30, Chains: 2, Seed: 4,
+		Driver: tempering.SPT, Kernel: tempering.MH{Sigma: 0.2}, Swap: tempering.Sweep, Warmup: 20, Draws: 30, Chains: 2, Seed: 4,
 	}})
 	if err != nil {
 		t.Fatal(err)

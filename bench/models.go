@@ -143,6 +143,26 @@ func Kernel(kernel, model string) (tempering.Kernel, error) {
 	return nil, fmt.Errorf("bench: unknown kernel %q (want mh or hmc)", kernel)
 }
 
+// paperIndex is d's position in the order none, pt, tt, spt, stt
+// (tempering.Driver's numbering before SPT became its zero value). The
+// benchmarks derive their chains' random streams from it, so that the
+// paper's reproduction draws the same numbers whatever the enum's values.
+func paperIndex(d tempering.Driver) uint64 {
+	switch d {
+	case tempering.None:
+		return 0
+	case tempering.PT:
+		return 1
+	case tempering.TT:
+		return 2
+	case tempering.SPT:
+		return 3
+	case tempering.STT:
+		return 4
+	}
+	panic(fmt.Sprintf("bench: unknown driver %v", d))
+}
+
 // Drivers lists the five samplers in the order of the paper's tables'
 // columns after the inner sampler: none, STT, TT, SPT, PT.
 var Drivers = []tempering.Driver{tempering.None, tempering.STT, tempering.TT, tempering.SPT, tempering.PT}

@@ -52,7 +52,10 @@ func NewPair(t tempering.Target, d tempering.Driver, swap tempering.SwapSchedule
 		return nil, fmt.Errorf("bench: cloning target: %w", err)
 	}
 	mk := func(d tempering.Driver, stream uint64) (*tempering.Chain, error) {
-		s := &tempering.Settings{Driver: d, Swap: swap, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin}
+		s := &tempering.Settings{
+			Driver: d, Swap: swap, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin,
+			Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup,
+		}
 		ch, err := tempering.NewChain(tc, s, rand.New(rand.NewPCG(seed, stream)), start)
 		if err != nil {
 			return nil, fmt.Errorf("bench: %v chain: %w", d, err)
@@ -64,7 +67,7 @@ func NewPair(t tempering.Target, d tempering.Driver, swap tempering.SwapSchedule
 		return nil, err
 	}
 	if d != tempering.None {
-		if p.drv, err = mk(d, 1+uint64(d)); err != nil {
+		if p.drv, err = mk(d, 1+paperIndex(d)); err != nil {
 			return nil, err
 		}
 	}

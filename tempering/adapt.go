@@ -8,7 +8,7 @@ import (
 
 // Adaptation selects what a gradient kernel (HMC, NUTS) tunes at each level
 // during warm-up, in Stan's windowed scheme. Nothing adapts without
-// warm-up (Settings.Warmup = 0), and everything is frozen at the end of
+// warm-up (Settings.Warmup = NoWarmup), and everything is frozen at the end of
 // warm-up, so that the draws come from fixed, exact kernels.
 //
 // The zero value, AdaptDiag, tunes the step size and a diagonal metric.

@@ -98,8 +98,9 @@ const (
 
 // NewChain builds a chain of s's driver on t, started at start (len
 // t.Dim()), using rng for all its randomness. It uses t directly (give each
-// chain its own Target: see Target.Clone). s may be nil (defaults). It
-// returns an error if the settings are invalid or the starting point has
+// chain its own Target: see Target.Clone). s may be nil (defaults).
+// s.Warmup, s.Draws, s.Chains and s.Thin are not used: the caller runs
+// warm-up with BeginWarmup and EndWarmup. It returns an error if the settings are invalid or the starting point has
 // log density −∞ at some level.
 func NewChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, error) {
 	cfg, err := s.resolve()
@@ -324,7 +325,7 @@ func (c *Chain) Step() {
 // the first half of them (see Settings.Ladder): at the end of each round
 // Step rebuilds the ladder and restarts every level kernel's adaptation
 // for the rest of warm-up. Run calls it before the first Step when
-// Settings.Warmup > 0.
+// there is a warm-up (Settings.Warmup ≠ NoWarmup).
 func (c *Chain) BeginWarmup(iterations int) {
 	c.begun = c.warm
 	for m, k := range c.kern {

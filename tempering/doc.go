@@ -29,12 +29,12 @@
 // (see Adaptation): the step size by dual averaging and, by default, a
 // diagonal inverse metric from the level's states; at the end of warm-up
 // the tuning is frozen, so the draws come from fixed, exact kernels.
-// AdaptNone keeps the paper's fixed step. A Driver combines
-// levels: None (kernel alone), PT and SPT (a transition at every level, then
-// swaps of adjacent levels by the Sweep or DEO schedule), TT and STT (Neal
-// 1996's tempered transitions: ascend with a transition at each level
-// m = 1..M, descend at each level m = M..1, accept by a ratio accumulated
-// as a sum of logs). In this form level 0 moves only through accepted
+// AdaptNone keeps the paper's fixed step. A Driver combines levels: None
+// (kernel alone), PT and SPT, the default (a transition at every level,
+// then swaps of adjacent levels by the DEO schedule, the default, or the
+// paper's Sweep), TT and STT (Neal 1996's tempered transitions: ascend
+// with a transition at each level m = 1..M, descend at each level
+// m = M..1, accept by a ratio accumulated as a sum of logs). In this form level 0 moves only through accepted
 // tempered transitions; Settings.BaseSteps adds ordinary level-0
 // transitions after each one (1 gives the transition count of the paper's
 // Algorithm 2). During warm-up TT and STT run at least one level-0
@@ -44,7 +44,7 @@
 // # Adaptive ladder
 //
 // With Settings.Ladder zero (LadderAdaptive), no explicit Betas and a
-// warm-up of 48 iterations or more, the first half of warm-up runs
+// warm-up of 48 iterations or more (the default is 1000), the first half of warm-up runs
 // rounds of 8, 16, 32, … iterations (the last stretched to end at half
 // of warm-up). After each round the levels are placed afresh between
 // x_0 = 1 and the hottest level x_M = β*, on the annealing parameter x:
@@ -105,6 +105,20 @@
 // level, evaluated there for the swap, gets the gradient its next
 // transition needs that way (counted in LevelStats.GradResumes, not in
 // EvalsGrad).
+//
+// # Defaults
+//
+// The zero Settings is the sampler that measured best on GP posteriors
+// (issue 18): SPT (Driver's zero value) with DefaultKernel, HMC{Steps: 10,
+// Jitter: 0.2}, whose zero Adapt tunes the step size and a diagonal metric
+// at every level in Stan's windows; the adaptive ladder (LadderAdaptive);
+// DEO swaps (SwapSchedule's zero value); DefaultWarmup = 1000 warm-up
+// iterations, then 1000 draws in each of 3 chains. Warmup: NoWarmup runs
+// no warm-up (nothing adapts). The paper's settings are all explicit:
+//
+//	Settings{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}
+//	    (or MH{Sigma: σ}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
+//	    Swap: Sweep, Warmup: w (NoWarmup for none)}
 //
 // # Running
 //

@@ -30,20 +30,20 @@ func exactCases() []exactCase {
 		draws int
 	}{{"mh", mh, 30000}, {"hmc", hmc, 6000}, {"nuts", NUTS{}, 3000}} {
 		for _, d := range []Driver{None, PT, TT, SPT, STT} {
-			cs = append(cs, exactCase{name: k.name + "/" + d.String(), kernel: k.k, driver: d, draws: k.draws})
+			cs = append(cs, exactCase{name: k.name + "/" + d.String(), kernel: k.k, driver: d, sched: Sweep, draws: k.draws})
 		}
 		for _, d := range []Driver{PT, SPT} {
 			cs = append(cs, exactCase{name: k.name + "/" + d.String() + "-deo", kernel: k.k, driver: d, sched: DEO, draws: k.draws})
 		}
 		// STT with an ordinary level-0 transition after each tempered one.
-		cs = append(cs, exactCase{name: k.name + "/stt-base1", kernel: k.k, driver: STT, base: 1, draws: k.draws})
+		cs = append(cs, exactCase{name: k.name + "/stt-base1", kernel: k.k, driver: STT, sched: Sweep, base: 1, draws: k.draws})
 	}
 	// The paper's fixed HMC, and dense metrics.
 	for _, d := range []Driver{None, PT, STT} {
 		cs = append(cs,
-			exactCase{name: "hmc-fixed/" + d.String(), kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptNone}, driver: d, draws: 6000},
-			exactCase{name: "hmc-dense/" + d.String(), kernel: HMC{Steps: 6, Jitter: 0.2, Adapt: AdaptDense}, driver: d, draws: 6000},
-			exactCase{name: "nuts-dense/" + d.String(), kernel: NUTS{Adapt: AdaptDense}, driver: d, draws: 3000})
+			exactCase{name: "hmc-fixed/" + d.String(), kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptNone}, driver: d, sched: Sweep, draws: 6000},
+			exactCase{name: "hmc-dense/" + d.String(), kernel: HMC{Steps: 6, Jitter: 0.2, Adapt: AdaptDense}, driver: d, sched: Sweep, draws: 6000},
+			exactCase{name: "nuts-dense/" + d.String(), kernel: NUTS{Adapt: AdaptDense}, driver: d, sched: Sweep, draws: 3000})
 	}
 	return cs
 }
@@ -58,7 +58,7 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 	}
 	res, err := Run(context.Background(), tg, &Settings{
 		Driver: c.driver, Kernel: c.kernel, Swap: c.sched, BaseSteps: c.base,
-		Chains: 3, Warmup: 500, Draws: c.draws, Seed: seed, Ladder: c.ladder,
+		Chains: 3, Warmup: 500, Draws: c.draws, Seed: seed, Ladder: c.ladder, Levels: LevelsFromBarrier,
 	})
 	if err != nil {
 		return nil, "", err
@@ -144,10 +144,10 @@ func TestExactnessDetectsBrokenRatio(t *testing.T) {
 		hook dropHook
 		c    exactCase
 	}{
-		{"tt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/tt", kernel: MH{Sigma: 0.15}, driver: TT, draws: 30000}},
-		{"stt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/stt", kernel: MH{Sigma: 0.15}, driver: STT, draws: 30000}},
-		{"pt-drop-lower-level", dropHook{dropSwapLower, 1}, exactCase{name: "mh/pt", kernel: MH{Sigma: 0.15}, driver: PT, draws: 30000}},
-		{"spt-stale-cache", dropHook{staleSPTSwap, 0}, exactCase{name: "mh/spt", kernel: MH{Sigma: 0.15}, driver: SPT, draws: 30000}},
+		{"tt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/tt", kernel: MH{Sigma: 0.15}, driver: TT, sched: Sweep, draws: 30000}},
+		{"stt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/stt", kernel: MH{Sigma: 0.15}, driver: STT, sched: Sweep, draws: 30000}},
+		{"pt-drop-lower-level", dropHook{dropSwapLower, 1}, exactCase{name: "mh/pt", kernel: MH{Sigma: 0.15}, driver: PT, sched: Sweep, draws: 30000}},
+		{"spt-stale-cache", dropHook{staleSPTSwap, 0}, exactCase{name: "mh/spt", kernel: MH{Sigma: 0.15}, driver: SPT, sched: Sweep, draws: 30000}},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			testDrop = b.hook

@@ -12,17 +12,18 @@ import (
 // H(proposal) − H(current) exceeds MaxEnergyError, or that reaches a point
 // of log density −∞, is divergent: it is rejected and counted.
 //
-// During warm-up (Settings.Warmup > 0) each level adapts as Adapt says, in
-// Stan's windowed scheme: the step size by dual averaging (Hoffman &
-// Gelman 2014) towards acceptance TargetAccept, the metric from the
-// level's states in slow windows of doubling length. When adaptation
-// starts, and after each metric update, the step size is re-initialised
-// by Stan's heuristic (doubled or halved until the acceptance of one
-// leapfrog step from the current state crosses 0.8) and dual averaging
-// restarts from it. At the end of warm-up the step size is frozen at the
+// During warm-up (Settings.Warmup, 1000 iterations by default) each level
+// adapts as Adapt says, in Stan's windowed scheme: the step size by dual
+// averaging (Hoffman & Gelman 2014) towards acceptance TargetAccept, the
+// metric from the level's states in slow windows of doubling length. When
+// adaptation starts, and after each metric update, the step size is
+// re-initialised by Stan's heuristic (doubled or halved until the
+// acceptance of one leapfrog step from the current state crosses 0.8) and
+// dual averaging restarts from it. At the end of warm-up the step size is frozen at the
 // averaged value. The zero value adapts the step size and a diagonal
 // metric; AdaptNone with StepSize 0.01 gives the paper's fixed kernel.
-// Without warm-up nothing adapts.
+// Without warm-up (Settings.Warmup = NoWarmup) nothing adapts.
+// Settings' default kernel is HMC{Steps: 10, Jitter: 0.2} (DefaultKernel).
 type HMC struct {
 	// StepSize is the leapfrog step ε (the starting point when adapting,
 	// before Stan's heuristic). Zero means 0.01 (the paper's).

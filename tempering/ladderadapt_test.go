@@ -218,7 +218,7 @@ func TestBarrierEstimate(t *testing.T) {
 	for _, bmin := range []float64{1.0 / 8, 1e-3} {
 		want := exactBarrier(tg, bmin, 32, 1500)
 		res, err := Run(context.Background(), tg, &Settings{
-			Driver: PT, Kernel: HMC{StepSize: 0.05, Steps: 5, Jitter: 0.2}, Swap: DEO, BetaMin: bmin,
+			Driver: PT, Kernel: HMC{StepSize: 0.05, Steps: 5, Jitter: 0.2}, Swap: DEO, BetaMin: bmin, Levels: LevelsFromBarrier,
 			Chains: 2, Warmup: 400, Draws: 2000, Seed: 11,
 		})
 		if err != nil {
@@ -344,8 +344,8 @@ func TestNoAllocsAfterAdaptiveWarmup(t *testing.T) {
 func TestFixedLadder(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	for _, s := range []Settings{
-		{Driver: PT, Ladder: LadderFixed, Levels: 4},
-		{Driver: SPT, Betas: []float64{1, 0.5, 0.25}},
+		{Driver: PT, Kernel: MH{}, Swap: Sweep, Ladder: LadderFixed, Levels: 4},
+		{Driver: SPT, Kernel: MH{}, Swap: Sweep, Betas: []float64{1, 0.5, 0.25}},
 	} {
 		s.Warmup, s.Draws, s.Chains = 200, 10, 2
 		res, err := Run(context.Background(), tg, &s)

@@ -23,13 +23,13 @@ func TestExactnessDetectsBrokenNUTS(t *testing.T) {
 		bug  nutsBug
 		c    exactCase
 	}{
-		{"newest/none", nutsNewest, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, draws: 3000}},
+		{"newest/none", nutsNewest, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, sched: Sweep, draws: 3000}},
 		// The tempered cases run on the geometric ladder the check was
 		// calibrated on: on an adapted ladder the biased choices show at
 		// 3.2–3.5 MCSE only (seed 7), under the 4-MCSE threshold.
-		{"newest/pt", nutsNewest, exactCase{name: "nuts/pt", kernel: NUTS{}, driver: PT, draws: 3000, ladder: LadderFixed}},
-		{"potential/none", nutsPotential, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, draws: 3000}},
-		{"potential/stt", nutsPotential, exactCase{name: "nuts/stt", kernel: NUTS{}, driver: STT, draws: 3000, ladder: LadderFixed}},
+		{"newest/pt", nutsNewest, exactCase{name: "nuts/pt", kernel: NUTS{}, driver: PT, sched: Sweep, draws: 3000, ladder: LadderFixed}},
+		{"potential/none", nutsPotential, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, sched: Sweep, draws: 3000}},
+		{"potential/stt", nutsPotential, exactCase{name: "nuts/stt", kernel: NUTS{}, driver: STT, sched: Sweep, draws: 3000, ladder: LadderFixed}},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			fails, summary, err := checkExact(tg, b.c, 7)
@@ -64,7 +64,7 @@ func TestExactnessDetectsBrokenNUTS(t *testing.T) {
 func TestNUTSCounts(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
 	for _, d := range allDrivers {
-		res, err := Run(context.Background(), tg, &Settings{Driver: d, Kernel: NUTS{}, Chains: 2, Draws: 200, Seed: 3})
+		res, err := Run(context.Background(), tg, &Settings{Driver: d, Kernel: NUTS{}, Swap: Sweep, Warmup: NoWarmup, Chains: 2, Draws: 200, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -87,7 +87,7 @@ func TestEvalCounts(t *testing.T) {
 	sizes := SubsetSizes(betas, 40)
 	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: L}} {
 		for _, d := range allDrivers {
-			c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Levels: M}, rand.New(rand.NewPCG(3, 4)), []float64{1, -0.5, 0.3})
+			c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Levels: M, Swap: Sweep}, rand.New(rand.NewPCG(3, 4)), []float64{1, -0.5, 0.3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +184,7 @@ func TestEvalCounts(t *testing.T) {
 func TestSubsets(t *testing.T) {
 	tg := newMVNTarget(50, 2, 1)
 	for _, d := range []Driver{SPT, STT} {
-		c, err := NewChain(tg, &Settings{Driver: d}, rand.New(rand.NewPCG(5, 6)), []float64{1, -0.5, 0.3})
+		c, err := NewChain(tg, &Settings{Driver: d, Kernel: MH{}, Swap: Sweep}, rand.New(rand.NewPCG(5, 6)), []float64{1, -0.5, 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func (f failTarget) Clone() (Target, error) { return f, nil }
 func TestFailedEvaluations(t *testing.T) {
 	for _, k := range []Kernel{MH{Sigma: 0.5}, HMC{StepSize: 0.2, Steps: 5}} {
 		for _, d := range allDrivers {
-			res, err := Run(context.Background(), failTarget{}, &Settings{Driver: d, Kernel: k, Draws: 500, Init: [][]float64{{0}}})
+			res, err := Run(context.Background(), failTarget{}, &Settings{Driver: d, Kernel: k, Swap: Sweep, Warmup: NoWarmup, Draws: 500, Init: [][]float64{{0}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,7 +284,7 @@ func TestFailedEvaluations(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Run(context.Background(), failTarget{}, &Settings{Init: [][]float64{{2}}}); err == nil || !strings.Contains(err.Error(), "−∞") {
+	if _, err := Run(context.Background(), failTarget{}, &Settings{Driver: None, Kernel: MH{}, Warmup: NoWarmup, Init: [][]float64{{2}}}); err == nil || !strings.Contains(err.Error(), "−∞") {
 		t.Errorf("start in the failing region: got error %v", err)
 	}
 }
@@ -317,7 +317,7 @@ func (b boxTarget) Clone() (Target, error) { return b, nil }
 // density is a legitimate value); MH just rejects such proposals.
 func TestZeroDensityDivergent(t *testing.T) {
 	for _, k := range []Kernel{MH{Sigma: 0.5}, HMC{StepSize: 0.3, Steps: 5}} {
-		res, err := Run(context.Background(), boxTarget{}, &Settings{Kernel: k, Draws: 300, Init: [][]float64{{0}}})
+		res, err := Run(context.Background(), boxTarget{}, &Settings{Driver: None, Kernel: k, Warmup: NoWarmup, Draws: 300, Init: [][]float64{{0}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +344,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var calls atomic.Int64
-	res, err := Run(ctx, tg, &Settings{Driver: PT, Draws: 100000, RecordTimes: true, Progress: func(c, it, total int) {
+	res, err := Run(ctx, tg, &Settings{Driver: PT, Kernel: MH{}, Swap: Sweep, Warmup: NoWarmup, Draws: 100000, RecordTimes: true, Progress: func(c, it, total int) {
 		if calls.Add(1) == 300 {
 			cancel()
 		}
@@ -376,7 +376,7 @@ func TestCancel(t *testing.T) {
 	if total == 0 {
 		t.Error("no draws before the interruption")
 	}
-	full, err := Run(context.Background(), tg, &Settings{Draws: 10})
+	full, err := Run(context.Background(), tg, &Settings{Driver: None, Kernel: MH{}, Warmup: NoWarmup, Draws: 10})
 	if err != nil || full.Interrupted || len(full.Draws) != 3 || len(full.Draws[2]) != 10 {
 		t.Errorf("uninterrupted run: %v, %+v", err, full)
 	}
@@ -414,7 +414,7 @@ func TestCancelInsideIteration(t *testing.T) {
 	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5}} {
 		for _, d := range allDrivers {
 			name := fmt.Sprintf("%T/%v", k, d)
-			s := &Settings{Driver: d, Kernel: k, Chains: 1, Warmup: 3, Seed: 7}
+			s := &Settings{Driver: d, Kernel: k, Swap: Sweep, Chains: 1, Warmup: 3, Seed: 7}
 			// Evaluations to the end of draw n, and of draw n+1.
 			evals := func(draws int) (int, *Result) {
 				var calls, after int
@@ -455,7 +455,7 @@ func TestCancelInsideIteration(t *testing.T) {
 func TestSettingsValidation(t *testing.T) {
 	tg := newMVNTarget(10, 2, 1)
 	for _, s := range []Settings{
-		{Chains: -1}, {Warmup: -1}, {Draws: -2}, {Thin: -1}, {Levels: -1},
+		{Chains: -1}, {Warmup: -2}, {Draws: -2}, {Thin: -1}, {Levels: -2},
 		{Draws: 2, Thin: math.MaxInt}, {Warmup: math.MaxInt - 1, Draws: 2},
 		{Driver: PT, BetaMin: 1.5}, {Driver: PT, BetaMin: -0.1},
 		{Betas: []float64{0.9, 0.5}}, {Betas: []float64{1, 0.5, 0.7}}, {Betas: []float64{1}}, {Betas: []float64{1, 0}},
@@ -492,7 +492,7 @@ func TestSettingsValidation(t *testing.T) {
 // acceptance during warm-up and freezes it afterwards.
 func TestAdaptation(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
-	c, err := NewChain(tg, &Settings{Kernel: HMC{StepSize: 0.001, Steps: 5, Adapt: AdaptStep}}, rand.New(rand.NewPCG(1, 1)), []float64{1, -0.5, 0.3})
+	c, err := NewChain(tg, &Settings{Driver: None, Kernel: HMC{StepSize: 0.001, Steps: 5, Adapt: AdaptStep}}, rand.New(rand.NewPCG(1, 1)), []float64{1, -0.5, 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}

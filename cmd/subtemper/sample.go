@@ -235,9 +235,18 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		// multithreaded OpenBLAS in each would oversubscribe the cores.
 		openblas.SetThreads(max(1, runtime.NumCPU()/s.chains))
 	}
+	// The library's zero values mean its defaults: --levels 0 and
+	// --warmup 0 ask for what they say.
+	levels, warmup := s.levels, s.warmup
+	if levels == 0 {
+		levels = tempering.LevelsFromBarrier
+	}
+	if warmup == 0 {
+		warmup = tempering.NoWarmup
+	}
 	st := &tempering.Settings{
-		Driver: drv, Kernel: k, Levels: s.levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad,
-		Chains: s.chains, Warmup: s.warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
+		Driver: drv, Kernel: k, Levels: levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad,
+		Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
 		BaseSteps: s.baseSteps, RecordTimes: true,
 	}
 	return st, be, nil
@@ -279,10 +288,10 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	st := j.settings
 	chatty := !f.quiet
 	fixStagedPaths(j)
-	perChain := st.Warmup + st.Draws*st.Thin
+	perChain := f.warmup + st.Draws*st.Thin
 	if chatty {
 		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
-			j.command, plural.Count(st.Chains, "chain", "chains"), st.Warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
+			j.command, plural.Count(st.Chains, "chain", "chains"), f.warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
 			strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
 	}
 	if w := ladderWarning(f, j.target.NumObs()); w != "" && chatty {
@@ -404,7 +413,7 @@ func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
 // adaptSummary names what warm-up tuned: --adapt for hmc and nuts with
 // warm-up, "none" otherwise.
 func adaptSummary(f *samplerFlags, st *tempering.Settings) string {
-	if strings.EqualFold(f.inner, "mh") || st.Warmup == 0 {
+	if strings.EqualFold(f.inner, "mh") || f.warmup == 0 {
 		return "none"
 	}
 	return strings.ToLower(f.adapt)
@@ -534,7 +543,7 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		Ladder: newLadderJSON(res),
 		Tuning: newTuningJSON(res, f),
 		Draws: drawsJSON{
-			Warmup: st.Warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
+			Warmup: f.warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
 		},
 		Timings: timingsJSON{
 			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, ChainCPUSeconds: cpuSec, MeanChainCPUSeconds: meanSec,

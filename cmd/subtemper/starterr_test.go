@@ -26,7 +26,7 @@ func TestModelErrorReachesUser(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
-	r := runBin(t, "", "gp", "--n", "12", "--dims", "1", "--draws", "5", "--warmup", "0", "--beta-min", "1e-300")
+	r := runBin(t, "", "gp", "--sampler", "spt", "--n", "12", "--dims", "1", "--draws", "5", "--warmup", "0", "--beta-min", "1e-300")
 	if !strings.Contains(r.stderr, "ladder degenerates") {
 		t.Errorf("no ladder warning: %s", r.stderr)
 	}
