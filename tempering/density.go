@@ -186,12 +186,10 @@ func (d *Density) evalLik(s *State, grad []float64) float64 {
 		d.invalid(ll)
 		return math.Inf(-1)
 	}
-	if grad != nil {
-		for _, g := range grad {
-			if math.IsNaN(g) || math.IsInf(g, 0) {
-				d.stats.Invalid++
-				return math.Inf(-1)
-			}
+	for _, g := range grad {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			d.stats.Invalid++
+			return math.Inf(-1)
 		}
 	}
 	if ok {
