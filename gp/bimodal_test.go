@@ -64,56 +64,16 @@ func bimodalGrid(scale int) (le, lf, ln []float64) {
 	return linspace(-3, 3, 80*scale+1), linspace(-2.5, 3.5, 40*scale+1), linspace(-5, 1, 40*scale+1)
 }
 
-// modeMass returns the posterior mass with log ℓ below the minimum of the
-// log ℓ marginal between its two highest local maxima (the saddle), the
-// saddle's log ℓ, and the depth of the marginal's minimum below the lower
-// peak (in nats).
+// modeMass returns the posterior mass with log ℓ below the saddle of the
+// log ℓ marginal (ModeSplit), the saddle's log ℓ, and its depth below the
+// lower peak (in nats).
 func modeMass(t *testing.T, lp []float64, le []float64) (short, cut, depth float64) {
 	t.Helper()
-	per := len(lp) / len(le)
-	m := make([]float64, len(le))
-	for i := range le {
-		hi := math.Inf(-1)
-		for _, v := range lp[i*per : (i+1)*per] {
-			hi = max(hi, v)
-		}
-		var s float64
-		for _, v := range lp[i*per : (i+1)*per] {
-			s += math.Exp(v - hi)
-		}
-		m[i] = hi + math.Log(s)
+	_, sad, short, depth, err := ModeSplit(lp, le)
+	if err != nil {
+		t.Fatal(err)
 	}
-	p1, p2 := -1, -1
-	for i := 1; i < len(m)-1; i++ {
-		if m[i] > m[i-1] && m[i] >= m[i+1] {
-			switch {
-			case p1 < 0 || m[i] > m[p1]:
-				p1, p2 = i, p1
-			case p2 < 0 || m[i] > m[p2]:
-				p2 = i
-			}
-		}
-	}
-	if p2 < 0 {
-		t.Fatalf("log ℓ marginal has fewer than two local maxima")
-	}
-	p1, p2 = min(p1, p2), max(p1, p2)
-	sad := p1
-	for i := p1; i <= p2; i++ {
-		if m[i] < m[sad] {
-			sad = i
-		}
-	}
-	hi := math.Max(m[p1], m[p2])
-	var lo, tot float64
-	for i, v := range m {
-		w := math.Exp(v - hi)
-		tot += w
-		if i < sad {
-			lo += w
-		}
-	}
-	return lo / tot, le[sad], math.Min(m[p1], m[p2]) - m[sad]
+	return short, le[sad], depth
 }
 
 // TestBimodalExample checks that BimodalExample's posterior is what its

@@ -92,3 +92,62 @@ func LogPosteriorGrid(d *Data, p Prior, jitter float64, logEll, logSf, logSn []f
 	}
 	return out, nil
 }
+
+// ModeSplit splits a log density tabulated on a grid whose first
+// coordinate has the values x (len(lp) a multiple of len(x), the first
+// index slowest, as LogPosteriorGrid returns it) at the saddle of its
+// first-coordinate marginal: the marginal's lowest point between its two
+// highest local maxima. It returns the marginal log density (log-sum-exp
+// over the other coordinates), the saddle's index, the mass below the
+// saddle (x[i] < x[saddle]) and the saddle's depth below the lower of the
+// two peaks, in nats. It returns an error when the marginal has fewer than
+// two local maxima.
+func ModeSplit(lp, x []float64) (marginal []float64, saddle int, below, depth float64, err error) {
+	if len(x) == 0 || len(lp)%len(x) != 0 {
+		return nil, 0, 0, 0, fmt.Errorf("gp: mode split of %d values over %d grid points", len(lp), len(x))
+	}
+	per := len(lp) / len(x)
+	m := make([]float64, len(x))
+	for i := range x {
+		hi := math.Inf(-1)
+		for _, v := range lp[i*per : (i+1)*per] {
+			hi = max(hi, v)
+		}
+		var s float64
+		for _, v := range lp[i*per : (i+1)*per] {
+			s += math.Exp(v - hi)
+		}
+		m[i] = hi + math.Log(s)
+	}
+	p1, p2 := -1, -1
+	for i := 1; i < len(m)-1; i++ {
+		if m[i] > m[i-1] && m[i] >= m[i+1] {
+			switch {
+			case p1 < 0 || m[i] > m[p1]:
+				p1, p2 = i, p1
+			case p2 < 0 || m[i] > m[p2]:
+				p2 = i
+			}
+		}
+	}
+	if p2 < 0 {
+		return m, 0, 0, 0, fmt.Errorf("gp: the marginal of the first coordinate has fewer than two local maxima")
+	}
+	p1, p2 = min(p1, p2), max(p1, p2)
+	saddle = p1
+	for i := p1; i <= p2; i++ {
+		if m[i] < m[saddle] {
+			saddle = i
+		}
+	}
+	hi := math.Max(m[p1], m[p2])
+	var lo, tot float64
+	for i, v := range m {
+		w := math.Exp(v - hi)
+		tot += w
+		if i < saddle {
+			lo += w
+		}
+	}
+	return m, saddle, lo / tot, math.Min(m[p1], m[p2]) - m[saddle], nil
+}

@@ -66,49 +66,11 @@ func gpBimodalReference(t *testing.T, d *gp.Data) (short, cut float64, peaks [2]
 		t.Fatal(err)
 	}
 	per := len(lf) * len(ln)
-	m := make([]float64, len(le))
-	for i := range le {
-		hi := math.Inf(-1)
-		for _, v := range lp[i*per : (i+1)*per] {
-			hi = max(hi, v)
-		}
-		var s float64
-		for _, v := range lp[i*per : (i+1)*per] {
-			s += math.Exp(v - hi)
-		}
-		m[i] = hi + math.Log(s)
-	}
-	p1, p2 := -1, -1
-	for i := 1; i < len(m)-1; i++ {
-		if m[i] > m[i-1] && m[i] >= m[i+1] {
-			switch {
-			case p1 < 0 || m[i] > m[p1]:
-				p1, p2 = i, p1
-			case p2 < 0 || m[i] > m[p2]:
-				p2 = i
-			}
-		}
-	}
-	if p2 < 0 {
-		t.Fatal("the log ℓ marginal has one peak")
-	}
-	p1, p2 = min(p1, p2), max(p1, p2)
-	sad := p1
-	for i := p1; i <= p2; i++ {
-		if m[i] < m[sad] {
-			sad = i
-		}
+	_, sad, short, _, err := gp.ModeSplit(lp, le)
+	if err != nil {
+		t.Fatal(err)
 	}
 	cut = le[sad]
-	hi := math.Max(m[p1], m[p2])
-	var lo, tot float64
-	for i, v := range m {
-		w := math.Exp(v - hi)
-		tot += w
-		if i < sad {
-			lo += w
-		}
-	}
 	// Highest grid point on each side of the cut.
 	best := [2]float64{math.Inf(-1), math.Inf(-1)}
 	for i := range le {
@@ -125,7 +87,7 @@ func gpBimodalReference(t *testing.T, d *gp.Data) (short, cut float64, peaks [2]
 			}
 		}
 	}
-	return lo / tot, cut, peaks
+	return short, cut, peaks
 }
 
 // modeStats returns each chain's fraction of draws in the short mode

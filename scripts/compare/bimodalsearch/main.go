@@ -76,54 +76,13 @@ func main() {
 						if err != nil {
 							panic(err)
 						}
-						m := make([]float64, len(le))
-						per := len(lf) * len(ln)
-						for i := range le {
-							hi := math.Inf(-1)
-							for _, v := range lp[i*per : (i+1)*per] {
-								hi = max(hi, v)
-							}
-							var s float64
-							for _, v := range lp[i*per : (i+1)*per] {
-								s += math.Exp(v - hi)
-							}
-							m[i] = hi + math.Log(s)
+						_, sad, w, depth, err := gp.ModeSplit(lp, le)
+						if err != nil {
+							continue // fewer than two modes
 						}
-						// local maxima
-						var peaks []int
-						for i := 1; i < len(m)-1; i++ {
-							if m[i] > m[i-1] && m[i] >= m[i+1] {
-								peaks = append(peaks, i)
-							}
-						}
-						if len(peaks) < 2 {
-							continue
-						}
-						sort.Slice(peaks, func(i, j int) bool { return m[peaks[i]] > m[peaks[j]] })
-						p1, p2 := min(peaks[0], peaks[1]), max(peaks[0], peaks[1])
-						sad := p1
-						for i := p1; i <= p2; i++ {
-							if m[i] < m[sad] {
-								sad = i
-							}
-						}
-						hi := math.Inf(-1)
-						for _, v := range m {
-							hi = max(hi, v)
-						}
-						var lo, tot float64
-						for i, v := range m {
-							w := math.Exp(v - hi)
-							tot += w
-							if i < sad {
-								lo += w
-							}
-						}
-						w := lo / tot
-						depth := min(m[p1], m[p2]) - m[sad]
 						if w > 0.25 && w < 0.75 && depth > *minDepth {
-							fmt.Printf("n=%d a=%.2f om=%.0f s=%.2f seed=%d  short-mode mass %.3f  peaks logℓ %.2f %.2f saddle %.2f depth %.2f\n",
-								n, a, om, s, seed, w, le[p1], le[p2], le[sad], depth)
+							fmt.Printf("n=%d a=%.2f om=%.0f s=%.2f seed=%d  short-mode mass %.3f  saddle logℓ %.2f depth %.2f\n",
+								n, a, om, s, seed, w, le[sad], depth)
 						}
 					}
 				}
