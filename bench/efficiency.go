@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 
 	"github.com/subtemper/subtemper/diag"
@@ -160,6 +159,3 @@ func PaperSettings(d tempering.Driver, kernel string, chains, warmup, draws int,
 		Ladder: tempering.LadderFixed, Chains: chains, Warmup: warmup, Draws: draws, Seed: seed,
 	}, nil
 }
-
-// NumCPU is runtime.NumCPU, for reports.
-func NumCPU() int { return runtime.NumCPU() }

@@ -30,7 +30,7 @@
 // diagonal inverse metric from the level's states; at the end of warm-up
 // the tuning is frozen, so the draws come from fixed, exact kernels.
 // AdaptNone keeps the paper's fixed step. A Driver combines levels: None
-// (kernel alone), PT and SPT, the default (a transition at every level,
+// (kernel alone), PT, the default, and SPT (a transition at every level,
 // then swaps of adjacent levels by the DEO schedule, the default, or the
 // paper's Sweep), TT and STT (Neal 1996's tempered transitions: ascend
 // with a transition at each level m = 1..M, descend at each level
@@ -109,9 +109,10 @@
 // # Defaults
 //
 // The zero Settings is the sampler that measured best on GP posteriors
-// (issue 18): SPT (Driver's zero value) with DefaultKernel, HMC{Steps: 10,
-// Jitter: 0.2}, whose zero Adapt tunes the step size and a diagonal metric
-// at every level in Stan's windows; the adaptive ladder (LadderAdaptive);
+// (docs/ADAPTATION.md): PT (Driver's zero value) with DefaultKernel,
+// HMC{Steps: 10, Jitter: 0.2}, whose zero Adapt tunes the step size and a
+// diagonal metric at every level in Stan's windows; DefaultLevels = 10
+// levels above the target placed by the adaptive ladder (LadderAdaptive);
 // DEO swaps (SwapSchedule's zero value); DefaultWarmup = 1000 warm-up
 // iterations, then 1000 draws in each of 3 chains. Warmup: NoWarmup runs
 // no warm-up (nothing adapts). The paper's settings are all explicit:

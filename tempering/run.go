@@ -20,7 +20,7 @@ import (
 // Driver, HMC or MH with Adapt AdaptNone, Ladder LadderFixed, Swap Sweep,
 // and Warmup NoWarmup where the paper ran none.
 type Settings struct {
-	// Driver combines the levels. Zero is SPT; None runs the kernel alone.
+	// Driver combines the levels. Zero is PT; None runs the kernel alone.
 	Driver Driver
 	// Kernel is the inner kernel. Nil means DefaultKernel(), HMC{Steps: 10,
 	// Jitter: 0.2} with the zero Adapt (AdaptDiag): step size and diagonal

@@ -384,7 +384,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	for _, l := range s.Levels {
 		fmt.Fprintf(tw, "%d\t%.4f\t%d\t", l.Level, l.Beta, l.SubsetSize)
 		if tuned {
-			fmt.Fprintf(tw, "%s\t", fmtNum(mean(s.Tuning[l.Level].StepSize)))
+			fmt.Fprintf(tw, "%s\t", fmtNum(diag.Mean(s.Tuning[l.Level].StepSize)))
 		}
 		acc := l.SamplingAccept
 		if math.IsNaN(float64(acc)) {
@@ -426,18 +426,6 @@ func stepOrPaper(eps float64) float64 {
 		return paperStepSize
 	}
 	return eps
-}
-
-// mean returns the mean of x (NaN if empty).
-func mean(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }
 
 // paperVerdict names the outcome of the paper's criterion.

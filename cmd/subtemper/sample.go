@@ -532,16 +532,10 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		Sampler:     strings.ToLower(f.sampler),
 		Inner:       strings.ToLower(f.inner),
 		Adapt:       adaptSummary(f, st),
-		TargetAccept: func() float64 {
-			if strings.EqualFold(f.inner, "mh") {
-				return 0
-			}
-			return f.targetAccept
-		}(),
-		Units:  j.units,
-		Data:   j.data,
-		Ladder: newLadderJSON(res),
-		Tuning: newTuningJSON(res, f),
+		Units:       j.units,
+		Data:        j.data,
+		Ladder:      newLadderJSON(res),
+		Tuning:      newTuningJSON(res, f),
 		Draws: drawsJSON{
 			Warmup: f.warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
 		},
@@ -617,6 +611,9 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 	}
 	if s.Swaps == nil {
 		s.Swaps = []swapJSON{}
+	}
+	if s.Inner != "mh" {
+		s.TargetAccept = f.targetAccept
 	}
 	if s.Sampler == "tt" || s.Sampler == "stt" {
 		s.TT = &ttJSON{Proposed: res.Stats.TTProposed, Accepted: res.Stats.TTAccepted, Aborted: res.Stats.TTAborted,
