@@ -47,16 +47,17 @@ import (
 const MaxPredictDraws = 4000
 
 // DefaultGPSettings returns the sampler settings FitGP uses when
-// GPOptions.Settings is nil, those of the CLI's gp command: PT with HMC
-// (L = 10 leapfrog steps, step jittered by ±20%), whose step size and
-// diagonal metric adapt per level during warm-up, on 10 levels above the
+// GPOptions.Settings is nil, those of the CLI's gp command: PT with
+// tempering.DefaultKernel (HMC with L = 10 leapfrog steps, step jittered
+// by ±20%, at the target level, random-walk MH above it), whose step size
+// or scale and diagonal metric adapt per level during warm-up, on 10 levels above the
 // target that warm-up places for equal swap rates
 // (tempering.LadderAdaptive), with DEO swaps; 3 chains of 1000 warm-up
 // iterations and 1000 draws, seed 1. docs/ADAPTATION.md gives the
 // measurements behind the choice.
 func DefaultGPSettings() tempering.Settings {
 	return tempering.Settings{
-		Driver: tempering.PT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO, Levels: 10,
+		Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: 10,
 		Ladder: tempering.LadderAdaptive, Chains: 3, Warmup: 1000, Draws: 1000, Seed: 1,
 	}
 }

@@ -132,7 +132,7 @@ func PaperAlpha(model string) float64 {
 func Kernel(kernel, model string) (tempering.Kernel, error) {
 	switch kernel {
 	case "mh":
-		return tempering.MH{Sigma: PaperMHSigma}, nil
+		return tempering.MH{Sigma: PaperMHSigma, Adapt: tempering.AdaptNone}, nil
 	case "hmc":
 		steps := PaperMVNSteps
 		if model == ModelGP {

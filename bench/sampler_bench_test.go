@@ -9,7 +9,9 @@ import (
 	"github.com/subtemper/subtemper/tempering"
 )
 
-// BenchmarkSampler fits each GP case with every driver × kernel, with the
+// BenchmarkSampler fits each GP case with every driver × kernel (nuts,
+// hmc, and hmc-mh and nuts-mh: that kernel at the target level and MH at
+// the levels above it; hmc-mh is the library's default), with the
 // library's default (adapted) settings and with the paper's, 4 chains of
 // 1000 warm-up iterations and 1000 draws, and reports the min and median
 // bulk-ESS per CPU-second (all chains' CPU time together, warm-up
@@ -36,6 +38,9 @@ func BenchmarkSampler(b *testing.B) {
 	}{
 		{"nuts", tempering.NUTS{}},
 		{"hmc", tempering.HMC{Steps: 10, Jitter: 0.2}},
+		// The library's default: HMC at the target, MH above it.
+		{"hmc-mh", tempering.DefaultKernel()},
+		{"nuts-mh", tempering.PerLevel{Target: tempering.NUTS{}, Hot: tempering.MH{}}},
 	}
 	for _, c := range GPCases("..") {
 		b.Run(c.Name, func(b *testing.B) {
@@ -50,6 +55,9 @@ func BenchmarkSampler(b *testing.B) {
 			}
 			for _, d := range Drivers {
 				for _, k := range kernels {
+					if _, per := k.k.(tempering.PerLevel); per && d == tempering.None {
+						continue // the target level's kernel alone: a row above
+					}
 					b.Run(fmt.Sprintf("%v/%s/default", d, k.name), func(b *testing.B) {
 						reportFit(b, t, &tempering.Settings{Driver: d, Kernel: k.k, Chains: chains, Warmup: warmup, Draws: draws, Seed: 1})
 					})

@@ -77,7 +77,7 @@ func upperWeight(res *Result) (all float64, perChain []float64) {
 // 0.05.
 func TestBimodal(t *testing.T) {
 	starts := [][]float64{{-2.5, -2.5}, {2.5, 2.5}, {-2.5, -2.5}}
-	mh := MH{Sigma: 0.4}
+	mh := MH{Sigma: 0.4, Adapt: AdaptNone} // fixed: adapted, it would learn to jump
 	betas, err := Ladder(8, 1.0/64)
 	if err != nil {
 		t.Fatal(err)

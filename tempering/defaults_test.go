@@ -18,8 +18,8 @@ func TestZeroSettingsDefaults(t *testing.T) {
 		if r.Driver != PT || r.Driver.String() != "pt" || r.Levels != DefaultLevels || r.fixedM != DefaultLevels {
 			t.Errorf("driver %v with M = %d (fixed M %d), want pt with %d", r.Driver, r.Levels, r.fixedM, DefaultLevels)
 		}
-		if k, ok := r.Kernel.(HMC); !ok || k != (HMC{Steps: 10, Jitter: 0.2}) || k.Adapt != AdaptDiag {
-			t.Errorf("kernel %#v, want HMC{Steps: 10, Jitter: 0.2} adapting step size and diagonal metric", r.Kernel)
+		if k, ok := r.Kernel.(PerLevel); !ok || k.Target != (HMC{Steps: 10, Jitter: 0.2}) || k.Hot != (MH{}) {
+			t.Errorf("kernel %#v, want HMC{Steps: 10, Jitter: 0.2} at the target and MH{} above, both adapting", r.Kernel)
 		}
 		if r.Kernel != DefaultKernel() {
 			t.Errorf("kernel %#v is not DefaultKernel()", r.Kernel)

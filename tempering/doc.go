@@ -110,15 +110,17 @@
 //
 // The zero Settings is the sampler that measured best on GP posteriors
 // (docs/ADAPTATION.md): PT (Driver's zero value) with DefaultKernel,
-// HMC{Steps: 10, Jitter: 0.2}, whose zero Adapt tunes the step size and a
-// diagonal metric at every level in Stan's windows; DefaultLevels = 10
+// PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}}: HMC at the
+// target level and gradient-free random-walk MH at the levels above it,
+// whose zero Adapt tunes the step size (MH's scale) and a diagonal metric
+// (MH's proposal sd) at every level in Stan's windows; DefaultLevels = 10
 // levels above the target placed by the adaptive ladder (LadderAdaptive);
 // DEO swaps (SwapSchedule's zero value); DefaultWarmup = 1000 warm-up
 // iterations, then 1000 draws in each of 3 chains. Warmup: NoWarmup runs
 // no warm-up (nothing adapts). The paper's settings are all explicit:
 //
 //	Settings{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}
-//	    (or MH{Sigma: σ}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
+//	    (or MH{Sigma: σ, Adapt: AdaptNone}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
 //	    Swap: Sweep, Warmup: w (NoWarmup for none)}
 //
 // # Running

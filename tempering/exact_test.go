@@ -19,16 +19,19 @@ type exactCase struct {
 }
 
 func exactCases() []exactCase {
-	mh := MH{Sigma: 0.15}
-	// HMC and NUTS adapt during the 500 warm-up iterations (step size and
-	// diagonal metric, the zero value's) and sample with frozen tuning.
+	// MH, HMC and NUTS adapt during the 500 warm-up iterations (step size
+	// or scale and diagonal metric or proposal sd, the zero value's) and
+	// sample with frozen tuning.
+	mh := MH{Sigma: 0.15, Steps: 2}
 	hmc := HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptDiag}
+	// The default kernel's shape: HMC at the target, MH above it.
+	hot := PerLevel{Target: hmc, Hot: MH{}}
 	var cs []exactCase
 	for _, k := range []struct {
 		name  string
 		k     Kernel
 		draws int
-	}{{"mh", mh, 30000}, {"hmc", hmc, 6000}, {"nuts", NUTS{}, 3000}} {
+	}{{"mh", mh, 30000}, {"hmc", hmc, 6000}, {"nuts", NUTS{}, 3000}, {"hmc+mh", hot, 6000}} {
 		for _, d := range []Driver{None, PT, TT, SPT, STT} {
 			cs = append(cs, exactCase{name: k.name + "/" + d.String(), kernel: k.k, driver: d, sched: Sweep, draws: k.draws})
 		}
@@ -38,9 +41,10 @@ func exactCases() []exactCase {
 		// STT with an ordinary level-0 transition after each tempered one.
 		cs = append(cs, exactCase{name: k.name + "/stt-base1", kernel: k.k, driver: STT, sched: Sweep, base: 1, draws: k.draws})
 	}
-	// The paper's fixed HMC, and dense metrics.
+	// The paper's fixed HMC and MH, and dense metrics.
 	for _, d := range []Driver{None, PT, STT} {
 		cs = append(cs,
+			exactCase{name: "mh-fixed/" + d.String(), kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: d, sched: Sweep, draws: 30000},
 			exactCase{name: "hmc-fixed/" + d.String(), kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptNone}, driver: d, sched: Sweep, draws: 6000},
 			exactCase{name: "hmc-dense/" + d.String(), kernel: HMC{Steps: 6, Jitter: 0.2, Adapt: AdaptDense}, driver: d, sched: Sweep, draws: 6000},
 			exactCase{name: "nuts-dense/" + d.String(), kernel: NUTS{Adapt: AdaptDense}, driver: d, sched: Sweep, draws: 3000})
@@ -144,10 +148,10 @@ func TestExactnessDetectsBrokenRatio(t *testing.T) {
 		hook dropHook
 		c    exactCase
 	}{
-		{"tt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/tt", kernel: MH{Sigma: 0.15}, driver: TT, sched: Sweep, draws: 30000}},
-		{"stt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/stt", kernel: MH{Sigma: 0.15}, driver: STT, sched: Sweep, draws: 30000}},
-		{"pt-drop-lower-level", dropHook{dropSwapLower, 1}, exactCase{name: "mh/pt", kernel: MH{Sigma: 0.15}, driver: PT, sched: Sweep, draws: 30000}},
-		{"spt-stale-cache", dropHook{staleSPTSwap, 0}, exactCase{name: "mh/spt", kernel: MH{Sigma: 0.15}, driver: SPT, sched: Sweep, draws: 30000}},
+		{"tt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/tt", kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: TT, sched: Sweep, draws: 30000}},
+		{"stt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/stt", kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: STT, sched: Sweep, draws: 30000}},
+		{"pt-drop-lower-level", dropHook{dropSwapLower, 1}, exactCase{name: "mh/pt", kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: PT, sched: Sweep, draws: 30000}},
+		{"spt-stale-cache", dropHook{staleSPTSwap, 0}, exactCase{name: "mh/spt", kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: SPT, sched: Sweep, draws: 30000}},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			testDrop = b.hook

@@ -23,7 +23,8 @@ import (
 // averaged value. The zero value adapts the step size and a diagonal
 // metric; AdaptNone with StepSize 0.01 gives the paper's fixed kernel.
 // Without warm-up (Settings.Warmup = NoWarmup) nothing adapts.
-// Settings' default kernel is HMC{Steps: 10, Jitter: 0.2} (DefaultKernel).
+// Settings' default kernel runs HMC{Steps: 10, Jitter: 0.2} at the target
+// level (DefaultKernel).
 type HMC struct {
 	// StepSize is the leapfrog step ε (the starting point when adapting,
 	// before Stan's heuristic). Zero means 0.01 (the paper's).

@@ -401,7 +401,7 @@ func TestWarmupBaseStep(t *testing.T) {
 // parameter keeps MH's rule σ_m = σ·β_m^{-1/2}.
 func TestScaleTuning(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
-	c, err := NewChain(tg, &Settings{Driver: PT, Kernel: MH{Sigma: 0.2}, Swap: DEO}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
+	c, err := NewChain(tg, &Settings{Driver: PT, Kernel: MH{Sigma: 0.2, Adapt: AdaptNone}, Swap: DEO}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}

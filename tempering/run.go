@@ -22,9 +22,9 @@ import (
 type Settings struct {
 	// Driver combines the levels. Zero is PT; None runs the kernel alone.
 	Driver Driver
-	// Kernel is the inner kernel. Nil means DefaultKernel(), HMC{Steps: 10,
-	// Jitter: 0.2} with the zero Adapt (AdaptDiag): step size and diagonal
-	// metric adapted during warm-up.
+	// Kernel is the inner kernel. Nil means DefaultKernel(): adapted HMC
+	// (L = 10, jitter 0.2) at the target level and adapted random-walk MH
+	// at the levels above it (PerLevel).
 	Kernel Kernel
 	// Levels is the number M of levels above the target: the ladder
 	// starts geometric, β_m = BetaMin^{m/M}, and an adaptive ladder then
@@ -122,13 +122,17 @@ const (
 	NoWarmup = -1
 )
 
-// DefaultKernel returns the inner kernel of a nil Settings.Kernel, HMC{Steps:
-// 10, Jitter: 0.2}: L = 10 leapfrog steps, each transition's step size
-// jittered by ±20%, and the step size and a diagonal metric adapted during
-// warm-up (the zero Adapt, AdaptDiag). It gave more bulk-ESS per
-// CPU-second than NUTS, alone and under SPT, on the GP posteriors measured
-// for issue 18.
-func DefaultKernel() Kernel { return HMC{Steps: 10, Jitter: 0.2} }
+// DefaultKernel returns the inner kernel of a nil Settings.Kernel:
+// PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}}. The target
+// level runs HMC with L = 10 leapfrog steps, each transition's step size
+// jittered by ±20%; the levels above it run random-walk MH, one proposal
+// per transition; both adapt during warm-up (step size or scale, and a
+// diagonal metric or proposal sd: the zero Adapt, AdaptDiag). HMC gave
+// more bulk-ESS per CPU-second than NUTS on the GP posteriors measured for
+// issue 18; MH at the hotter levels made PT about seven times cheaper
+// than HMC there, for the same mode switching on a bimodal GP posterior
+// (docs/ADAPTATION.md).
+func DefaultKernel() Kernel { return PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}} }
 
 // DefaultLevels is the number M of levels above the target that a zero
 // Settings.Levels gives: on a bimodal GP posterior, 10 levels placed by

@@ -342,7 +342,7 @@ func TestMVN(t *testing.T) {
 	// A GP's SPT swaps with HMC and the DEO schedule: the state that comes
 	// down gets its gradient from its swap evaluation, one resume per
 	// accepted swap, at the level it comes down to.
-	args = []string{"gp", "--n", "40", "--dims", "2", "--warmup", "10", "--draws", "20", "--sampler", "spt", "--swap", "deo", "--levels", "2", "--json", "--quiet"}
+	args = []string{"gp", "--n", "40", "--dims", "2", "--warmup", "10", "--draws", "20", "--sampler", "spt", "--hot", "same", "--swap", "deo", "--levels", "2", "--json", "--quiet"}
 	r = runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
 	var gs struct {

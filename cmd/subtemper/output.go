@@ -48,8 +48,14 @@ type runSummary struct {
 	BLASThreads int    `json:"openblas_threads,omitempty"`
 	Sampler     string `json:"sampler"`
 	Inner       string `json:"inner"`
-	// Adapt is what warm-up tuned in hmc and nuts ("diag", "dense",
-	// "step" or "none"; "none" for mh), towards TargetAccept.
+	// Hot is the kernel of the levels above the target ("mh", "hmc",
+	// "nuts"; the inner kernel with --hot same); absent without tempering.
+	Hot string `json:"hot,omitempty"`
+	// Hot levels' MH proposals per transition (--mh-steps), when Hot is mh.
+	HotMHSteps int `json:"hot_mh_steps,omitempty"`
+	// Adapt is what warm-up tuned ("diag", "dense", "step" or "none"),
+	// towards TargetAccept in hmc and nuts (mh aims at 0.3 and adapts a
+	// diagonal proposal sd with diag or dense).
 	Adapt        string  `json:"adapt"`
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// Tuning holds each level's adapted step size and inverse metric,
@@ -314,25 +320,40 @@ func printSummaryTable(w io.Writer, vars []variableJSON, perSec bool) {
 	tw.Flush()
 }
 
+// kernelLine describes the inner kernel name ("mh", "hmc", "nuts") as
+// the flags configure it, for the header of the printed summary.
+func kernelLine(f *samplerFlags, s *runSummary, name string) string {
+	var kern string
+	switch name {
+	case "hmc":
+		kern = fmt.Sprintf("HMC L=%d", f.leapfrog)
+	case "nuts":
+		kern = fmt.Sprintf("NUTS max depth %d", f.maxDepth)
+	default:
+		kern = "MH"
+		if f.mhSteps > 1 {
+			kern += fmt.Sprintf(" ×%d", f.mhSteps)
+		}
+		if s.Adapt == "none" {
+			return kern + " σ=" + fmtNum(f.mhScale) + " fixed"
+		}
+		return kern + " adapted"
+	}
+	if s.Adapt == "none" {
+		return kern + fmt.Sprintf(", ε=%s fixed", fmtNum(stepOrPaper(f.stepSize)))
+	}
+	return kern + fmt.Sprintf(", adapted in warm-up (%s, target %s)", s.Adapt, fmtNum(s.TargetAccept))
+}
+
 // printRun prints a run's human-readable summary.
 func printRun(w io.Writer, j *job, s *runSummary) {
 	f := j.flags
 	if s.Interrupted {
 		fmt.Fprintf(w, "*** INTERRUPTED: the run was stopped early; the figures below use the draws made so far (%v per chain) ***\n\n", s.Draws.PerChain)
 	}
-	kern := "MH σ=" + fmtNum(f.mhScale)
-	switch s.Inner {
-	case "hmc":
-		kern = fmt.Sprintf("HMC L=%d", f.leapfrog)
-	case "nuts":
-		kern = fmt.Sprintf("NUTS max depth %d", f.maxDepth)
-	}
-	if s.Inner != "mh" {
-		if s.Adapt == "none" {
-			kern += fmt.Sprintf(", ε=%s fixed", fmtNum(stepOrPaper(f.stepSize)))
-		} else {
-			kern += fmt.Sprintf(", adapted in warm-up (%s, target %s)", s.Adapt, fmtNum(s.TargetAccept))
-		}
+	kern := kernelLine(f, s, s.Inner)
+	if s.Hot != "" {
+		kern += " at the target, " + kernelLine(f, s, s.Hot) + " above it"
 	}
 	drv := strings.ToUpper(s.Sampler)
 	if s.Sampler != "none" {

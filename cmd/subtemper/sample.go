@@ -26,12 +26,14 @@ import (
 
 // samplerFlags are the flags shared by the gp and mvn commands.
 type samplerFlags struct {
-	sampler, inner, swap, backend, out string
+	sampler, inner, hot, swap, backend string
+	out                                string
 	adapt, ladder                      string
 	maxMemory                          string
 	finalOut                           string // --out while out is its staging folder (see outdir.go)
 	chains, warmup, draws, thin        int
 	levels, leapfrog, baseSteps        int
+	mhSteps                            int
 	maxDepth                           int
 	betaMin, stepSize, mhScale         float64
 	targetAccept, stepJitter           float64
@@ -55,6 +57,7 @@ type samplerDefaults struct {
 const (
 	defaultSampler  = "pt"
 	defaultInner    = "hmc"
+	defaultHot      = "mh"
 	defaultAdapt    = "diag"
 	defaultLadder   = "adaptive"
 	defaultSwap     = "deo"
@@ -73,6 +76,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.boolean(&s.paper, "paper", false, fmt.Sprintf("the paper's exact settings: %s; flags given beside --paper override them", paperSummary(pap)))
 	fs.str(&s.sampler, "sampler", defaultSampler, "driver: none (inner kernel alone), pt, tt, spt (subsampled PT) or stt (subsampled tempered transitions)")
 	fs.str(&s.inner, "inner", defaultInner, "inner kernel: nuts (no-U-turn sampler), hmc (fixed L leapfrog steps) or mh (random-walk Metropolis)")
+	fs.str(&s.hot, "hot", defaultHot, "kernel of the levels above the target (pt, spt, tt, stt): mh (adapted random-walk Metropolis, --mh-steps proposals per transition: no gradient, so tempering costs little more than the target level's --inner), hmc, nuts, or same (--inner at every level, the paper's)")
 	fs.integer(&s.chains, "chains", 3, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
 	fs.integer(&s.warmup, "warmup", defaultWarmup, "warm-up iterations per chain, discarded; the step size, metric and ladder adapt during warm-up only")
 	fs.integer(&s.draws, "draws", defaultDraws, "draws kept per chain after warm-up")
@@ -88,7 +92,8 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1): the hottest level's β (pt, tt) or subset fraction (spt, stt)")
 	fs.str(&s.swap, "swap", defaultSwap, "swap schedule of pt and spt: deo (non-reversible even/odd) or sweep (the paper's)")
 	fs.integer(&s.baseSteps, "base-steps", 1, "tt and stt: ordinary transitions at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; 0: Neal's form, the target moves only through accepted tempered transitions)")
-	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2})")
+	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2}): fixed with --adapt none, the initial one otherwise (diag and dense also adapt a proposal sd per coordinate: mh's covariance is diagonal)")
+	fs.integer(&s.mhSteps, "mh-steps", 1, "mh: proposals per transition (each one log-density evaluation without gradient)")
 	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
 	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
 
@@ -117,6 +122,7 @@ func (s *samplerFlags) applyPaper() {
 	}
 	set("sampler", func() { s.sampler = "stt" })
 	set("inner", func() { s.inner = "hmc" })
+	set("hot", func() { s.hot = "same" })
 	set("adapt", func() { s.adapt = "none" })
 	set("step-size", func() { s.stepSize = paperStepSize })
 	set("leapfrog", func() { s.leapfrog = s.pap.leapfrog })
@@ -212,16 +218,19 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	if err := checkPositive("mh-scale", s.mhScale); err != nil {
 		return nil, nil, err
 	}
-	var k tempering.Kernel
-	switch strings.ToLower(s.inner) {
-	case "nuts":
-		k = tempering.NUTS{StepSize: s.stepSize, MaxTreeDepth: s.maxDepth, Adapt: adapt, TargetAccept: s.targetAccept}
-	case "hmc":
-		k = tempering.HMC{StepSize: s.stepSize, Steps: s.leapfrog, Adapt: adapt, TargetAccept: s.targetAccept, Jitter: s.stepJitter}
-	case "mh":
-		k = tempering.MH{Sigma: s.mhScale}
-	default:
-		return nil, nil, usagef("--inner %q: want nuts, hmc or mh", s.inner)
+	if err := checkPositiveInt("mh-steps", s.mhSteps); err != nil {
+		return nil, nil, err
+	}
+	k, err := s.kernel("inner", s.inner, adapt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h := strings.ToLower(s.hot); h != "same" && drv != tempering.None {
+		hk, err := s.kernel("hot", h, adapt)
+		if err != nil {
+			return nil, nil, err
+		}
+		k = tempering.PerLevel{Target: k, Hot: hk}
 	}
 	if s.plots && s.out == "" {
 		return nil, nil, usagef("--plots needs --out DIR to write the figures into")
@@ -250,6 +259,25 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		BaseSteps: s.baseSteps, RecordTimes: true,
 	}
 	return st, be, nil
+}
+
+// kernel returns the inner kernel the flags name (--inner or --hot).
+func (s *samplerFlags) kernel(flag, name string, adapt tempering.Adaptation) (tempering.Kernel, error) {
+	switch strings.ToLower(name) {
+	case "nuts":
+		return tempering.NUTS{StepSize: s.stepSize, MaxTreeDepth: s.maxDepth, Adapt: adapt, TargetAccept: s.targetAccept}, nil
+	case "hmc":
+		return tempering.HMC{StepSize: s.stepSize, Steps: s.leapfrog, Adapt: adapt, TargetAccept: s.targetAccept, Jitter: s.stepJitter}, nil
+	case "mh":
+		if adapt == tempering.AdaptDense {
+			adapt = tempering.AdaptDiag // MH adapts a diagonal proposal covariance only
+		}
+		return tempering.MH{Sigma: s.mhScale, Steps: s.mhSteps, Adapt: adapt}, nil
+	}
+	if flag == "hot" {
+		return nil, usagef("--hot %q: want mh, hmc, nuts or same", name)
+	}
+	return nil, usagef("--inner %q: want nuts, hmc or mh", name)
 }
 
 // prepareOut creates the output directory (if any) before sampling, so
@@ -410,10 +438,23 @@ func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
 	return out
 }
 
-// adaptSummary names what warm-up tuned: --adapt for hmc and nuts with
-// warm-up, "none" otherwise.
+// hotSummary names the kernel of the levels above the target, "" without
+// tempering.
+func hotSummary(f *samplerFlags) string {
+	switch h := strings.ToLower(f.hot); {
+	case strings.EqualFold(f.sampler, "none"):
+		return ""
+	case h == "same":
+		return strings.ToLower(f.inner)
+	default:
+		return h
+	}
+}
+
+// adaptSummary names what warm-up tuned: --adapt with warm-up, "none"
+// otherwise.
 func adaptSummary(f *samplerFlags, st *tempering.Settings) string {
-	if strings.EqualFold(f.inner, "mh") || f.warmup == 0 {
+	if f.warmup == 0 {
 		return "none"
 	}
 	return strings.ToLower(f.adapt)
@@ -531,6 +572,7 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		BLASThreads: blasThreads(j.backend),
 		Sampler:     strings.ToLower(f.sampler),
 		Inner:       strings.ToLower(f.inner),
+		Hot:         hotSummary(f),
 		Adapt:       adaptSummary(f, st),
 		Units:       j.units,
 		Data:        j.data,
@@ -612,8 +654,11 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 	if s.Swaps == nil {
 		s.Swaps = []swapJSON{}
 	}
-	if s.Inner != "mh" {
+	if s.Inner != "mh" || (s.Hot != "" && s.Hot != "mh") {
 		s.TargetAccept = f.targetAccept
+	}
+	if s.Hot == "mh" {
+		s.HotMHSteps = f.mhSteps
 	}
 	if s.Sampler == "tt" || s.Sampler == "stt" {
 		s.TT = &ttJSON{Proposed: res.Stats.TTProposed, Accepted: res.Stats.TTAccepted, Aborted: res.Stats.TTAborted,
