@@ -51,9 +51,10 @@ ones with --standardize).
 
 Without --data it samples a built-in synthetic dataset drawn as the paper §4.2 does
 (N = `+fmt.Sprint(gpDefaultN)+`, D = `+fmt.Sprint(gpDefaultDims)+` by default), writes it to --out as data.csv, and reports the θ it was
-drawn from. The defaults tune themselves during warm-up: `+defaultSampler+` with `+defaultInner+`, the step
-size and a diagonal metric adapted per level, the ladder placed by the adaptive
-schedule, DEO swaps (docs/ADAPTATION.md says why); --paper gives the paper's settings.
+drawn from. The defaults tune themselves during warm-up: `+defaultSampler+` with `+defaultInner+` at the
+target level and `+defaultHot+` above it, the step size (mh: the scale) and a diagonal metric
+adapted per level, the ladder placed by the adaptive schedule, DEO swaps
+(docs/ADAPTATION.md says why); --paper gives the paper's settings.
 
 Prints a summary table in natural units (θ = exp(u); in the original units of the
 data with --standardize); with --out writes draws.csv (long form: .chain, .iteration, .draw
