@@ -60,7 +60,7 @@ bench: ## linear-algebra and model benchmarks of every compiled-in backend (TAGS
 bench-cost: ## cost-ratio benchmarks of the tempering drivers, measured vs predicted (long: about an hour on 2 cores)
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench Iteration -benchtime 3x -timeout 3h ./bench/
 
-run: build ## the main job: sample a synthetic GP's hyperparameters (STT + HMC) and print the summary
+run: build ## the main job: sample a synthetic GP's hyperparameters with the default sampler and print the summary
 	./bin/subtemper gp --out $(OUT)/gp
 
 cuda-bundle: ## pack a minimal Go toolchain + vendored modules into .cuda-bundle/ for the GPU machine (which has no Go)

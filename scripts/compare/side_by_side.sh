@@ -10,11 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: side_by_side.sh OUTDIR}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 export OPENBLAS_NUM_THREADS=1
 git rev-parse --short HEAD > "$out/commit.txt"
 go test -c -tags openblas -o "$out/bench.test" ./bench/
 for s in '^pt$/^hmc-mh$' '^pt$/^hmc$' '^none$/^hmc$' '^none$/^nuts$'; do
-	(cd bench && "../$out/bench.test" -test.run '^$' -test.bench "Sampler/gp/N=128/D=3/$s/default" \
+	(cd bench && "$out/bench.test" -test.run '^$' -test.bench "Sampler/gp/N=128/D=3/$s/default" \
 		-test.benchtime 1x -test.timeout 2h)
 done | tee "$out/subtemper.txt"
 rm -f "$out/bench.test"
