@@ -3,7 +3,8 @@
 
   /usr/bin/python3 scripts/compare/sklearn_table.py OUTDIR COMMIT "VARIANTS" SET...
 
-Reads OUTDIR/sklearn_SET.json and OUTDIR/subtemper_SET_VARIANT/predictions.json
+Reads OUTDIR/sklearn_SET.json, OUTDIR/truetheta_SET.json (synthetic sets) and
+OUTDIR/subtemper_SET_VARIANT/predictions.json
 (and summary.json for the sampler's convergence figures and CPU time) and prints one row
 per data set and method.
 """
@@ -35,6 +36,10 @@ def main():
         if sk:
             print(f"| {s} | {sk['n_train']} / {sk['n_test']} | {sk['d']} | scikit-learn {sk['version']} ML-II | {f(sk['rmse'])} | {f(sk['mlpd'])} | "
                   f"{f(sk['coverage50'], '{:.3f}')} | {f(sk['coverage90'], '{:.3f}')} | fit {sk['fit_cpu_seconds']:.1f} CPU-s ({sk['fit_wall_seconds']:.1f} s wall) |")
+        tt = load(os.path.join(out, f"truetheta_{s}.json"))
+        if tt:
+            print(f"| {s} | | | true θ (the generator's), no fit: reference | {f(tt['rmse'])} | {f(tt['mlpd'])} | "
+                  f"{f(tt['coverage50'], '{:.3f}')} | {f(tt['coverage90'], '{:.3f}')} | |")
         for v in variants:
             d = os.path.join(out, f"subtemper_{s}_{v}")
             p, sm = load(os.path.join(d, "predictions.json")), load(os.path.join(d, "summary.json"))

@@ -5,13 +5,15 @@
 # (ConstantKernel × anisotropic RBF + WhiteKernel, standardised inputs and
 # target, n_restarts_optimizer = 10), on the diabetes data (80/20 split,
 # export_diabetes.py) and two synthetic sets drawn by `subtemper gp`'s
-# generator (paper §4.2), split 80/20 by split_csv.py.
+# generator (paper §4.2), split 80/20 by split_csv.py. For those two, the
+# predictions at the θ they were drawn from (true_theta_gp.py) are a reference
+# for the test set itself.
 #
 #   [SETS=...] [VARIANTS=...] scripts/compare/vs_sklearn.sh [OUTDIR] [-- extra subtemper gp flags...]
 #
 # OUTDIR (default docs/measurements/$(date +%F)/sklearn) receives the data
 # (data/), each run's folder (subtemper_SET_VARIANT/, with its log beside it),
-# sklearn_SET.json, the commands (commands.txt) and table.md, the markdown
+# sklearn_SET.json, truetheta_SET.json, the commands (commands.txt) and table.md, the markdown
 # table that docs/COMPARISON-sklearn.md quotes. SETS (default
 # "diabetes synth1 synth2") picks the data sets: synth1 is N = 300, D = 3,
 # data seed 11; synth2 N = 400, D = 6, data seed 12. VARIANTS (default
@@ -61,7 +63,10 @@ for s in $SETS; do
 	set -- $spec
 	rm -rf "$D/$s-gen"
 	run "$SUBTEMPER" gp --n "$1" --dims "$2" --data-seed "$3" --sampler none --chains 1 --warmup 1 --draws 1 --quiet --out "$D/$s-gen" >/dev/null
+	# Keep the data and summary.json (data.true_theta); the one draw is no sample.
+	rm -f "$D/$s-gen/draws.csv" "$D/$s-gen/fit.json" "$D/$s-gen/fit-data.csv"
 	pyrun $PY scripts/compare/split_csv.py "$D/$s-gen/data.csv" "$D/$s" 0.8 20261125
+	pyrun $PY scripts/compare/true_theta_gp.py --train "$D/${s}_train.csv" --test "$D/${s}_test.csv" --summary "$D/$s-gen/summary.json" --out "$OUT/truetheta_$s.json" >/dev/null
 done
 
 for s in $SETS; do
@@ -76,6 +81,9 @@ for s in $SETS; do
 		rm -rf "$dir"
 		# shellcheck disable=SC2086
 		run "$SUBTEMPER" gp --data "$D/${s}_train.csv" --standardize --predict "$D/${s}_test.csv" --out "$dir" $flags $EXTRA >"$dir.log" 2>&1 || echo "subtemper failed on $s ($v): see $dir.log" >&2
+		# fit.json (the draws again, for `subtemper predict`) and fit-data.csv
+		# (a copy of the training file) add nothing to draws.csv and data/.
+		rm -f "$dir/fit.json" "$dir/fit-data.csv"
 	done
 done
 
