@@ -43,7 +43,8 @@ if [ -z "${SUBTEMPER:-}" ]; then
 	SUBTEMPER=$OUT/bin/subtemper
 fi
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo "+dirty" || true)
+# +dirty: tracked files changed (not the untracked output of an earlier run)
+dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+dirty" || true)
 : >"$OUT/commands.txt"
 log() { echo "$*" >>"$OUT/commands.txt"; }
 run() { log "$*"; "$@"; }
