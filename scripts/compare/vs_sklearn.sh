@@ -5,18 +5,26 @@
 # (ConstantKernel × anisotropic RBF + WhiteKernel, standardised inputs and
 # target, n_restarts_optimizer = 10), on the diabetes data (80/20 split,
 # export_diabetes.py) and two synthetic sets drawn by `subtemper gp`'s
-# generator (paper §4.2), split 80/20 by split_csv.py.
+# generator (paper §4.2), split 80/20 by split_csv.py. For those two, the
+# predictions at the θ they were drawn from (true_theta_gp.py) are a reference
+# for the test set itself.
 #
-#   scripts/compare/vs_sklearn.sh [OUTDIR] [-- extra subtemper gp flags...]
+#   [SETS=...] [VARIANTS=...] scripts/compare/vs_sklearn.sh [OUTDIR] [-- extra subtemper gp flags...]
 #
-# OUTDIR (default docs/measurements/$(date +%F)/sklearn) receives each run's
-# folder, sklearn_*.json, the commands (commands.txt) and table.md, the
-# markdown table that docs/COMPARISON-sklearn.md quotes. SUBTEMPER names the
-# CLI (default: built here into OUTDIR/bin with -tags openblas when OpenBLAS
-# is installed). Extra flags after -- go to every `subtemper gp` run (e.g.
-# -- --adapt); VARIANTS (default "default adapt") picks the subtemper
-# settings: "default" is the CLI's defaults, "adapt" adds --adapt.
-# Needs Debian's python3 (/usr/bin/python3) with python3-sklearn.
+# OUTDIR (default docs/measurements/$(date +%F)/sklearn) receives the data
+# (data/), each run's folder (subtemper_SET_VARIANT/, with its log beside it),
+# sklearn_SET.json, truetheta_SET.json, the commands (commands.txt) and table.md, the markdown
+# table that docs/COMPARISON-sklearn.md quotes. SETS (default
+# "diabetes synth1 synth2") picks the data sets: synth1 is N = 300, D = 3,
+# data seed 11; synth2 N = 400, D = 6, data seed 12. VARIANTS (default
+# "hmc default") picks the subtemper settings: "hmc" is HMC alone
+# (--sampler none --inner hmc), "default" the CLI's default sampler (PT with
+# 10 hotter levels, about 11 times the cost). Extra flags after -- go to every
+# `subtemper gp` run, e.g. -- --warmup 500 --draws 500 --backend openblas.
+# SUBTEMPER names the CLI (default: built here into OUTDIR/bin, with
+# -tags openblas when OpenBLAS is installed). Needs Debian's python3
+# (/usr/bin/python3) with python3-sklearn; scikit-learn runs with
+# OPENBLAS_NUM_THREADS=1 unless it is set.
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-docs/measurements/$(date +%F)/sklearn}
@@ -24,43 +32,62 @@ OUT=${1:-docs/measurements/$(date +%F)/sklearn}
 [ "${1:-}" = "--" ] && shift
 EXTRA="$*"
 PY=/usr/bin/python3
-VARIANTS=${VARIANTS:-"default adapt"}
+SETS=${SETS:-"diabetes synth1 synth2"}
+VARIANTS=${VARIANTS:-"hmc default"}
 mkdir -p "$OUT"
 if [ -z "${SUBTEMPER:-}" ]; then
 	tags=""
 	if [ -f /usr/include/lapacke.h ] && ldconfig -p 2>/dev/null | grep -q libopenblas; then tags="-tags openblas"; fi
+	# shellcheck disable=SC2086
 	go build $tags -o "$OUT/bin/subtemper" ./cmd/subtemper
 	SUBTEMPER=$OUT/bin/subtemper
 fi
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo "+dirty" || true)
+# +dirty: tracked files changed (not the untracked output of an earlier run)
+dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+dirty" || true)
 : >"$OUT/commands.txt"
 log() { echo "$*" >>"$OUT/commands.txt"; }
 run() { log "$*"; "$@"; }
+pyrun() { log "OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} $*"; OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} "$@"; }
 
 # Data sets: diabetes (10 inputs, 354/88 rows) and two synthetic sets.
 D=$OUT/data
 mkdir -p "$D"
-run $PY scripts/compare/export_diabetes.py "$D" >/dev/null
-sets="diabetes"
-for spec in "synth1 300 3 11" "synth2 400 6 12"; do
+for s in $SETS; do
+	case $s in
+	diabetes) pyrun $PY scripts/compare/export_diabetes.py "$D" >/dev/null; continue ;;
+	synth1) spec="300 3 11" ;;
+	synth2) spec="400 6 12" ;;
+	*) echo "unknown data set $s (diabetes, synth1, synth2)" >&2; exit 2 ;;
+	esac
+	# shellcheck disable=SC2086
 	set -- $spec
-	run "$SUBTEMPER" gp --n "$2" --dims "$3" --data-seed "$4" --sampler none --chains 1 --warmup 1 --draws 1 --quiet --out "$D/$1-gen" >/dev/null
-	run $PY scripts/compare/split_csv.py "$D/$1-gen/data.csv" "$D/$1" 0.8 20261125
-	sets="$sets $1"
+	rm -rf "$D/$s-gen"
+	run "$SUBTEMPER" gp --n "$1" --dims "$2" --data-seed "$3" --sampler none --chains 1 --warmup 1 --draws 1 --quiet --out "$D/$s-gen" >/dev/null
+	# Keep the data and summary.json (data.true_theta); the one draw is no sample.
+	rm -f "$D/$s-gen/draws.csv" "$D/$s-gen/fit.json" "$D/$s-gen/fit-data.csv"
+	pyrun $PY scripts/compare/split_csv.py "$D/$s-gen/data.csv" "$D/$s" 0.8 20261125
+	pyrun $PY scripts/compare/true_theta_gp.py --train "$D/${s}_train.csv" --test "$D/${s}_test.csv" --summary "$D/$s-gen/summary.json" --out "$OUT/truetheta_$s.json" >/dev/null
 done
 
-for s in $sets; do
-	run $PY scripts/compare/sklearn_gp.py --train "$D/${s}_train.csv" --test "$D/${s}_test.csv" --restarts 10 --seed 0 --out "$OUT/sklearn_$s.json" >/dev/null
+for s in $SETS; do
+	pyrun $PY scripts/compare/sklearn_gp.py --train "$D/${s}_train.csv" --test "$D/${s}_test.csv" --restarts 10 --seed 0 --out "$OUT/sklearn_$s.json" >/dev/null
 	for v in $VARIANTS; do
-		flags=""
-		[ "$v" = adapt ] && flags="--adapt"
+		case $v in
+		hmc) flags="--sampler none --inner hmc" ;;
+		default) flags="" ;;
+		*) echo "unknown variant $v (hmc, default)" >&2; exit 2 ;;
+		esac
 		dir=$OUT/subtemper_${s}_$v
 		rm -rf "$dir"
 		# shellcheck disable=SC2086
-		run "$SUBTEMPER" gp --data "$D/${s}_train.csv" --standardize --predict "$D/${s}_test.csv" --quiet --out "$dir" $flags $EXTRA >"$dir.log" 2>&1 || echo "subtemper failed on $s ($v): see $dir.log" >&2
+		run "$SUBTEMPER" gp --data "$D/${s}_train.csv" --standardize --predict "$D/${s}_test.csv" --out "$dir" $flags $EXTRA >"$dir.log" 2>&1 || echo "subtemper failed on $s ($v): see $dir.log" >&2
+		# fit.json (the draws again, for `subtemper predict`) and fit-data.csv
+		# (a copy of the training file) add nothing to draws.csv and data/.
+		rm -f "$dir/fit.json" "$dir/fit-data.csv"
 	done
 done
 
-$PY scripts/compare/sklearn_table.py "$OUT" "$commit$dirty" "$VARIANTS" $sets >"$OUT/table.md"
+# shellcheck disable=SC2086
+$PY scripts/compare/sklearn_table.py "$OUT" "$commit$dirty" "$VARIANTS" $SETS >"$OUT/table.md"
 cat "$OUT/table.md"
