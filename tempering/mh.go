@@ -32,10 +32,14 @@ type MH struct {
 	// nothing. AdaptDense is not supported.
 	Adapt Adaptation
 	// TargetAccept is the acceptance rate the scale's adaptation aims at.
-	// Zero means 0.3 (between the 0.234 of high dimensions and the 0.44
-	// of one).
+	// Zero means DefaultMHTargetAccept.
 	TargetAccept float64
 }
+
+// DefaultMHTargetAccept is the acceptance rate MH's adaptation aims at by
+// default: 0.3, between the 0.234 that is optimal in high dimensions and
+// the 0.44 of one dimension (Roberts, Gelman & Gilks 1997).
+const DefaultMHTargetAccept = 0.3
 
 var _ Kernel = MH{}
 
@@ -52,7 +56,7 @@ func (k MH) NewLevel(dim int, beta float64) (LevelKernel, error) {
 		steps = 1
 	}
 	if target == 0 {
-		target = 0.3
+		target = DefaultMHTargetAccept
 	}
 	switch {
 	case !(sigma > 0) || math.IsInf(sigma, 0):

@@ -13,6 +13,7 @@ import (
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
+	"github.com/subtemper/subtemper/tempering"
 )
 
 // num is a float64 that JSON-encodes NaN and ±Inf (which JSON cannot
@@ -478,15 +479,24 @@ func runWarnings(j *job, s *runSummary) []string {
 		div += l.SamplingDivergent
 		depth += l.MaxTreeDepthHits
 		trans += l.Transitions
-		if a := float64(l.SamplingAccept); s.Adapt != "none" && s.TargetAccept > 0 && a < s.TargetAccept-0.2 {
-			unsettled = append(unsettled, fmt.Sprintf("%d (%.2f)", l.Level, a))
+		kern := s.Inner
+		if l.Level > 0 && s.Hot != "" {
+			kern = s.Hot
+		}
+		target, low := s.TargetAccept, s.TargetAccept-0.2
+		if kern == "mh" {
+			target = tempering.DefaultMHTargetAccept
+			low = target / 2
+		}
+		if a := float64(l.SamplingAccept); s.Adapt != "none" && target > 0 && a < low {
+			unsettled = append(unsettled, fmt.Sprintf("%d (%.2f, target %s)", l.Level, a, fmtNum(target)))
 		}
 	}
 	if div > 0 {
 		w = append(w, fmt.Sprintf("%s after warm-up: the sampler met regions it could not integrate, and the draws may be biased there; try a higher --target-accept (e.g. 0.95) or --standardize", plural.Count(div, "divergent transition", "divergent transitions")))
 	}
 	if len(unsettled) > 0 {
-		w = append(w, fmt.Sprintf("the step-size adaptation did not settle: mean acceptance after warm-up far below the target %s at level %s; run a longer --warmup", fmtNum(s.TargetAccept), strings.Join(unsettled, ", ")))
+		w = append(w, fmt.Sprintf("the step-size adaptation did not settle: mean acceptance after warm-up far below its target at level %s; run a longer --warmup", strings.Join(unsettled, ", ")))
 	}
 	if s.Inner == "nuts" && depth*100 > trans {
 		w = append(w, fmt.Sprintf("%s of nuts stopped at the maximum tree depth: the step size may be too small for the posterior's scale; try --max-depth %d or --standardize", plural.Count(depth, "trajectory", "trajectories"), j.flags.maxDepth+2))
