@@ -13,10 +13,11 @@ import (
 
 // Settings configures Run (and NewChain). Zero fields take the documented
 // defaults, so a nil or zero Settings is valid and is the measured best
-// sampler (issue 18): SPT with adapted HMC (L = 10 leapfrog steps, step
+// sampler (issue 18): PT with adapted HMC (L = 10 leapfrog steps, step
 // jitter 0.2, step size and diagonal metric tuned in Stan's windows) at
-// every level, the adaptive ladder, DEO swaps, 3 chains of 1000 warm-up
-// iterations and 1000 draws. The paper's settings are all explicit: a
+// the target level and adapted random-walk MH at the 10 levels above it
+// (DefaultKernel), the adaptive ladder, DEO swaps, 3 chains of 1000
+// warm-up iterations and 1000 draws. The paper's settings are all explicit: a
 // Driver, HMC or MH with Adapt AdaptNone, Ladder LadderFixed, Swap Sweep,
 // and Warmup NoWarmup where the paper ran none.
 type Settings struct {
