@@ -66,22 +66,36 @@ func settingsMap(s tempering.Settings) map[string]any {
 		"driver": s.Driver.String(), "chains": s.Chains, "warmup": s.Warmup, "draws": s.Draws,
 		"thin": s.Thin, "seed": s.Seed, "levels": s.Levels, "beta_min": s.BetaMin, "base_steps": s.BaseSteps,
 	}
-	switch k := s.Kernel.(type) {
-	case tempering.HMC:
-		m["kernel"] = "hmc"
-		m["step_size"], m["leapfrog"], m["adapt"], m["jitter"] = k.StepSize, k.Steps, k.Adapt.String(), k.Jitter
-	case tempering.NUTS:
-		m["kernel"] = "nuts"
-		m["step_size"], m["max_tree_depth"], m["adapt"] = k.StepSize, k.MaxTreeDepth, k.Adapt.String()
-	case tempering.MH:
-		m["kernel"] = "mh"
-		m["mh_scale"] = k.Sigma
-	case nil:
+	if s.Kernel == nil {
 		m["kernel"] = "default (tempering.DefaultKernel)"
-	default:
-		m["kernel"] = fmt.Sprintf("%T", k)
+	} else {
+		kernelMap(m, "", s.Kernel)
 	}
 	return m
+}
+
+// kernelMap describes kernel k in m, its keys prefixed by prefix: for a
+// tempering.PerLevel, the target level's kernel under "" and the hotter
+// levels' under "hot_".
+func kernelMap(m map[string]any, prefix string, k tempering.Kernel) {
+	switch k := k.(type) {
+	case tempering.PerLevel:
+		kernelMap(m, prefix, k.Target)
+		if k.Hot != nil {
+			kernelMap(m, prefix+"hot_", k.Hot)
+		}
+	case tempering.HMC:
+		m[prefix+"kernel"] = "hmc"
+		m[prefix+"step_size"], m[prefix+"leapfrog"], m[prefix+"adapt"], m[prefix+"jitter"] = k.StepSize, k.Steps, k.Adapt.String(), k.Jitter
+	case tempering.NUTS:
+		m[prefix+"kernel"] = "nuts"
+		m[prefix+"step_size"], m[prefix+"max_tree_depth"], m[prefix+"adapt"] = k.StepSize, k.MaxTreeDepth, k.Adapt.String()
+	case tempering.MH:
+		m[prefix+"kernel"] = "mh"
+		m[prefix+"mh_scale"], m[prefix+"mh_steps"], m[prefix+"adapt"] = k.Sigma, k.Steps, k.Adapt.String()
+	default:
+		m[prefix+"kernel"] = fmt.Sprintf("%T", k)
+	}
 }
 
 // Save writes the fit to dir (created if needed): FitFile and
