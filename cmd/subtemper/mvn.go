@@ -43,7 +43,9 @@ Without --data it draws synthetic data (θ from the prior, Σ the AR(1) matrix
 Σ_ij = 0.5^|i−j|, or --sigma), writes it to --out as data.csv and reports θ.
 Prints a summary table; with --out writes draws.csv (.chain, .iteration,
 .draw as R posterior reads them, theta_1..theta_D),
-summary.json and, with --plots, figures. HMC uses the paper's fixed ε = 0.01, L = 10.`)
+summary.json and, with --plots, figures. The sampler defaults are gp's (pt, hmc at the
+target and mh above it, adapted during warm-up); with --paper HMC uses the paper's fixed
+ε = 0.01, L = 10.`)
 	fs.group("Data")
 	fs.str(&f.data, "data", "", "CSV file of observations: header row, one column per dimension; \"\" uses synthetic data")
 	fs.str(&f.sigma, "sigma", "", "CSV file of Σ (D rows of D numbers, optional header); required with --data; \"\" with synthetic data means AR(1), ρ = 0.5")
