@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	glapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
 
 	"github.com/subtemper/subtemper/linalg"
@@ -153,9 +155,9 @@ func BenchmarkGPStepRowKernels(b *testing.B) {
 	}
 }
 
-// TestRecursiveMatchesLAPACK compares the recursive Cholesky factor and
-// inverse (the backend's lower-triangle path) with OpenBLAS's own dpotrf_
-// and dpotri_ on the same matrices, at orders around the leaf size and the
+// TestRecursiveMatchesLAPACK compares the recursive Cholesky factor,
+// inverse and inverse of the factor (the backend's lower-triangle path)
+// with OpenBLAS's own dpotrf_, dpotri_ and dtrtri_ on the same matrices, at orders around the leaf size and the
 // splits, on a well- and an ill-conditioned matrix; and checks that both
 // report the same first failing minor on a matrix that is not positive
 // definite.
@@ -194,7 +196,10 @@ func TestRecursiveMatchesLAPACK(t *testing.T) {
 				ftol, itol = 1e-10, 1e-4
 			}
 			step("Cholesky factors", func() int { return dpotrf('U', n, ref, n) }, func() int { return rpotrf(n, got, n) }, ftol)
+			rf, gf := slices.Clone(ref), slices.Clone(got)
 			step("inverses", func() int { return dpotri('U', n, ref, n) }, func() int { return rpotri(n, got, n) }, itol)
+			ref, got = rf, gf
+			step("inverses of the factors", func() int { return dtrtri('U', 'N', n, ref, n) }, func() int { return rtrtri(n, got, n) }, itol)
 		}
 	}
 	for _, n := range []int{5, 40, 300} {
@@ -211,6 +216,46 @@ func TestRecursiveMatchesLAPACK(t *testing.T) {
 		a[n/2*n] = math.NaN() // below the diagonal: reaches a pivot through the updates
 		if info := rpotrf(n, a, n); info == 0 {
 			t.Errorf("n=%d: recursive potrf accepted a NaN", n)
+		}
+	}
+}
+
+// TestDtrtri: LAPACK.Dtrtri agrees with gonum's on both triangles, with
+// unit and non-unit diagonals, and reports a zero on the diagonal.
+func TestDtrtri(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 5, 40, 130} {
+		a := make([]float64, n*n)
+		for i := range a {
+			a[i] = 0.1 * rng.NormFloat64()
+		}
+		for i := range n {
+			a[i*n+i] = 1 + rng.Float64()
+		}
+		for _, ul := range []blas.Uplo{blas.Lower, blas.Upper} {
+			for _, dg := range []blas.Diag{blas.NonUnit, blas.Unit} {
+				got, want := slices.Clone(a), slices.Clone(a)
+				if !(LAPACK{}).Dtrtri(ul, dg, n, got, n) || !(glapack.Implementation{}).Dtrtri(ul, dg, n, want, n) {
+					t.Fatalf("n=%d %c %c: singular", n, ul, dg)
+				}
+				for i := range n {
+					for j := range n {
+						if ul == blas.Lower && j > i || ul == blas.Upper && j < i {
+							continue
+						}
+						if e := math.Abs(got[i*n+j] - want[i*n+j]); e > 1e-13 {
+							t.Fatalf("n=%d %c %c: inverse[%d,%d] = %v, gonum %v", n, ul, dg, i, j, got[i*n+j], want[i*n+j])
+						}
+					}
+				}
+			}
+		}
+		z := slices.Clone(a)
+		z[n/2*n+n/2] = 0
+		for _, ul := range []blas.Uplo{blas.Lower, blas.Upper} {
+			if (LAPACK{}).Dtrtri(ul, blas.NonUnit, n, slices.Clone(z), n) {
+				t.Errorf("n=%d %c: a zero on the diagonal was inverted", n, ul)
+			}
 		}
 	}
 }
