@@ -37,15 +37,15 @@ type RowKernels interface {
 	// and, for j < i, q_j += P_ij z_i. z and q are m×ld row-major with ld a
 	// multiple of 4; w is scratch of length m.
 	GradRows(a, kf, alpha, z, q, w []float64, m, ld, lo, hi int)
-	// SECross sets the b×n row-major cross-kernel block c between b test
-	// inputs, the rows of the b×d row-major zt, and n observations, the
-	// columns of the d×n row-major zT (both divided by the length scales):
-	// c[t,i] = sf2·exp(−½·Σ_j (zt[t,j] − zT[j,i])²), the squares summed in
-	// order of j.
-	SECross(c, zt, zT []float64, b, n, d int, sf2 float64)
-	// SumSquares sets dst[t] = Σ_i x[t,i]² for the b rows of the b×n
-	// row-major x.
-	SumSquares(dst, x []float64, b, n int)
+	// SECross sets the m×k row-major cross-kernel block c between the m
+	// rows of the m×d row-major za and the k columns of the d×k row-major
+	// zbT (inputs divided by the length scales):
+	// c[i,t] = sf2·exp(−½·Σ_j (za[i,j] − zbT[j,t])²), the squares summed
+	// in order of j.
+	SECross(c, za, zbT []float64, m, k, d int, sf2 float64)
+	// ColSumSquares sets dst[t] = Σ_i x[i,t]² for the k columns of the m×k
+	// row-major x, the rows added in order.
+	ColSumSquares(dst, x []float64, m, k int)
 }
 
 // NewCPU returns a host-memory backend named name that runs the dense

@@ -92,7 +92,7 @@ type cpuGP struct {
 	facSub []int
 
 	xmean           []float64 // the column means subtracted from x
-	pk, pz, pzT, pq []float64 // Predict's workspaces, allocated on first use
+	pk, pz, pzo, pq []float64 // Predict's workspaces, allocated on first use
 }
 
 func (g *cpuGP) N() int                   { return g.n }

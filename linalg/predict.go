@@ -35,21 +35,23 @@ var _ PredictGP = (*cpuGP)(nil)
 
 // predictBlockValues bounds the cross-kernel block of Predict: block·N
 // values (2 MiB), so that the block stays in cache through the kernel, the
-// mean, the triangular product and the sums of squares. Measured at
-// N = 442 with OpenBLAS on one thread (BenchmarkPredictDraws, S = 100),
-// blocks of 296 to 1186 rows ran alike, and 74 rows or one block of all
-// 10 000 test inputs 10% slower.
+// mean, the triangular product and the sums of squares. At N = 442 with
+// OpenBLAS on one thread (BenchmarkPredictDraws, S = 100, 3 runs each),
+// blocks of 296 to 1186 test inputs took alike (median 5.8 CPU-seconds),
+// blocks of 74 15% longer and one block of all 10 000 6% longer.
 const predictBlockValues = 1 << 18
 
 // Predict implements PredictGP. The latent variance is σf² − ‖L⁻¹k_i‖², L
 // the Cholesky factor of A: L is inverted once (N³/3 flops), and each
 // block of test inputs then costs one triangular matrix product (DTRMM)
-// with L⁻¹, which OpenBLAS 0.3.21 runs at twice the rate of the
-// triangular solve with L (DTRSM) that it replaces (one thread, N = 442,
-// 10 000 right-hand sides: 42 ms against 80 ms). TestPredictMatchesDense
-// holds both forms to the same dense computation: on its ill-conditioned
-// kernel (condition number 1.3e6) the variances differ from it by at most
-// 1.6e-14 of σf² with the inverse and 1.9e-14 with the solve.
+// with L⁻¹, which OpenBLAS 0.3.21 runs at about twice the rate of the
+// triangular solve with L (DTRSM) that it replaces: on one thread at
+// N = 442, 10 000 test inputs, medians of 42 ms against 79 ms
+// (BenchmarkPredictTriangular in linalg/openblas). The inverse costs no
+// accuracy that TestPredictMatchesDense sees: on its ill-conditioned
+// kernel (condition number 1.3e6) the variances differ from the dense
+// computation by at most 1.7e-14 of σf² with OpenBLAS (3.4e-15 with
+// gonum), against 1.9e-14 (3.2e-15) with the solve.
 func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 	n, d := g.n, g.d
 	if nt < 0 || len(xt) != nt*d || len(mean) < nt || len(varf) < nt {
@@ -85,37 +87,38 @@ func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 		g.pz = make([]float64, block*d)
 		g.pq = make([]float64, block)
 	}
-	if g.pzT == nil {
-		g.pzT = make([]float64, d*n)
+	if g.pzo == nil {
+		g.pzo = make([]float64, n*d)
 	}
-	// zT: the centred observations divided by the length scales, d×n.
-	zT := g.pzT
-	for i := range n {
-		for j, v := range g.x[i*d : i*d+d] {
-			zT[j*n+i] = v / g.ell[j]
-		}
+	// zo: the centred observations divided by the length scales, n×d.
+	zo := g.pzo
+	for k, v := range g.x[:n*d] {
+		zo[k] = v / g.ell[k%d]
 	}
 	for lo := 0; lo < nt; lo += block {
 		b := min(block, nt-lo)
-		ks, zt, q := g.pk[:b*n], g.pz[:b*d], g.pq[:b]
-		for k, v := range xt[lo*d : (lo+b)*d] {
-			j := k % d
-			zt[k] = (v - g.xmean[j]) / g.ell[j]
-		}
-		if rk := g.be.rk; rk != nil {
-			rk.SECross(ks, zt, zT, b, n, d, g.sf2)
-		} else {
-			seCross(ks, zt, zT, b, n, d, g.sf2)
-		}
-		g.be.bl.Dgemv(blas.NoTrans, b, n, 1, ks, n, alpha, 1, 0, mean[lo:lo+b], 1)
-		// Rows of ks become (L⁻¹k_t)ᵀ: ks·L⁻ᵀ.
-		g.be.bl.Dtrmm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, b, n, 1, a, n, ks, n)
-		if rk := g.be.rk; rk != nil {
-			rk.SumSquares(q, ks, b, n)
-		} else {
-			for t := range b {
-				q[t] = sumSquares(ks[t*n : t*n+n])
+		ks, ztT, q := g.pk[:n*b], g.pz[:d*b], g.pq[:b]
+		// ztT: the block's test inputs, centred and divided by the length
+		// scales, d×b.
+		for t := range b {
+			for j, v := range xt[(lo+t)*d : (lo+t)*d+d] {
+				ztT[j*b+t] = (v - g.xmean[j]) / g.ell[j]
 			}
+		}
+		// ks = K*ᵀ, n×b: the test inputs' kernel vectors in its columns,
+		// the layout in which OpenBLAS's DTRMM ran fastest.
+		if rk := g.be.rk; rk != nil {
+			rk.SECross(ks, zo, ztT, n, b, d, g.sf2)
+		} else {
+			seCross(ks, zo, ztT, n, b, d, g.sf2)
+		}
+		g.be.bl.Dgemv(blas.Trans, n, b, 1, ks, b, alpha, 1, 0, mean[lo:lo+b], 1)
+		// Columns of ks become L⁻¹k_t.
+		g.be.bl.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, b, 1, a, n, ks, b)
+		if rk := g.be.rk; rk != nil {
+			rk.ColSumSquares(q, ks, n, b)
+		} else {
+			colSumSquares(q, ks, n, b)
 		}
 		for t, v := range q {
 			varf[lo+t] = max(g.sf2-v, 0)
@@ -125,34 +128,29 @@ func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 }
 
 // seCross is RowKernels.SECross in Go.
-func seCross(c, zt, zT []float64, b, n, d int, sf2 float64) {
-	for t := range b {
-		row := c[t*n : t*n+n]
+func seCross(c, za, zbT []float64, m, k, d int, sf2 float64) {
+	for i := range m {
+		row := c[i*k : i*k+k]
 		clear(row)
-		for j, w := range zt[t*d : t*d+d] {
-			for i, v := range zT[j*n : j*n+n] {
+		for j, w := range za[i*d : i*d+d] {
+			for t, v := range zbT[j*k : j*k+k] {
 				r := w - v
-				row[i] += r * r
+				row[t] += r * r
 			}
 		}
-		for i, d2 := range row {
-			row[i] = sf2 * math.Exp(-0.5*d2)
+		for t, d2 := range row {
+			row[t] = sf2 * math.Exp(-0.5*d2)
 		}
 	}
 }
 
-// sumSquares returns Σ x_i², with four partial sums.
-func sumSquares(x []float64) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * x[i]
-		s1 += x[i+1] * x[i+1]
-		s2 += x[i+2] * x[i+2]
-		s3 += x[i+3] * x[i+3]
+// colSumSquares is RowKernels.ColSumSquares in Go.
+func colSumSquares(dst, x []float64, m, k int) {
+	dst = dst[:k]
+	clear(dst)
+	for i := range m {
+		for t, v := range x[i*k : i*k+k] {
+			dst[t] += v * v
+		}
 	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * x[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }

@@ -109,7 +109,7 @@ static inline __attribute__((always_inline)) void grad_blocks(const double *w, c
 
 typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
 
-// Row t of the prediction's cross-kernel: c[i] = sf2·exp(−½·Σ_j (zt[j] −
+// A row of the prediction's cross-kernel: c[i] = sf2·exp(−½·Σ_j (zt[j] −
 // zT[j·n+i])²) for i < n, the squares summed over j in order, 2W columns
 // at a time in two vectors of W doubles that stay in registers; then the
 // exponentials, in one loop that vectorises.
@@ -138,29 +138,22 @@ typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
 		c[i] = sf2 * se_exp(-0.5 * c[i]);                                  \
 	}
 
-// Σ_{i<n} x[i]², in two vectors of W partial sums.
-#define SUM_SQ_BODY(V, W)                                                  \
-	V s0 = {0}, s1 = {0};                                                  \
-	long i = 0;                                                            \
-	for (; i + 2 * W <= n; i += 2 * W) {                                   \
-		V x0 = *(const V *)(x + i), x1 = *(const V *)(x + i + W);          \
-		s0 += x0 * x0;                                                     \
-		s1 += x1 * x1;                                                     \
+// dst[t] = Σ_{i<m} x[i·k+t]² for t < k, the rows added in order.
+#define COL_SUM_SQ_BODY                                                    \
+	for (long t = 0; t < k; t++) {                                         \
+		dst[t] = 0;                                                        \
 	}                                                                      \
-	s0 += s1;                                                              \
-	double s = 0;                                                          \
-	for (int k = 0; k < W; k++) {                                          \
-		s += s0[k];                                                        \
-	}                                                                      \
-	for (; i < n; i++) {                                                   \
-		s += x[i] * x[i];                                                  \
-	}                                                                      \
-	return s;
+	for (long i = 0; i < m; i++) {                                         \
+		const double *r = x + i * k;                                       \
+		for (long t = 0; t < k; t++) {                                     \
+			dst[t] += r[t] * r[t];                                         \
+		}                                                                  \
+	}
 
 static void se_row_base(double *row, double *kf, const double *sq, long n, double sqi, double sf2) { SE_ROW_BODY }
 static void grad_row_base(const double *w, const double *z, double *q, long ld, long i) { GRAD_ROW_BODY }
-// The baseline loops without vector types, which GCC would split into
-// SSE2 halves badly (10× slower).
+// The baseline cross-kernel without vector types, which GCC would split
+// into SSE2 halves badly (10× slower).
 static void se_cross_row_base(double *c, const double *zt, const double *zT, long n, long d, double sf2) {
 	for (long i = 0; i < n; i++) {
 		double s = 0;
@@ -171,26 +164,14 @@ static void se_cross_row_base(double *c, const double *zt, const double *zT, lon
 		c[i] = sf2 * se_exp(-0.5 * s);
 	}
 }
-static double sum_sq_base(const double *x, long n) {
-	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-	long i = 0;
-	for (; i + 4 <= n; i += 4) {
-		s0 += x[i] * x[i];
-		s1 += x[i + 1] * x[i + 1];
-		s2 += x[i + 2] * x[i + 2];
-		s3 += x[i + 3] * x[i + 3];
-	}
-	for (; i < n; i++) {
-		s0 += x[i] * x[i];
-	}
-	return (s0 + s1) + (s2 + s3);
-}
+static void col_sum_sq_base(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
 
 // The loops are compiled three times: for the baseline (SSE2), for AVX2
 // with FMA and, for the prediction's cross-kernel and sums of squares, for
 // AVX-512; isa() picks the best the CPU has, capped by subtemper_max_isa
-// (tests lower it to cover every level). The per-element arithmetic is the
-// same at every level.
+// (tests lower it to cover every level). The arithmetic per element is
+// the same at every level, but for the multiply-adds that GCC fuses in the
+// AVX2 and AVX-512 loops.
 enum { ISA_BASE, ISA_AVX2, ISA_AVX512 };
 static int subtemper_max_isa = ISA_AVX512;
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -201,11 +182,11 @@ static void grad_row_avx2(const double *w, const double *z, double *q, long ld, 
 __attribute__((target("avx2,fma")))
 static void se_cross_row_avx2(double *c, const double *zt, const double *zT, long n, long d, double sf2) { SE_CROSS_ROW_BODY(v4d, 4) }
 __attribute__((target("avx2,fma")))
-static double sum_sq_avx2(const double *x, long n) { SUM_SQ_BODY(v4d, 4) }
+static void col_sum_sq_avx2(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
 __attribute__((target("avx512f,avx2,fma")))
 static void se_cross_row_avx512(double *c, const double *zt, const double *zT, long n, long d, double sf2) { SE_CROSS_ROW_BODY(v8d, 8) }
 __attribute__((target("avx512f,avx2,fma")))
-static double sum_sq_avx512(const double *x, long n) { SUM_SQ_BODY(v8d, 8) }
+static void col_sum_sq_avx512(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
 static int isa(void) {
 	static int v = -1;
 	if (v < 0) {
@@ -221,9 +202,9 @@ static int isa(void) {
 #define se_row_avx2 se_row_base
 #define grad_row_avx2 grad_row_base
 #define se_cross_row_avx2 se_cross_row_base
-#define sum_sq_avx2 sum_sq_base
+#define col_sum_sq_avx2 col_sum_sq_base
 #define se_cross_row_avx512 se_cross_row_base
-#define sum_sq_avx512 sum_sq_base
+#define col_sum_sq_avx512 col_sum_sq_base
 static int isa(void) { return ISA_BASE; }
 #endif
 
@@ -254,29 +235,27 @@ static void subtemper_se_rows(double *a, double *kf, const double *sq, long m, l
 	}
 }
 
-static void subtemper_se_cross(double *c, const double *zt, const double *zT, long b, long n, long d, double sf2) {
+static void subtemper_se_cross(double *c, const double *za, const double *zbT, long m, long k, long d, double sf2) {
 	int v = isa();
-	for (long t = 0; t < b; t++) {
+	for (long i = 0; i < m; i++) {
 		if (v == ISA_AVX512) {
-			se_cross_row_avx512(c + t * n, zt + t * d, zT, n, d, sf2);
+			se_cross_row_avx512(c + i * k, za + i * d, zbT, k, d, sf2);
 		} else if (v == ISA_AVX2) {
-			se_cross_row_avx2(c + t * n, zt + t * d, zT, n, d, sf2);
+			se_cross_row_avx2(c + i * k, za + i * d, zbT, k, d, sf2);
 		} else {
-			se_cross_row_base(c + t * n, zt + t * d, zT, n, d, sf2);
+			se_cross_row_base(c + i * k, za + i * d, zbT, k, d, sf2);
 		}
 	}
 }
 
-static void subtemper_sum_sq(double *dst, const double *x, long b, long n) {
+static void subtemper_col_sum_sq(double *dst, const double *x, long m, long k) {
 	int v = isa();
-	for (long t = 0; t < b; t++) {
-		if (v == ISA_AVX512) {
-			dst[t] = sum_sq_avx512(x + t * n, n);
-		} else if (v == ISA_AVX2) {
-			dst[t] = sum_sq_avx2(x + t * n, n);
-		} else {
-			dst[t] = sum_sq_base(x + t * n, n);
-		}
+	if (v == ISA_AVX512) {
+		col_sum_sq_avx512(dst, x, m, k);
+	} else if (v == ISA_AVX2) {
+		col_sum_sq_avx2(dst, x, m, k);
+	} else {
+		col_sum_sq_base(dst, x, m, k);
 	}
 }
 
@@ -349,29 +328,29 @@ func (Kernels) GradRows(a, kf, alpha, z, q, w []float64, m, ld, lo, hi int) {
 }
 
 // SECross implements linalg.RowKernels, with the exponential of SERows.
-func (Kernels) SECross(c, zt, zT []float64, b, n, d int, sf2 float64) {
-	if b <= 0 || n <= 0 {
+func (Kernels) SECross(c, za, zbT []float64, m, k, d int, sf2 float64) {
+	if m <= 0 || k <= 0 {
 		return
 	}
-	if d < 1 || len(c) < b*n || len(zt) < b*d || len(zT) < d*n {
-		panic(fmt.Sprintf("openblas: SECross: buffers %d, %d, %d for a %d×%d block of %d dimensions", len(c), len(zt), len(zT), b, n, d))
+	if d < 1 || len(c) < m*k || len(za) < m*d || len(zbT) < d*k {
+		panic(fmt.Sprintf("openblas: SECross: buffers %d, %d, %d for a %d×%d block of %d dimensions", len(c), len(za), len(zbT), m, k, d))
 	}
-	C.subtemper_se_cross((*C.double)(&c[0]), (*C.double)(&zt[0]), (*C.double)(&zT[0]), C.long(b), C.long(n), C.long(d), C.double(sf2))
+	C.subtemper_se_cross((*C.double)(&c[0]), (*C.double)(&za[0]), (*C.double)(&zbT[0]), C.long(m), C.long(k), C.long(d), C.double(sf2))
 }
 
-// SumSquares implements linalg.RowKernels.
-func (Kernels) SumSquares(dst, x []float64, b, n int) {
-	if b <= 0 {
+// ColSumSquares implements linalg.RowKernels.
+func (Kernels) ColSumSquares(dst, x []float64, m, k int) {
+	if k <= 0 {
 		return
 	}
-	if n < 0 || len(dst) < b || len(x) < b*n {
-		panic(fmt.Sprintf("openblas: SumSquares: buffers %d, %d for %d rows of %d", len(dst), len(x), b, n))
+	if m < 0 || len(dst) < k || len(x) < m*k {
+		panic(fmt.Sprintf("openblas: ColSumSquares: buffers %d, %d for %d rows of %d", len(dst), len(x), m, k))
 	}
-	if n == 0 {
-		clear(dst[:b])
+	if m == 0 {
+		clear(dst[:k])
 		return
 	}
-	C.subtemper_sum_sq((*C.double)(&dst[0]), (*C.double)(&x[0]), C.long(b), C.long(n))
+	C.subtemper_col_sum_sq((*C.double)(&dst[0]), (*C.double)(&x[0]), C.long(m), C.long(k))
 }
 
 // ISA levels of the C loops, as setMaxISA takes them.

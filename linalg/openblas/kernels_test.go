@@ -114,8 +114,8 @@ func TestSERows(t *testing.T) {
 // squared distance summed in Go, to 4 ulp plus the rounding of d2 where it
 // is not subnormal, at
 // widths that leave remainders after the vector loops, for test inputs at,
-// near and far from the observations; and SumSquares agrees with a Go sum
-// to rounding.
+// near and far from the observations; and ColSumSquares agrees with a Go
+// sum to rounding.
 func TestSECross(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
@@ -168,15 +168,15 @@ func TestSECross(t *testing.T) {
 				if c[0] != sf2 {
 					t.Errorf("n=%d d=%d: kernel at an observation %v, want σf² = %v", n, d, c[0], sf2)
 				}
-				ss := make([]float64, b)
-				Kernels{}.SumSquares(ss, zT, min(b, d), n)
-				for r := range min(b, d) {
+				ss := make([]float64, n)
+				Kernels{}.ColSumSquares(ss, zT, d, n)
+				for col := range n {
 					var want float64
-					for _, v := range zT[r*n : r*n+n] {
-						want += v * v
+					for r := range d {
+						want += zT[r*n+col] * zT[r*n+col]
 					}
-					if math.Abs(ss[r]-want) > float64(n)*0x1p-52*want {
-						t.Errorf("n=%d: sum of squares of row %d = %.17g, want %.17g", n, r, ss[r], want)
+					if math.Abs(ss[col]-want) > float64(d)*0x1p-52*want {
+						t.Errorf("n=%d d=%d: sum of squares of column %d = %.17g, want %.17g", n, d, col, ss[col], want)
 					}
 				}
 			}
@@ -257,7 +257,7 @@ func TestKernelsPanicOnBadArguments(t *testing.T) {
 			b := make([]float64, 12)
 			Kernels{}.SECross(b, b, b[:5], 2, 3, 2, 1)
 		},
-		"sum sq short x": func() { b := make([]float64, 5); Kernels{}.SumSquares(b, b, 2, 3) },
+		"sum sq short x": func() { b := make([]float64, 5); Kernels{}.ColSumSquares(b, b, 2, 3) },
 	} {
 		func() {
 			defer func() {
@@ -271,19 +271,19 @@ func TestKernelsPanicOnBadArguments(t *testing.T) {
 }
 
 // BenchmarkSECross times the prediction's cross-kernel at N = 442, D = 10
-// on a block of 593 test inputs (Predict's block at that N) at each level
-// of the C loops the CPU has, in ns per kernel entry.
+// against a block of 593 test inputs (Predict's block at that N) at each
+// level of the C loops the CPU has, in ns per kernel entry.
 func BenchmarkSECross(b *testing.B) {
-	const bt, n, d = 593, 442, 10
+	const n, bt, d = 442, 593, 10
 	rng := rand.New(rand.NewPCG(7, 8))
-	zt, zT := make([]float64, bt*d), make([]float64, d*n)
-	for i := range zt {
-		zt[i] = 0.5 * rng.NormFloat64()
+	zo, ztT := make([]float64, n*d), make([]float64, d*bt)
+	for i := range zo {
+		zo[i] = 0.5 * rng.NormFloat64()
 	}
-	for i := range zT {
-		zT[i] = 0.5 * rng.NormFloat64()
+	for i := range ztT {
+		ztT[i] = 0.5 * rng.NormFloat64()
 	}
-	c := make([]float64, bt*n)
+	c := make([]float64, n*bt)
 	had := setMaxISA(isaAVX512)
 	defer setMaxISA(isaAVX512)
 	for _, p := range []struct {
@@ -296,7 +296,7 @@ func BenchmarkSECross(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) {
 			setMaxISA(p.isa)
 			for range b.N {
-				Kernels{}.SECross(c, zt, zT, bt, n, d, 1)
+				Kernels{}.SECross(c, zo, ztT, n, bt, d, 1)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bt*n), "ns/entry")
 		})
