@@ -117,7 +117,12 @@ type PredictOptions struct {
 	// (0,1). Nil means DefaultProbs.
 	Probs []float64
 	// Workers is the number of goroutines, each with its own clone of the
-	// model. Zero means GOMAXPROCS. The results do not depend on it.
+	// model, that the draws (then the test inputs) are shared out among.
+	// Zero means GOMAXPROCS. The results do not depend on it. With the
+	// openblas backend, give OpenBLAS one thread (openblas.SetThreads(1),
+	// as the command line does): each worker's BLAS calls are then its
+	// own, where a multithreaded OpenBLAS in every worker would
+	// oversubscribe the cores.
 	Workers int
 	// MemoryBytes bounds the per-draw predictive moments held at once
 	// (16 bytes per draw and test input): test inputs are taken in batches

@@ -25,7 +25,7 @@ type PredictGP interface {
 	//	mean[i] = k_iᵀ A⁻¹ y,   varf[i] = σf² − k_iᵀ A⁻¹ k_i  (clamped at 0),
 	//
 	// the mean and variance of the latent f at test input i (add σn² for a
-	// new observation y). The cost is O(N³/3 + nt·N·D + nt·N²). A kernel
+	// new observation y). The cost is O(N³ + nt·N·D + nt·N²). A kernel
 	// matrix that is not positive definite gives an error wrapping
 	// ErrNotPositiveDefinite.
 	Predict(xt []float64, nt int, u, mean, varf []float64) error
