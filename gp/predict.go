@@ -483,7 +483,7 @@ func (x *mixtureScratch) cdf(z float64) (cdf, pdf, dpdf float64) {
 	for s, m := range x.mu {
 		is := x.isd[s]
 		r := (z - m) * is
-		cdf += math.Erfc(-r / math.Sqrt2)
+		cdf += math.Erfc(-r * (1 / math.Sqrt2))
 		e := math.Exp(-0.5*r*r) * is
 		pdf += e
 		dpdf -= e * r * is
@@ -504,7 +504,7 @@ func (x *mixtureScratch) cdfPoints(z float64) (cdf, pdf, dpdf float64) {
 		}
 		is := x.isd[s]
 		r := (z - m) * is
-		cdf += math.Erfc(-r / math.Sqrt2)
+		cdf += math.Erfc(-r * (1 / math.Sqrt2))
 		e := math.Exp(-0.5*r*r) * is
 		pdf += e
 		dpdf -= e * r * is
