@@ -6,6 +6,9 @@ package openblas
 #cgo CFLAGS: -O3
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 // Comparisons may not raise floating-point exceptions we would ever look
 // at; telling GCC so lets it if-convert the clamps below and vectorise the
@@ -171,7 +174,8 @@ static void col_sum_sq_base(double *restrict dst, const double *restrict x, long
 // AVX-512; isa() picks the best the CPU has, capped by subtemper_max_isa
 // (tests lower it to cover every level). The arithmetic per element is
 // the same at every level, but for the multiply-adds that GCC fuses in the
-// AVX2 and AVX-512 loops.
+// AVX2 and AVX-512 loops and for the AVX-512 cross-kernel's exponential
+// (exp512), written with intrinsics.
 enum { ISA_BASE, ISA_AVX2, ISA_AVX512 };
 static int subtemper_max_isa = ISA_AVX512;
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -183,8 +187,58 @@ __attribute__((target("avx2,fma")))
 static void se_cross_row_avx2(double *c, const double *zt, const double *zT, long n, long d, double sf2) { SE_CROSS_ROW_BODY(v4d, 4) }
 __attribute__((target("avx2,fma")))
 static void col_sum_sq_avx2(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
-__attribute__((target("avx512f,avx2,fma")))
-static void se_cross_row_avx512(double *c, const double *zt, const double *zT, long n, long d, double sf2) { SE_CROSS_ROW_BODY(v8d, 8) }
+// exp512 is se_exp on eight lanes, for x ≤ 0: k = round(x·log2e) by
+// roundscale and 2^k applied by scalef, which needs neither the exponent
+// bits nor a blend, and underflows gradually (to 0 below about −745).
+__attribute__((target("avx512f")))
+static inline __m512d exp512(__m512d x) {
+#define C8(v) _mm512_set1_pd(v)
+	x = _mm512_max_pd(C8(-746.0), x); // −∞ → −746, whose result is 0; NaN stays
+	__m512d k = _mm512_roundscale_pd(_mm512_mul_pd(x, C8(1.4426950408889634)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m512d r = _mm512_fnmadd_pd(k, C8(1.90821492927058770002e-10), _mm512_fnmadd_pd(k, C8(6.93147180369123816490e-01), x));
+	__m512d r2 = _mm512_mul_pd(r, r), r4 = _mm512_mul_pd(r2, r2), r8 = _mm512_mul_pd(r4, r4);
+	__m512d p01 = _mm512_add_pd(C8(1), r);
+	__m512d p23 = _mm512_fmadd_pd(r, C8(1.0 / 6), C8(1.0 / 2));
+	__m512d p45 = _mm512_fmadd_pd(r, C8(1.0 / 120), C8(1.0 / 24));
+	__m512d p67 = _mm512_fmadd_pd(r, C8(1.0 / 5040), C8(1.0 / 720));
+	__m512d p89 = _mm512_fmadd_pd(r, C8(1.0 / 362880), C8(1.0 / 40320));
+	__m512d pab = _mm512_fmadd_pd(r, C8(1.0 / 39916800), C8(1.0 / 3628800));
+	__m512d pcd = _mm512_fmadd_pd(r, C8(1.0 / 6227020800.0), C8(1.0 / 479001600));
+	__m512d lo = _mm512_fmadd_pd(r2, p23, p01), mid = _mm512_fmadd_pd(r2, p67, p45);
+	__m512d hi = _mm512_fmadd_pd(r4, pcd, _mm512_fmadd_pd(r2, pab, p89));
+	return _mm512_scalef_pd(_mm512_fmadd_pd(r8, hi, _mm512_fmadd_pd(r4, mid, lo)), k);
+#undef C8
+}
+
+// A row of the cross-kernel on eight columns at a time, the exponentials
+// taken on the sums of squares in registers; the last columns under a
+// mask.
+__attribute__((target("avx512f")))
+static void se_cross_row_avx512(double *c, const double *zt, const double *zT, long n, long d, double sf2) {
+	const __m512d s = _mm512_set1_pd(sf2), mhalf = _mm512_set1_pd(-0.5);
+	long i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
+		for (long j = 0; j < d; j++) {
+			const __m512d w = _mm512_set1_pd(zt[j]);
+			const double *zj = zT + j * n + i;
+			__m512d d0 = _mm512_sub_pd(w, _mm512_loadu_pd(zj)), d1 = _mm512_sub_pd(w, _mm512_loadu_pd(zj + 8));
+			a0 = _mm512_fmadd_pd(d0, d0, a0);
+			a1 = _mm512_fmadd_pd(d1, d1, a1);
+		}
+		_mm512_storeu_pd(c + i, _mm512_mul_pd(s, exp512(_mm512_mul_pd(mhalf, a0))));
+		_mm512_storeu_pd(c + i + 8, _mm512_mul_pd(s, exp512(_mm512_mul_pd(mhalf, a1))));
+	}
+	for (; i < n; i += 8) {
+		__mmask8 m = n - i >= 8 ? 0xff : (__mmask8)((1u << (n - i)) - 1);
+		__m512d a = _mm512_setzero_pd();
+		for (long j = 0; j < d; j++) {
+			__m512d dj = _mm512_sub_pd(_mm512_set1_pd(zt[j]), _mm512_maskz_loadu_pd(m, zT + j * n + i));
+			a = _mm512_fmadd_pd(dj, dj, a);
+		}
+		_mm512_mask_storeu_pd(c + i, m, _mm512_mul_pd(s, exp512(_mm512_mul_pd(mhalf, a))));
+	}
+}
 __attribute__((target("avx512f,avx2,fma")))
 static void col_sum_sq_avx512(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
 static int isa(void) {
