@@ -43,7 +43,8 @@ import (
 // MaxPredictDraws is the number of draws Predict uses by default when a
 // fit holds more: evenly spaced over the pooled chains. The cost of
 // predicting grows linearly with the draws used (one kernel
-// factorisation each).
+// factorisation, the inverse of its factor and a triangular product with
+// the test inputs' kernel vectors each).
 const MaxPredictDraws = 4000
 
 // DefaultGPSettings returns the sampler settings FitGP uses when
@@ -294,7 +295,8 @@ type PredictOptions struct {
 	Y []float64
 	// Probs are the quantile probabilities; nil means 5%, 50%, 95%.
 	Probs []float64
-	// Workers is the number of goroutines (0: GOMAXPROCS).
+	// Workers is the number of goroutines (0: GOMAXPROCS); see
+	// gp.PredictOptions.Workers.
 	Workers int
 }
 
@@ -303,8 +305,9 @@ type PredictOptions struct {
 // the GP's Gaussian predictive of the latent f* and of a new observation
 // y* = f* + noise, and their mixture over the draws — mean, standard
 // deviation and quantiles, in the data's units. The cost is one kernel
-// factorisation per draw, O(S·(N³/3 + n·N·D + n·N²)) for S draws and N
-// observations (see gp.Model.PredictDraws).
+// factorisation and the inverse of its factor per draw,
+// O(S·(2N³/3 + n·N·D + n·N²)) for S draws and N observations (see
+// gp.Model.PredictDraws).
 func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOptions) (*gp.Predictive, error) {
 	m, err := f.Model()
 	if err != nil {

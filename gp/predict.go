@@ -23,11 +23,12 @@ import (
 //	mean[i] = k_iᵀ A⁻¹ y,   varf[i] = σf² − k_iᵀ A⁻¹ k_i  (clamped at 0),
 //
 // the mean and variance of the latent f(x_i); a new observation y_i has
-// the same mean and variance varf[i] + σn². It costs one Cholesky
-// factorisation, O(N³/3), plus O(nt·N·D) for the cross-kernel and
-// O(nt·N²) for its triangular solve. It runs on the backend when the
-// backend's handle implements linalg.PredictGP (the CPU backends do), else
-// on the kernel matrix from the backend with gonum.
+// the same mean and variance varf[i] + σn². It runs on the backend when
+// the backend's handle implements linalg.PredictGP (the CPU backends do:
+// one Cholesky factorisation and the inverse of its factor, O(N³/3) each,
+// plus O(nt·N·D) for the cross-kernel and O(nt·N²) for its product with
+// the inverse factor), else on the kernel matrix from the backend with
+// gonum (the factorisation, then a triangular solve per test input).
 func (m *Model) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 	if m.h == nil {
 		return errors.New("gp: predict: model is closed")
@@ -116,7 +117,12 @@ type PredictOptions struct {
 	// (0,1). Nil means DefaultProbs.
 	Probs []float64
 	// Workers is the number of goroutines, each with its own clone of the
-	// model. Zero means GOMAXPROCS. The results do not depend on it.
+	// model, that the draws (then the test inputs) are shared out among.
+	// Zero means GOMAXPROCS. The results do not depend on it. With the
+	// openblas backend, give OpenBLAS one thread (openblas.SetThreads(1),
+	// as the command line does): each worker's BLAS calls are then its
+	// own, where a multithreaded OpenBLAS in every worker would
+	// oversubscribe the cores.
 	Workers int
 	// MemoryBytes bounds the per-draw predictive moments held at once
 	// (16 bytes per draw and test input): test inputs are taken in batches
@@ -208,13 +214,20 @@ func (p *Predictive) Metrics(y []float64) (Metrics, error) {
 // PredictOptions.Std) averaged over the draws (each u = log θ in the
 // model's units, as tempering.Result holds them): the mixture of the
 // per-draw Gaussian predictives, with its mean, standard deviation and
-// quantiles (found by bisection-safeguarded Newton iterations on the
-// mixture's CDF, within the bracket of the per-draw quantiles).
+// quantiles (found by bisection-safeguarded Halley iterations on the
+// mixture's CDF from the Cornish–Fisher approximation, within the bracket
+// of the per-draw quantiles).
 //
-// Cost: one kernel factorisation per draw and batch (one batch unless
-// the draws × test inputs exceed PredictOptions.MemoryBytes), so
-// O(S·(N³/3 + N*·N·D + N*·N²)) for S draws, N observations and N* test
-// inputs, plus O(S·N*) per quantile and Newton step for the mixture.
+// The draws are shared out among PredictOptions.Workers goroutines, then
+// the test inputs; each draw's predictive moments have their own slots,
+// and each test input's mixture is reduced over the draws in their order,
+// so the results do not depend on the number of workers.
+//
+// Cost: one kernel factorisation and the inverse of its factor per draw
+// and batch (one batch unless the draws × test inputs exceed
+// PredictOptions.MemoryBytes), so O(S·(2N³/3 + N*·N·D + N*·N²)) for S
+// draws, N observations and N* test inputs, plus O(S·N*) per iteration of
+// a quantile of the mixture (about two per quantile).
 func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws [][]float64, opt PredictOptions) (*Predictive, error) {
 	d := m.data.D
 	S := len(draws)
@@ -306,7 +319,7 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 	}
 	mixes := make([]mixtureScratch, workers)
 	for w := range mixes {
-		mixes[w] = mixtureScratch{mu: make([]float64, S), sd: make([]float64, S), lg: make([]float64, S)}
+		mixes[w] = newMixtureScratch(S, len(probs))
 	}
 	mu := make([]float64, S*min(batch, nt))
 	vf := make([]float64, S*min(batch, nt))
@@ -329,31 +342,27 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		parallel(workers, b, func(w, t int) error {
 			mix := &mixes[w]
 			i := lo + t
-			for s := range S {
-				mix.mu[s] = mu[s*b+t]
-			}
 			// Latent f*.
 			for s := range S {
-				mix.sd[s] = math.Sqrt(vf[s*b+t])
+				mix.set(s, mu[s*b+t], vf[s*b+t])
 			}
-			mean, sd := mix.moments()
+			mean, sd := mix.summary(probs)
 			p.FMean[i], p.FSD[i] = yMean+ySD*mean, ySD*sd
-			for k, pr := range probs {
-				p.FQ[k][i] = yMean + ySD*mix.quantile(pr, sd)
+			for k, q := range mix.q {
+				p.FQ[k][i] = yMean + ySD*q
 			}
 			// y* = f* + noise.
 			for s := range S {
-				mix.sd[s] = math.Sqrt(vf[s*b+t] + sn2[s])
+				mix.set(s, mu[s*b+t], vf[s*b+t]+sn2[s])
 			}
-			mean, sd = mix.moments()
+			mean, sd = mix.summary(probs)
 			p.YMean[i], p.YSD[i] = yMean+ySD*mean, ySD*sd
-			for k, pr := range probs {
-				p.YQ[k][i] = yMean + ySD*mix.quantile(pr, sd)
+			for k, q := range mix.q {
+				p.YQ[k][i] = yMean + ySD*q
 			}
 			if opt.Y != nil {
-				z := (opt.Y[i] - yMean) / ySD
-				p.LogDensity[i] = mix.logDensity(z) - math.Log(ySD)
-				p.CDF[i], _ = mix.cdf(z)
+				c, ld := mix.cdfLogDensity((opt.Y[i] - yMean) / ySD)
+				p.LogDensity[i], p.CDF[i] = ld-math.Log(ySD), c
 			}
 			return nil
 		})
@@ -399,55 +408,126 @@ func parallel(workers, n int, f func(w, i int) error) error {
 }
 
 // mixtureScratch is an equally weighted mixture of Gaussians N(mu[s],
-// sd[s]²) (sd[s] = 0: a point mass).
+// sd[s]²) (sd[s] = 0: a point mass), with its summary's scratch.
 type mixtureScratch struct {
-	mu, sd []float64
-	lg     []float64 // logDensity's scratch
+	mu, sd, isd []float64 // isd[s] = 1/sd[s]
+	points      int       // the number of point masses
+	q           []float64 // summary's quantiles
+	lg          []float64 // cdfLogDensity's scratch
 }
 
-// moments returns the mixture's mean and standard deviation.
-func (x *mixtureScratch) moments() (mean, sd float64) {
+func newMixtureScratch(S, probs int) mixtureScratch {
+	return mixtureScratch{mu: make([]float64, S), sd: make([]float64, S), isd: make([]float64, S), points: S,
+		q: make([]float64, probs), lg: make([]float64, S)}
+}
+
+// set makes component s N(m, v).
+func (x *mixtureScratch) set(s int, m, v float64) {
+	sd := math.Sqrt(v)
+	if x.sd[s] == 0 {
+		x.points--
+	}
+	if sd == 0 {
+		x.points++
+	}
+	x.mu[s], x.sd[s], x.isd[s] = m, sd, 1/sd
+}
+
+// summary returns the mixture's mean and standard deviation and sets x.q
+// to its probs-quantiles.
+func (x *mixtureScratch) summary(probs []float64) (mean, sd float64) {
+	mean, sd, skew, exKurt := x.moments()
+	for k, p := range probs {
+		x.q[k] = x.quantile(p, mean+sd*cornishFisher(normalQuantile(p), skew, exKurt), sd)
+	}
+	return mean, sd
+}
+
+// moments returns the mixture's mean, standard deviation, skewness and
+// excess kurtosis (the last two 0 when the standard deviation is 0).
+func (x *mixtureScratch) moments() (mean, sd, skew, exKurt float64) {
 	S := float64(len(x.mu))
 	for _, v := range x.mu {
 		mean += v
 	}
 	mean /= S
-	var v2 float64
+	var m2, m3, m4 float64
 	for s, m := range x.mu {
-		r := m - mean
-		v2 += x.sd[s]*x.sd[s] + r*r
+		r, v := m-mean, x.sd[s]*x.sd[s]
+		r2 := r * r
+		m2 += v + r2
+		m3 += r * (r2 + 3*v)
+		m4 += r2*(r2+6*v) + 3*v*v
 	}
-	return mean, math.Sqrt(v2 / S)
+	m2, m3, m4 = m2/S, m3/S, m4/S
+	if !(m2 > 0) {
+		return mean, 0, 0, 0
+	}
+	return mean, math.Sqrt(m2), m3 / (m2 * math.Sqrt(m2)), m4/(m2*m2) - 3
 }
 
-// cdf returns the mixture's CDF and density at z.
-func (x *mixtureScratch) cdf(z float64) (cdf, pdf float64) {
+// cornishFisher returns the Cornish–Fisher approximation of the standard
+// quantile of a distribution of the given skewness and excess kurtosis at
+// the standard normal quantile z: a starting point for quantile.
+func cornishFisher(z, skew, exKurt float64) float64 {
+	z2 := z * z
+	return z + (z2-1)*skew/6 + z*(z2-3)*exKurt/24 - z*(2*z2-5)*skew*skew/36
+}
+
+// cdf returns the mixture's CDF at z, its density and the density's
+// derivative.
+func (x *mixtureScratch) cdf(z float64) (cdf, pdf, dpdf float64) {
+	if x.points > 0 {
+		return x.cdfPoints(z)
+	}
 	for s, m := range x.mu {
-		sd := x.sd[s]
-		if sd == 0 {
+		is := x.isd[s]
+		r := (z - m) * is
+		cdf += math.Erfc(-r * (1 / math.Sqrt2))
+		e := math.Exp(-0.5*r*r) * is
+		pdf += e
+		dpdf -= e * r * is
+	}
+	S := float64(len(x.mu))
+	c := 1 / (S * math.Sqrt(2*math.Pi))
+	return 0.5 * cdf / S, pdf * c, dpdf * c
+}
+
+// cdfPoints is cdf for a mixture with point masses.
+func (x *mixtureScratch) cdfPoints(z float64) (cdf, pdf, dpdf float64) {
+	for s, m := range x.mu {
+		if x.sd[s] == 0 {
 			if z >= m {
-				cdf++
+				cdf += 2
 			}
 			continue
 		}
-		r := (z - m) / sd
-		cdf += 0.5 * math.Erfc(-r/math.Sqrt2)
-		pdf += math.Exp(-0.5*r*r) / sd
+		is := x.isd[s]
+		r := (z - m) * is
+		cdf += math.Erfc(-r * (1 / math.Sqrt2))
+		e := math.Exp(-0.5*r*r) * is
+		pdf += e
+		dpdf -= e * r * is
 	}
 	S := float64(len(x.mu))
-	return cdf / S, pdf / (S * math.Sqrt(2*math.Pi))
+	c := 1 / (S * math.Sqrt(2*math.Pi))
+	return 0.5 * cdf / S, pdf * c, dpdf * c
 }
 
-// logDensity returns the log of the mixture's density at z, by
+// cdfLogDensity returns the mixture's CDF at z and the log of its density
+// there: the log of cdf's density where that is a normal float, else by
 // log-sum-exp.
-func (x *mixtureScratch) logDensity(z float64) float64 {
+func (x *mixtureScratch) cdfLogDensity(z float64) (cdf, logDensity float64) {
+	cdf, pdf, _ := x.cdf(z)
+	if pdf >= 0x1p-1000 && x.points == 0 {
+		return cdf, math.Log(pdf)
+	}
 	big := math.Inf(-1)
 	lg := x.lg[:len(x.mu)]
 	for s, m := range x.mu {
-		sd := x.sd[s]
-		r := (z - m) / sd
-		lg[s] = -0.5*r*r - math.Log(sd)
-		if sd == 0 {
+		r := (z - m) * x.isd[s]
+		lg[s] = -0.5*r*r + math.Log(x.isd[s])
+		if x.sd[s] == 0 {
 			lg[s] = math.Inf(-1)
 			if z == m {
 				lg[s] = math.Inf(1)
@@ -456,22 +536,31 @@ func (x *mixtureScratch) logDensity(z float64) float64 {
 		big = max(big, lg[s])
 	}
 	if math.IsInf(big, 0) {
-		return big
+		return cdf, big
 	}
 	var sum float64
 	for _, l := range lg {
 		sum += math.Exp(l - big)
 	}
-	return big + math.Log(sum/float64(len(lg))) - 0.5*math.Log(2*math.Pi)
+	return cdf, big + math.Log(sum/float64(len(lg))) - 0.5*math.Log(2*math.Pi)
 }
 
-// quantile returns the p-quantile of the mixture: the root of CDF(z) = p,
-// bracketed by the smallest and largest of the components' p-quantiles
-// (the mixture's CDF is at most p at the first and at least p at the
-// second), found by Newton steps that fall back to bisection whenever a
-// step leaves the bracket, to an interval of 1e-12·scale (scale: the
-// mixture's sd, or 1 if that is 0).
-func (x *mixtureScratch) quantile(p, scale float64) float64 {
+// quantile returns the p-quantile of the mixture: the root of
+// F(z) = CDF(z) − p, bracketed by the smallest and largest of the
+// components' p-quantiles (the mixture's CDF is at most p at the first and
+// at least p at the second). From start (the bracket's middle if start is
+// outside it) it takes Halley steps, z − h/(1 − h·F″/(2F′)) with h = F/F′
+// Newton's step, each evaluation narrowing the bracket and a step that
+// leaves it replaced by bisection. Let tol = 1e-12·scale (scale: the
+// mixture's sd, 1 if that is 0, or the bracket's ends if larger). It stops
+// when the bracket is narrower than tol, when a step moves z by at most
+// tol, or, without evaluating F again, when h ≤ √(tol·scale) and Newton's
+// error estimate |F″/(2F′)|·h² after the step is at most tol (Halley's
+// step, of third order, errs less still). Started from the Cornish–Fisher
+// approximation, that took two evaluations of F per quantile on the
+// mixtures of BenchmarkPredictDraws (each costs S normal CDFs and
+// densities).
+func (x *mixtureScratch) quantile(p, start, scale float64) float64 {
 	zp := normalQuantile(p)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for s, m := range x.mu {
@@ -485,9 +574,13 @@ func (x *mixtureScratch) quantile(p, scale float64) float64 {
 		scale = 1
 	}
 	tol := 1e-12 * max(scale, math.Abs(lo), math.Abs(hi))
-	z := 0.5 * (lo + hi)
+	near := math.Sqrt(tol * scale)
+	z := start
+	if !(z > lo && z < hi) {
+		z = 0.5 * (lo + hi)
+	}
 	for range 200 {
-		c, pdf := x.cdf(z)
+		c, pdf, dpdf := x.cdf(z)
 		f := c - p
 		if f == 0 {
 			return z
@@ -500,11 +593,14 @@ func (x *mixtureScratch) quantile(p, scale float64) float64 {
 		if hi-lo <= tol {
 			break
 		}
-		next := z - f/pdf
+		h := f / pdf // Newton's step
+		c2 := 0.5 * dpdf / pdf
+		next := z - h/(1-h*c2) // Halley's
 		if !(pdf > 0) || !(next > lo && next < hi) {
-			next = 0.5 * (lo + hi)
+			z = 0.5 * (lo + hi)
+			continue
 		}
-		if math.Abs(next-z) <= tol {
+		if math.Abs(next-z) <= tol || (math.Abs(h) <= near && math.Abs(c2)*h*h <= tol) {
 			return next
 		}
 		z = next

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/openblas"
 )
 
 // densePredict is an independent dense computation of the predictive
@@ -284,6 +286,66 @@ func TestPredictDrawsMixture(t *testing.T) {
 	}
 }
 
+// TestPredictDrawsWorkersInvariant: on every backend, PredictDraws gives
+// bit-identical results at GOMAXPROCS 1 with one worker and at GOMAXPROCS
+// 2 with two (and with Workers left to GOMAXPROCS), at a size where the
+// kernel is built by the handle's row workers and the test inputs are
+// taken in several blocks. OpenBLAS runs on one thread, as the command
+// line sets it for prediction.
+func TestPredictDrawsWorkersInvariant(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	if th := openblas.Threads(); th > 0 {
+		defer openblas.SetThreads(th)
+		openblas.SetThreads(1)
+	}
+	rng := rand.New(rand.NewPCG(4, 19))
+	const n, d, nt, S = 260, 3, 1100, 3
+	data := randData(rng, n, d, 1)
+	draws := make([][]float64, S)
+	for s := range draws {
+		draws[s] = []float64{0.2 * rng.NormFloat64(), 0.2 * rng.NormFloat64(), 0.2 * rng.NormFloat64(), 0.1 * rng.NormFloat64(), math.Log(0.3) + 0.1*rng.NormFloat64()}
+	}
+	xt := make([]float64, nt*d)
+	for i := range xt {
+		xt[i] = 1.5 * rng.NormFloat64()
+	}
+	yt := make([]float64, nt)
+	for i := range yt {
+		yt[i] = rng.NormFloat64()
+	}
+	forEachBackend(t, func(t *testing.T, be linalg.Backend) {
+		var ref *Predictive
+		for _, c := range []struct{ procs, workers int }{{1, 1}, {2, 2}, {2, 0}} {
+			runtime.GOMAXPROCS(c.procs)
+			m, err := New(be, data, Options{}) // the handle's row workers depend on GOMAXPROCS
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := m.PredictDraws(context.Background(), xt, nt, draws, PredictOptions{Y: yt, Workers: c.workers})
+			m.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = p
+				continue
+			}
+			for _, f := range []struct {
+				name      string
+				got, want []float64
+			}{
+				{"YMean", p.YMean, ref.YMean}, {"YSD", p.YSD, ref.YSD}, {"FMean", p.FMean, ref.FMean}, {"FSD", p.FSD, ref.FSD},
+				{"YQ[0]", p.YQ[0], ref.YQ[0]}, {"YQ[2]", p.YQ[2], ref.YQ[2]}, {"FQ[1]", p.FQ[1], ref.FQ[1]},
+				{"LogDensity", p.LogDensity, ref.LogDensity}, {"CDF", p.CDF, ref.CDF},
+			} {
+				if !slices.Equal(f.got, f.want) {
+					t.Errorf("GOMAXPROCS %d, Workers %d: %s differs from GOMAXPROCS 1, Workers 1", c.procs, c.workers, f.name)
+				}
+			}
+		}
+	})
+}
+
 // TestPredictiveMetrics checks RMSE, MLPD and coverage on hand-computed
 // values.
 func TestPredictiveMetrics(t *testing.T) {
@@ -307,41 +369,75 @@ func TestPredictiveMetrics(t *testing.T) {
 
 func errorsIsNPD(err error) bool { return errors.Is(err, ErrNotPositiveDefinite) }
 
-// BenchmarkPredictDraws times the posterior-averaged predictive at N*
-// test points from S draws at N = 442, D = 10 (the diabetes data's size):
-// go test -tags openblas -run '^$' -bench PredictDraws -benchtime 1x ./gp/
+// BenchmarkPredictDraws times the posterior-averaged predictive
+// (PredictDraws, its default three quantiles, no targets) at Nt = 10 000
+// test inputs from S draws at N = 442, D = 10 (the diabetes data's size):
+// synthetic inputs N(0, 1) and targets, and draws near a plausible θ
+// (length scales e^0.8 ≈ 2.2, σf ≈ 1, σn ≈ 0.5, each perturbed). S = 1000
+// is the case of issue 19 (at most 30 s on two cores with OpenBLAS):
+//
+//	go test -tags openblas -run '^$' -bench 'PredictDraws/openblas/N=442/Nt=10000/S=1000$' -benchtime 1x ./gp/
+//
+// OpenBLAS runs on one thread and the draws on GOMAXPROCS workers, as the
+// command line runs them (BenchmarkPredictDrawsBLASThreads: the other way
+// round). The gonum backend, about six times slower, runs S = 20 only.
 func BenchmarkPredictDraws(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 19))
-	const n, d = 442, 10
-	data := randData(rng, n, d, 1)
 	for _, be := range linalg.Backends() {
-		for _, c := range []struct{ s, nt int }{{20, 10000}, {100, 10000}, {1000, 10000}} {
-			b.Run(be.Name()+"/S="+strconv.Itoa(c.s)+"/Nstar="+strconv.Itoa(c.nt), func(b *testing.B) {
-				m, err := New(be, data, Options{})
-				if err != nil {
+		sizes := []int{20, 100, 1000}
+		if be.Name() == linalg.DefaultName {
+			sizes = sizes[:1]
+		}
+		benchPredictDraws(b, be, sizes, runtime.GOMAXPROCS(0), 1)
+	}
+}
+
+// BenchmarkPredictDrawsBLASThreads is BenchmarkPredictDraws on OpenBLAS
+// with GOMAXPROCS threads and one worker.
+func BenchmarkPredictDrawsBLASThreads(b *testing.B) {
+	be, err := linalg.Get("openblas")
+	if err != nil {
+		b.Skip(err)
+	}
+	benchPredictDraws(b, be, []int{20, 100, 1000}, 1, runtime.GOMAXPROCS(0))
+}
+
+// benchPredictDraws runs BenchmarkPredictDraws' cases on be with S draws
+// for each S in sizes, with the given number of workers and of OpenBLAS
+// threads (restored afterwards).
+func benchPredictDraws(b *testing.B, be linalg.Backend, sizes []int, workers, blasThreads int) {
+	rng := rand.New(rand.NewPCG(3, 19))
+	const n, d, nt = 442, 10, 10000
+	data := randData(rng, n, d, 1)
+	xt := make([]float64, nt*d)
+	for i := range xt {
+		xt[i] = rng.NormFloat64()
+	}
+	draws := make([][]float64, slices.Max(sizes))
+	for s := range draws {
+		u := make([]float64, d+2)
+		for j := range d {
+			u[j] = 0.8 + 0.2*rng.NormFloat64()
+		}
+		u[d], u[d+1] = 0.1*rng.NormFloat64(), math.Log(0.5)+0.1*rng.NormFloat64()
+		draws[s] = u
+	}
+	if th := openblas.Threads(); th > 0 {
+		defer openblas.SetThreads(th)
+		openblas.SetThreads(blasThreads)
+	}
+	for _, S := range sizes {
+		b.Run(be.Name()+"/N="+strconv.Itoa(n)+"/Nt="+strconv.Itoa(nt)+"/S="+strconv.Itoa(S), func(b *testing.B) {
+			m, err := New(be, data, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := m.PredictDraws(context.Background(), xt, nt, draws[:S], PredictOptions{Workers: workers}); err != nil {
 					b.Fatal(err)
 				}
-				defer m.Close()
-				draws := make([][]float64, c.s)
-				for s := range draws {
-					u := make([]float64, d+2)
-					for j := range d {
-						u[j] = 0.8 + 0.2*rng.NormFloat64()
-					}
-					u[d], u[d+1] = 0.1*rng.NormFloat64(), math.Log(0.5)+0.1*rng.NormFloat64()
-					draws[s] = u
-				}
-				xt := make([]float64, c.nt*d)
-				for i := range xt {
-					xt[i] = rng.NormFloat64()
-				}
-				b.ResetTimer()
-				for range b.N {
-					if _, err := m.PredictDraws(context.Background(), xt, c.nt, draws, PredictOptions{}); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }

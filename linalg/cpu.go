@@ -8,22 +8,24 @@ import (
 )
 
 // LAPACK is the part of LAPACK a CPU backend needs: the Cholesky
-// factorisation and the inverse from it, on row-major matrices, lower
-// triangle. Both report false when the matrix is not positive definite
-// (Dpotrf) or the factor is singular (Dpotri).
+// factorisation, the inverse from it and the inverse of a triangular
+// matrix (the factor, for predictions), on row-major matrices, lower
+// triangle. They report false when the matrix is not positive definite
+// (Dpotrf) or the factor or triangle is singular (Dpotri, Dtrtri).
 // gonum.org/v1/gonum/lapack/gonum.Implementation satisfies it.
 type LAPACK interface {
 	Dpotrf(ul blas.Uplo, n int, a []float64, lda int) (ok bool)
 	Dpotri(ul blas.Uplo, n int, a []float64, lda int) (ok bool)
+	Dtrtri(ul blas.Uplo, d blas.Diag, n int, a []float64, lda int) (ok bool)
 }
 
-// RowKernels are the two O(m²) elementwise passes of the CPU GP
-// evaluation, in a form a backend may supply: the openblas backend brings
+// RowKernels are the elementwise passes of the CPU GP evaluation and
+// prediction, in a form a backend may supply: the openblas backend brings
 // vectorised C loops. Without them (NewCPU) the passes are Go loops and
-// the gradient's product P·[Z 1] is a BLAS Dsymm. Matrices are m×m
-// row-major, lower triangle; each call covers rows lo..hi−1 and may run
-// concurrently with calls on other rows (SERows) or on other q and w
-// buffers (GradRows).
+// the gradient's product P·[Z 1] is a BLAS Dsymm. In SERows and GradRows
+// matrices are m×m row-major, lower triangle; each call covers rows
+// lo..hi−1 and may run concurrently with calls on other rows (SERows) or
+// on other q and w buffers (GradRows).
 type RowKernels interface {
 	// SERows turns rows of the Gram matrix a into kernel rows: for j < i,
 	// a[i,j] ← sf2·exp(−½·max(0, sq[i] + sq[j] − 2·a[i,j])), and a[i,i] ←
@@ -35,6 +37,15 @@ type RowKernels interface {
 	// and, for j < i, q_j += P_ij z_i. z and q are m×ld row-major with ld a
 	// multiple of 4; w is scratch of length m.
 	GradRows(a, kf, alpha, z, q, w []float64, m, ld, lo, hi int)
+	// SECross sets the m×k row-major cross-kernel block c between the m
+	// rows of the m×d row-major za and the k columns of the d×k row-major
+	// zbT (inputs divided by the length scales):
+	// c[i,t] = sf2·exp(−½·Σ_j (za[i,j] − zbT[j,t])²), the squares summed
+	// in order of j.
+	SECross(c, za, zbT []float64, m, k, d int, sf2 float64)
+	// ColSumSquares sets dst[t] = Σ_i x[i,t]² for the k columns of the m×k
+	// row-major x, the rows added in order.
+	ColSumSquares(dst, x []float64, m, k int)
 }
 
 // NewCPU returns a host-memory backend named name that runs the dense

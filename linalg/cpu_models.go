@@ -91,8 +91,8 @@ type cpuGP struct {
 	facU   []float64
 	facSub []int
 
-	xmean  []float64 // the column means subtracted from x
-	pk, pz []float64 // Predict's workspaces, allocated on first use
+	xmean           []float64 // the column means subtracted from x
+	pk, pz, pzo, pq []float64 // Predict's workspaces, allocated on first use
 }
 
 func (g *cpuGP) N() int                   { return g.n }

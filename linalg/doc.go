@@ -75,7 +75,9 @@
 // The library keeps OpenBLAS's own default (all cores); the command-line
 // tool, which runs its chains in parallel goroutines, sets the OpenBLAS
 // thread count to max(1, cores/chains) unless OPENBLAS_NUM_THREADS is set,
-// and records it in summary.json. The benchmarks evaluate one likelihood
+// and records it in summary.json; to predict, it runs the posterior draws
+// in GOMAXPROCS goroutines and sets OpenBLAS to one thread (the same
+// condition). The benchmarks evaluate one likelihood
 // at a time and leave OpenBLAS on all cores. Results do
 // not depend on GOMAXPROCS (gonum's Dgemm computes each output block in
 // the same order whatever the number of workers); OpenBLAS results may

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,9 +21,19 @@ import (
 	"github.com/subtemper/subtemper/linalg/openblas"
 )
 
-// predictProbs are the quantiles computed: 5/50/95% are written, 25/75%
-// draw the 50% band of the figure.
-var predictProbs = []float64{0.05, 0.25, 0.5, 0.75, 0.95}
+// predictProbs are the quantiles written to predictions.csv; with --plots
+// plotProbs are computed, whose 25% and 75% quantiles draw the 50% band of
+// the figure. Each costs two or so passes over the draws per test point.
+var (
+	predictProbs = []float64{0.05, 0.5, 0.95}
+	plotProbs    = []float64{0.05, 0.25, 0.5, 0.75, 0.95}
+)
+
+// quantiles returns the prob-quantiles in q (Predictive.YQ or FQ), computed
+// for probs (Predictive.Probs, which must hold prob).
+func quantiles(q [][]float64, probs []float64, prob float64) []float64 {
+	return q[slices.Index(probs, prob)]
+}
 
 // predictColumns follow the input columns in predictions.csv.
 var predictColumns = []string{"y_mean", "y_sd", "y_q05", "y_q50", "y_q95", "f_mean", "f_sd", "f_q05", "f_q50", "f_q95"}
@@ -41,7 +52,7 @@ type predictionsJSON struct {
 }
 
 const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
-	"4000 (the cost grows linearly: one kernel factorisation per draw, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
+	"4000 (the cost grows linearly: one kernel factorisation and triangular inverse per draw, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
 
 // readPredictInputs reads the test file for fit's inputs: usage errors
 // (exit 2) for missing columns, NaN and the like.
@@ -75,7 +86,11 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 		openblas.SetThreads(1)
 	}
 	start := time.Now()
-	pred, err := fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: predictProbs})
+	probs := predictProbs
+	if plots {
+		probs = plotProbs
+	}
+	pred, err := fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: probs})
 	if err != nil {
 		return fmt.Errorf("predicting: %w", errmsg.Trim(err, "subtemper: "))
 	}
@@ -129,10 +144,14 @@ func writePredictionsCSV(path string, data *gp.Data, td *subtemper.TestData, p *
 		w.WriteString(strings.Join(predictColumns, ","))
 		w.WriteByte('\n')
 		buf := make([]byte, 0, 32)
+		var yq, fq [3][]float64
+		for k, prob := range predictProbs {
+			yq[k], fq[k] = quantiles(p.YQ, p.Probs, prob), quantiles(p.FQ, p.Probs, prob)
+		}
 		for i := range td.N {
 			row := append(append([]float64(nil), td.X[i*data.D:(i+1)*data.D]...),
-				p.YMean[i], p.YSD[i], p.YQ[0][i], p.YQ[2][i], p.YQ[4][i],
-				p.FMean[i], p.FSD[i], p.FQ[0][i], p.FQ[2][i], p.FQ[4][i])
+				p.YMean[i], p.YSD[i], yq[0][i], yq[1][i], yq[2][i],
+				p.FMean[i], p.FSD[i], fq[0][i], fq[1][i], fq[2][i])
 			for k, v := range row {
 				buf = buf[:0]
 				if k > 0 {

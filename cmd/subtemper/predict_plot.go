@@ -20,12 +20,15 @@ import (
 // the predictive mean and the 50% and 90% bands of y* against the input
 // (test points sorted by it; test targets, when given, as crosses); for
 // two inputs, one such panel per input, the bands drawn as intervals at
-// each test point. It writes predictions.png and predictions.svg.
+// each test point. It writes predictions.png and predictions.svg; p must
+// hold the quantiles of plotProbs.
 func writePredictionPlots(dir string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) ([]string, error) {
 	d := fit.Data.D
 	if d > 2 {
 		return nil, errors.New("the prediction figure needs 1 or 2 input columns")
 	}
+	q05, q25 := quantiles(p.YQ, p.Probs, 0.05), quantiles(p.YQ, p.Probs, 0.25)
+	q75, q95 := quantiles(p.YQ, p.Probs, 0.75), quantiles(p.YQ, p.Probs, 0.95)
 	var written []string
 	for j := range d {
 		pl := plot.New()
@@ -53,7 +56,7 @@ func writePredictionPlots(dir string, fit *subtemper.GPFit, td *subtemper.TestDa
 				lo, hi []float64
 				gray   uint8
 				name   string
-			}{{p.YQ[0], p.YQ[4], 215, "90% interval"}, {p.YQ[1], p.YQ[3], 170, "50% interval"}} {
+			}{{q05, q95, 215, "90% interval"}, {q25, q75, 170, "50% interval"}} {
 				poly, err := plotter.NewPolygon(band(b.lo, b.hi))
 				if err != nil {
 					return written, err
@@ -68,7 +71,7 @@ func writePredictionPlots(dir string, fit *subtemper.GPFit, td *subtemper.TestDa
 				lo, hi []float64
 				gray   uint8
 				w      vg.Length
-			}{{p.YQ[0], p.YQ[4], 190, 1}, {p.YQ[1], p.YQ[3], 110, 2.5}} {
+			}{{q05, q95, 190, 1}, {q25, q75, 110, 2.5}} {
 				for _, i := range order {
 					x := td.X[i*d+j]
 					l, err := plotter.NewLine(plotter.XYs{{X: x, Y: b.lo[i]}, {X: x, Y: b.hi[i]}})

@@ -195,6 +195,8 @@ static void lauum_rec(int n, double *a, int lda) {
 
 static int subtemper_rpotrf(int n, double *a, int lda) { return potrf_rec(n, a, lda); }
 
+static int subtemper_rtrtri(int n, double *a, int lda) { return trtri_rec(n, a, lda); }
+
 static int subtemper_rpotri(int n, double *a, int lda) {
 	int info = trtri_rec(n, a, lda);
 	if (info) return info;
@@ -216,4 +218,11 @@ func rpotrf(n int, a []float64, lda int) int {
 // diagonal element of L.
 func rpotri(n int, a []float64, lda int) int {
 	return int(C.subtemper_rpotri(C.int(n), (*C.double)(&a[0]), C.int(lda)))
+}
+
+// rtrtri replaces the lower triangle L of the row-major n×n matrix a by
+// L⁻¹ (non-unit diagonal); it returns 0 or the 1-based index of a zero
+// diagonal element of L.
+func rtrtri(n int, a []float64, lda int) int {
+	return int(C.subtemper_rtrtri(C.int(n), (*C.double)(&a[0]), C.int(lda)))
 }

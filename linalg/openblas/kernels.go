@@ -6,6 +6,9 @@ package openblas
 #cgo CFLAGS: -O3
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 // Comparisons may not raise floating-point exceptions we would ever look
 // at; telling GCC so lets it if-convert the clamps below and vectorise the
@@ -107,32 +110,167 @@ static inline __attribute__((always_inline)) void grad_blocks(const double *w, c
 		}                                                                  \
 	}
 
+typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+
+// A row of the prediction's cross-kernel: c[i] = sf2·exp(−½·Σ_j (zt[j] −
+// zT[j·n+i])²) for i < n, the squares summed over j in order, 2W columns
+// at a time in two vectors of W doubles that stay in registers; then the
+// exponentials, in one loop that vectorises.
+#define SE_CROSS_ROW_BODY(V, W)                                            \
+	long i = 0;                                                            \
+	for (; i + 2 * W <= n; i += 2 * W) {                                   \
+		V s0 = {0}, s1 = {0};                                              \
+		for (long j = 0; j < d; j++) {                                     \
+			const double *zj = zT + j * n + i;                             \
+			V d0 = zt[j] - *(const V *)zj, d1 = zt[j] - *(const V *)(zj + W); \
+			s0 += d0 * d0;                                                 \
+			s1 += d1 * d1;                                                 \
+		}                                                                  \
+		*(V *)(c + i) = s0;                                                \
+		*(V *)(c + i + W) = s1;                                            \
+	}                                                                      \
+	for (; i < n; i++) {                                                   \
+		double s = 0;                                                      \
+		for (long j = 0; j < d; j++) {                                     \
+			double dj = zt[j] - zT[j * n + i];                             \
+			s += dj * dj;                                                  \
+		}                                                                  \
+		c[i] = s;                                                          \
+	}                                                                      \
+	for (i = 0; i < n; i++) {                                              \
+		c[i] = sf2 * se_exp(-0.5 * c[i]);                                  \
+	}
+
+// dst[t] = Σ_{i<m} x[i·k+t]² for t < k, the rows added in order.
+#define COL_SUM_SQ_BODY                                                    \
+	for (long t = 0; t < k; t++) {                                         \
+		dst[t] = 0;                                                        \
+	}                                                                      \
+	for (long i = 0; i < m; i++) {                                         \
+		const double *r = x + i * k;                                       \
+		for (long t = 0; t < k; t++) {                                     \
+			dst[t] += r[t] * r[t];                                         \
+		}                                                                  \
+	}
+
 static void se_row_base(double *row, double *kf, const double *sq, long n, double sqi, double sf2) { SE_ROW_BODY }
 static void grad_row_base(const double *w, const double *z, double *q, long ld, long i) { GRAD_ROW_BODY }
+// The baseline cross-kernel without vector types, which GCC would split
+// into SSE2 halves badly (10× slower).
+static void se_cross_row_base(double *c, const double *zt, const double *zT, long n, long d, double sf2) {
+	for (long i = 0; i < n; i++) {
+		double s = 0;
+		for (long j = 0; j < d; j++) {
+			double dj = zt[j] - zT[j * n + i];
+			s += dj * dj;
+		}
+		c[i] = sf2 * se_exp(-0.5 * s);
+	}
+}
+static void col_sum_sq_base(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
 
+// The loops are compiled three times: for the baseline (SSE2), for AVX2
+// with FMA and, for the prediction's cross-kernel and sums of squares, for
+// AVX-512; isa() picks the best the CPU has, capped by subtemper_max_isa
+// (tests lower it to cover every level). The arithmetic per element is
+// the same at every level, but for the multiply-adds that GCC fuses in the
+// AVX2 and AVX-512 loops and for the AVX-512 cross-kernel's exponential
+// (exp512), written with intrinsics.
+enum { ISA_BASE, ISA_AVX2, ISA_AVX512 };
+static int subtemper_max_isa = ISA_AVX512;
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,fma")))
 static void se_row_avx2(double *row, double *kf, const double *sq, long n, double sqi, double sf2) { SE_ROW_BODY }
 __attribute__((target("avx2,fma")))
 static void grad_row_avx2(const double *w, const double *z, double *q, long ld, long i) { GRAD_ROW_BODY }
-static int subtemper_base_only; // tests: run the SSE2 loops
-static int have_avx2(void) {
+__attribute__((target("avx2,fma")))
+static void se_cross_row_avx2(double *c, const double *zt, const double *zT, long n, long d, double sf2) { SE_CROSS_ROW_BODY(v4d, 4) }
+__attribute__((target("avx2,fma")))
+static void col_sum_sq_avx2(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
+// exp512 is se_exp on eight lanes, for x ≤ 0: k = round(x·log2e) by
+// roundscale and 2^k applied by scalef, which needs neither the exponent
+// bits nor a blend, and underflows gradually (to 0 below about −745).
+__attribute__((target("avx512f")))
+static inline __m512d exp512(__m512d x) {
+#define C8(v) _mm512_set1_pd(v)
+	x = _mm512_max_pd(C8(-746.0), x); // −∞ → −746, whose result is 0; NaN stays
+	__m512d k = _mm512_roundscale_pd(_mm512_mul_pd(x, C8(1.4426950408889634)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m512d r = _mm512_fnmadd_pd(k, C8(1.90821492927058770002e-10), _mm512_fnmadd_pd(k, C8(6.93147180369123816490e-01), x));
+	__m512d r2 = _mm512_mul_pd(r, r), r4 = _mm512_mul_pd(r2, r2), r8 = _mm512_mul_pd(r4, r4);
+	__m512d p01 = _mm512_add_pd(C8(1), r);
+	__m512d p23 = _mm512_fmadd_pd(r, C8(1.0 / 6), C8(1.0 / 2));
+	__m512d p45 = _mm512_fmadd_pd(r, C8(1.0 / 120), C8(1.0 / 24));
+	__m512d p67 = _mm512_fmadd_pd(r, C8(1.0 / 5040), C8(1.0 / 720));
+	__m512d p89 = _mm512_fmadd_pd(r, C8(1.0 / 362880), C8(1.0 / 40320));
+	__m512d pab = _mm512_fmadd_pd(r, C8(1.0 / 39916800), C8(1.0 / 3628800));
+	__m512d pcd = _mm512_fmadd_pd(r, C8(1.0 / 6227020800.0), C8(1.0 / 479001600));
+	__m512d lo = _mm512_fmadd_pd(r2, p23, p01), mid = _mm512_fmadd_pd(r2, p67, p45);
+	__m512d hi = _mm512_fmadd_pd(r4, pcd, _mm512_fmadd_pd(r2, pab, p89));
+	return _mm512_scalef_pd(_mm512_fmadd_pd(r8, hi, _mm512_fmadd_pd(r4, mid, lo)), k);
+#undef C8
+}
+
+// A row of the cross-kernel on eight columns at a time, the exponentials
+// taken on the sums of squares in registers; the last columns under a
+// mask.
+__attribute__((target("avx512f")))
+static void se_cross_row_avx512(double *c, const double *zt, const double *zT, long n, long d, double sf2) {
+	const __m512d s = _mm512_set1_pd(sf2), mhalf = _mm512_set1_pd(-0.5);
+	long i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
+		for (long j = 0; j < d; j++) {
+			const __m512d w = _mm512_set1_pd(zt[j]);
+			const double *zj = zT + j * n + i;
+			__m512d d0 = _mm512_sub_pd(w, _mm512_loadu_pd(zj)), d1 = _mm512_sub_pd(w, _mm512_loadu_pd(zj + 8));
+			a0 = _mm512_fmadd_pd(d0, d0, a0);
+			a1 = _mm512_fmadd_pd(d1, d1, a1);
+		}
+		_mm512_storeu_pd(c + i, _mm512_mul_pd(s, exp512(_mm512_mul_pd(mhalf, a0))));
+		_mm512_storeu_pd(c + i + 8, _mm512_mul_pd(s, exp512(_mm512_mul_pd(mhalf, a1))));
+	}
+	for (; i < n; i += 8) {
+		__mmask8 m = n - i >= 8 ? 0xff : (__mmask8)((1u << (n - i)) - 1);
+		__m512d a = _mm512_setzero_pd();
+		for (long j = 0; j < d; j++) {
+			__m512d dj = _mm512_sub_pd(_mm512_set1_pd(zt[j]), _mm512_maskz_loadu_pd(m, zT + j * n + i));
+			a = _mm512_fmadd_pd(dj, dj, a);
+		}
+		_mm512_mask_storeu_pd(c + i, m, _mm512_mul_pd(s, exp512(_mm512_mul_pd(mhalf, a))));
+	}
+}
+__attribute__((target("avx512f,avx2,fma")))
+static void col_sum_sq_avx512(double *restrict dst, const double *restrict x, long m, long k) { COL_SUM_SQ_BODY }
+static int isa(void) {
 	static int v = -1;
 	if (v < 0) {
 		__builtin_cpu_init();
-		v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+		v = ISA_BASE;
+		if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+			v = __builtin_cpu_supports("avx512f") ? ISA_AVX512 : ISA_AVX2;
+		}
 	}
-	return v && !subtemper_base_only;
+	return v < subtemper_max_isa ? v : subtemper_max_isa;
 }
 #else
 #define se_row_avx2 se_row_base
 #define grad_row_avx2 grad_row_base
-static int subtemper_base_only;
-static int have_avx2(void) { return 0; }
+#define se_cross_row_avx2 se_cross_row_base
+#define col_sum_sq_avx2 col_sum_sq_base
+#define se_cross_row_avx512 se_cross_row_base
+#define col_sum_sq_avx512 col_sum_sq_base
+static int isa(void) { return ISA_BASE; }
 #endif
 
-static void subtemper_set_base_only(int v) { subtemper_base_only = v; }
-static int subtemper_have_avx2(void) { return have_avx2(); }
+static int have_avx2(void) { return isa() >= ISA_AVX2; }
+
+// subtemper_set_max_isa caps the level of the loops and returns the level
+// in use before.
+static int subtemper_set_max_isa(int v) {
+	int had = isa();
+	subtemper_max_isa = v;
+	return had;
+}
 
 static void subtemper_se_rows(double *a, double *kf, const double *sq, long m, long lo, long hi, double sf2, double diag) {
 	int avx = have_avx2();
@@ -148,6 +286,30 @@ static void subtemper_se_rows(double *a, double *kf, const double *sq, long m, l
 		if (krow) {
 			krow[i] = sf2;
 		}
+	}
+}
+
+static void subtemper_se_cross(double *c, const double *za, const double *zbT, long m, long k, long d, double sf2) {
+	int v = isa();
+	for (long i = 0; i < m; i++) {
+		if (v == ISA_AVX512) {
+			se_cross_row_avx512(c + i * k, za + i * d, zbT, k, d, sf2);
+		} else if (v == ISA_AVX2) {
+			se_cross_row_avx2(c + i * k, za + i * d, zbT, k, d, sf2);
+		} else {
+			se_cross_row_base(c + i * k, za + i * d, zbT, k, d, sf2);
+		}
+	}
+}
+
+static void subtemper_col_sum_sq(double *dst, const double *x, long m, long k) {
+	int v = isa();
+	if (v == ISA_AVX512) {
+		col_sum_sq_avx512(dst, x, m, k);
+	} else if (v == ISA_AVX2) {
+		col_sum_sq_avx2(dst, x, m, k);
+	} else {
+		col_sum_sq_base(dst, x, m, k);
 	}
 }
 
@@ -177,9 +339,9 @@ import (
 )
 
 // Kernels is the linalg.RowKernels of this backend: the two O(n²)
-// elementwise passes of the GP evaluation as C loops that GCC vectorises
-// (AVX2 and FMA when the CPU has them, chosen at run time; SSE2
-// otherwise). The gradient pass forms P and P·[Z 1] in one sweep, where
+// elementwise passes of the GP evaluation, and the cross-kernel of its
+// predictions, as C loops that GCC vectorises (AVX2 and FMA when the CPU
+// has them, chosen at run time; SSE2 otherwise). The gradient pass forms P and P·[Z 1] in one sweep, where
 // the generic CPU backend writes P and then calls Dsymm. Measured on two
 // cores (BenchmarkGPStepRowKernels, -count 3), a log-likelihood with
 // gradient at N = 2048, D = 18 took a median 234 ms with these loops and
@@ -219,15 +381,42 @@ func (Kernels) GradRows(a, kf, alpha, z, q, w []float64, m, ld, lo, hi int) {
 		(*C.double)(&q[0]), (*C.double)(&w[0]), C.long(m), C.long(ld), C.long(lo), C.long(hi))
 }
 
-// setBaseOnly makes the kernels use their baseline (SSE2) loops even on a
-// CPU with AVX2, so that the tests cover both; it reports whether the
-// AVX2 loops were in use before. Not safe while kernels run.
-func setBaseOnly(v bool) (hadAVX2 bool) {
-	hadAVX2 = C.subtemper_have_avx2() != 0
-	b := 0
-	if v {
-		b = 1
+// SECross implements linalg.RowKernels, with the exponential of SERows.
+func (Kernels) SECross(c, za, zbT []float64, m, k, d int, sf2 float64) {
+	if m <= 0 || k <= 0 {
+		return
 	}
-	C.subtemper_set_base_only(C.int(b))
-	return hadAVX2
+	if d < 1 || len(c) < m*k || len(za) < m*d || len(zbT) < d*k {
+		panic(fmt.Sprintf("openblas: SECross: buffers %d, %d, %d for a %d×%d block of %d dimensions", len(c), len(za), len(zbT), m, k, d))
+	}
+	C.subtemper_se_cross((*C.double)(&c[0]), (*C.double)(&za[0]), (*C.double)(&zbT[0]), C.long(m), C.long(k), C.long(d), C.double(sf2))
+}
+
+// ColSumSquares implements linalg.RowKernels.
+func (Kernels) ColSumSquares(dst, x []float64, m, k int) {
+	if k <= 0 {
+		return
+	}
+	if m < 0 || len(dst) < k || len(x) < m*k {
+		panic(fmt.Sprintf("openblas: ColSumSquares: buffers %d, %d for %d rows of %d", len(dst), len(x), m, k))
+	}
+	if m == 0 {
+		clear(dst[:k])
+		return
+	}
+	C.subtemper_col_sum_sq((*C.double)(&dst[0]), (*C.double)(&x[0]), C.long(m), C.long(k))
+}
+
+// ISA levels of the C loops, as setMaxISA takes them.
+const (
+	isaBase = iota
+	isaAVX2
+	isaAVX512
+)
+
+// setMaxISA caps the level of the C loops the kernels use (isaBase: the
+// SSE2 loops, isaAVX2, isaAVX512), so that the tests cover every level the
+// CPU has; it returns the level in use before. Not safe while kernels run.
+func setMaxISA(v int) (had int) {
+	return int(C.subtemper_set_max_isa(C.int(v)))
 }

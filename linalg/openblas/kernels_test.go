@@ -9,18 +9,23 @@ import (
 	"testing"
 )
 
-// forEachPath runs f with the AVX2 loops (when the CPU has them) and with
-// the baseline loops.
+// forEachPath runs f at each level of the C loops the CPU has: AVX-512
+// (the cross-kernel and sums of squares only; the other kernels run their
+// AVX2 loops there), AVX2 with FMA, and the baseline.
 func forEachPath(t *testing.T, f func(t *testing.T)) {
-	had := setBaseOnly(false)
-	if had {
-		t.Run("avx2", f)
-	} else {
-		t.Log("no AVX2+FMA on this CPU: baseline loops only")
+	had := setMaxISA(isaAVX512)
+	defer setMaxISA(isaAVX512)
+	for _, p := range []struct {
+		name string
+		isa  int
+	}{{"avx512", isaAVX512}, {"avx2", isaAVX2}, {"base", isaBase}} {
+		if p.isa > had {
+			t.Logf("the CPU lacks %s: those loops are not run", p.name)
+			continue
+		}
+		setMaxISA(p.isa)
+		t.Run(p.name, f)
 	}
-	setBaseOnly(true)
-	defer setBaseOnly(false)
-	t.Run("base", f)
 }
 
 // TestSERows: the C kernel rows agree with sf2·math.Exp(−½·max(0, d2)) to
@@ -105,6 +110,80 @@ func TestSERows(t *testing.T) {
 	})
 }
 
+// TestSECross: the C cross-kernel agrees with sf2·math.Exp(−½·d2), d2 the
+// squared distance summed in Go, to 4 ulp plus the rounding of d2 where it
+// is not subnormal, at
+// widths that leave remainders after the vector loops, for test inputs at,
+// near and far from the observations; and ColSumSquares agrees with a Go
+// sum to rounding.
+func TestSECross(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, n := range []int{1, 7, 16, 17, 33, 442} {
+			for _, d := range []int{1, 3, 10} {
+				const b, sf2 = 5, 1.7
+				zT := make([]float64, d*n)
+				for i := range zT {
+					zT[i] = rng.NormFloat64()
+				}
+				zt := make([]float64, b*d)
+				for k := range b {
+					for j := range d {
+						switch k {
+						case 0: // at observation 0
+							zt[k*d+j] = zT[j*n]
+						case 1: // near it
+							zt[k*d+j] = zT[j*n] + 1e-9*rng.NormFloat64()
+						case 4: // far: kernel values 0 or subnormal
+							zt[k*d+j] = 60 + rng.NormFloat64()
+						default:
+							zt[k*d+j] = 2 * rng.NormFloat64()
+						}
+					}
+				}
+				c := make([]float64, b*n)
+				Kernels{}.SECross(c, zt, zT, b, n, d, sf2)
+				for k := range b {
+					for i := range n {
+						var d2 float64
+						for j := range d {
+							r := zt[k*d+j] - zT[j*n+i]
+							d2 += r * r
+						}
+						got, want := c[k*n+i], sf2*math.Exp(-0.5*d2)
+						if d2 > 1416 {
+							if got != 0 && math.Abs(got-want) > 1e-300 {
+								t.Fatalf("n=%d d=%d: c[%d,%d] = %g for d2 = %g, want 0 or %g", n, d, k, i, got, d2, want)
+							}
+							continue
+						}
+						// The two sums of squares may round differently (C may
+						// fuse the multiply-adds), by up to d·ε·d2, which
+						// the exponential scales by d2/2.
+						if ulps := math.Abs(got-want) / (math.Nextafter(want, math.Inf(1)) - want); !(ulps <= 4+float64(d)*d2) {
+							t.Fatalf("n=%d d=%d: c[%d,%d] = %.17g, want %.17g (%g ulp for d2 = %g)", n, d, k, i, got, want, ulps, d2)
+						}
+					}
+				}
+				if c[0] != sf2 {
+					t.Errorf("n=%d d=%d: kernel at an observation %v, want σf² = %v", n, d, c[0], sf2)
+				}
+				ss := make([]float64, n)
+				Kernels{}.ColSumSquares(ss, zT, d, n)
+				for col := range n {
+					var want float64
+					for r := range d {
+						want += zT[r*n+col] * zT[r*n+col]
+					}
+					if math.Abs(ss[col]-want) > float64(d)*0x1p-52*want {
+						t.Errorf("n=%d d=%d: sum of squares of column %d = %.17g, want %.17g", n, d, col, ss[col], want)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestGradRows: the fused pass, split into parts as the GP evaluation
 // splits it, gives P·z for the full symmetric P to rounding.
 func TestGradRows(t *testing.T) {
@@ -174,6 +253,11 @@ func TestKernelsPanicOnBadArguments(t *testing.T) {
 		"grad ld":      func() { b := make([]float64, 64); Kernels{}.GradRows(b, b, b, b, b, b, 2, 6, 0, 2) },
 		"grad short q": func() { b := make([]float64, 8); Kernels{}.GradRows(b, b, b, b, b[:7], b, 2, 4, 0, 2) },
 		"grad short w": func() { b := make([]float64, 8); Kernels{}.GradRows(b, b, b, b, b, b[:1], 2, 4, 0, 2) },
+		"cross short zT": func() {
+			b := make([]float64, 12)
+			Kernels{}.SECross(b, b, b[:5], 2, 3, 2, 1)
+		},
+		"sum sq short x": func() { b := make([]float64, 5); Kernels{}.ColSumSquares(b, b, 2, 3) },
 	} {
 		func() {
 			defer func() {
@@ -183,5 +267,38 @@ func TestKernelsPanicOnBadArguments(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// BenchmarkSECross times the prediction's cross-kernel at N = 442, D = 10
+// against a block of 593 test inputs (Predict's block at that N) at each
+// level of the C loops the CPU has, in ns per kernel entry.
+func BenchmarkSECross(b *testing.B) {
+	const n, bt, d = 442, 593, 10
+	rng := rand.New(rand.NewPCG(7, 8))
+	zo, ztT := make([]float64, n*d), make([]float64, d*bt)
+	for i := range zo {
+		zo[i] = 0.5 * rng.NormFloat64()
+	}
+	for i := range ztT {
+		ztT[i] = 0.5 * rng.NormFloat64()
+	}
+	c := make([]float64, n*bt)
+	had := setMaxISA(isaAVX512)
+	defer setMaxISA(isaAVX512)
+	for _, p := range []struct {
+		name string
+		isa  int
+	}{{"avx512", isaAVX512}, {"avx2", isaAVX2}, {"base", isaBase}} {
+		if p.isa > had {
+			continue
+		}
+		b.Run(p.name, func(b *testing.B) {
+			setMaxISA(p.isa)
+			for range b.N {
+				Kernels{}.SECross(c, zo, ztT, n, bt, d, 1)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bt*n), "ns/entry")
+		})
 	}
 }

@@ -76,6 +76,37 @@ func (LAPACK) Dpotri(ul blas.Uplo, n int, a []float64, lda int) bool {
 	return info == 0
 }
 
+// Dtrtri replaces the triangle ul of the row-major matrix a by the same
+// triangle of its inverse (d: whether the diagonal is taken as ones). It
+// reports false if the triangle is singular. The lower triangle with a
+// non-unit diagonal (the backend's) is inverted recursively (chol.go),
+// the others by dtrtri_.
+func (LAPACK) Dtrtri(ul blas.Uplo, d blas.Diag, n int, a []float64, lda int) bool {
+	f := checkArgs("Dtrtri", ul, n, a, lda)
+	var fd byte
+	switch d {
+	case blas.NonUnit:
+		fd = 'N'
+	case blas.Unit:
+		fd = 'U'
+	default:
+		panic("openblas: Dtrtri: bad diag")
+	}
+	if n == 0 {
+		return true
+	}
+	var info int
+	if ul == blas.Lower && d == blas.NonUnit {
+		info = rtrtri(n, a, lda)
+	} else {
+		info = dtrtri(f, fd, n, a, lda)
+	}
+	if info < 0 {
+		panic("openblas: Dtrtri: argument " + strconv.Itoa(-info) + " rejected by dtrtri_")
+	}
+	return info == 0
+}
+
 // checkArgs validates the arguments the way gonum's LAPACK does and returns
 // the Fortran triangle: row-major Lower is column-major 'U'.
 func checkArgs(fn string, ul blas.Uplo, n int, a []float64, lda int) byte {

@@ -11,6 +11,7 @@ package openblas
 // character argument that gfortran passes).
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
 extern void dpotri_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
+extern void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda, int *info, size_t uplo_len, size_t diag_len);
 extern int openblas_get_num_threads(void);
 extern void openblas_set_num_threads(int);
 
@@ -28,6 +29,11 @@ static int subtemper_dpotri(char uplo, int n, double *a, int lda) {
 	dpotri_(&uplo, &n, a, &lda, &info, 1);
 	return info;
 }
+static int subtemper_dtrtri(char uplo, char diag, int n, double *a, int lda) {
+	int info = 0;
+	dtrtri_(&uplo, &diag, &n, a, &lda, &info, 1, 1);
+	return info;
+}
 */
 import "C"
 
@@ -37,6 +43,10 @@ func dpotrf(uplo byte, n int, a []float64, lda int) int {
 
 func dpotri(uplo byte, n int, a []float64, lda int) int {
 	return int(C.subtemper_dpotri(C.char(uplo), C.int(n), (*C.double)(&a[0]), C.int(lda)))
+}
+
+func dtrtri(uplo, diag byte, n int, a []float64, lda int) int {
+	return int(C.subtemper_dtrtri(C.char(uplo), C.char(diag), C.int(n), (*C.double)(&a[0]), C.int(lda)))
 }
 
 // Threads returns the number of threads OpenBLAS runs its routines on.
