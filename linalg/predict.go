@@ -46,8 +46,9 @@ const predictBlockValues = 1 << 18
 // block of test inputs then costs one triangular matrix product (DTRMM)
 // with L⁻¹, which OpenBLAS 0.3.21 runs at about twice the rate of the
 // triangular solve with L (DTRSM) that it replaces: on one thread at
-// N = 442, 10 000 test inputs, medians of 42 ms against 79 ms
-// (BenchmarkPredictTriangular in linalg/openblas). The inverse costs no
+// N = 442, 10 000 test inputs, medians of 41 ms (43 ms on K* rather than
+// K*ᵀ) against 79 ms (BenchmarkPredictTriangular in linalg/openblas,
+// docs/measurements/2026-11-25/predict-speed). The inverse costs no
 // accuracy that TestPredictMatchesDense sees: on its ill-conditioned
 // kernel (condition number 1.3e6) the variances differ from the dense
 // computation by at most 1.7e-14 of σf² with OpenBLAS (3.4e-15 with

@@ -64,9 +64,10 @@
 // multiply-adds and N exponentials per test input), and the sums of
 // squares of the rows of L⁻¹K*ᵀ. These two are also compiled for AVX-512,
 // used when the CPU has it: on the AMD EPYC (Zen 4) here the cross-kernel
-// took a median 1.45 ns per entry with AVX-512 and 1.86 with AVX2 at
-// N = 442, D = 10 (BenchmarkSECross, -count 3), where a GEMM for the
-// Gram matrix followed by the AVX2 exponential had taken about 2.2.
+// took a median 1.47 ns per entry with AVX-512 and 1.92 with AVX2 at
+// N = 442, D = 10 (BenchmarkSECross, -benchtime 2000x -count 5;
+// docs/measurements/2026-11-25/predict-speed), where a GEMM for the Gram
+// matrix followed by the AVX2 exponential had taken about 2.2.
 //
 // # Threads
 //
