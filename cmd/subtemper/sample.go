@@ -320,7 +320,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	if chatty {
 		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
 			j.command, plural.Count(st.Chains, "chain", "chains"), f.warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
-			strings.ToUpper(f.sampler), strings.ToUpper(f.inner), j.backend)
+			strings.ToUpper(f.sampler), kernelNames(f), j.backend)
 	}
 	if w := ladderWarning(f, j.target.NumObs()); w != "" && chatty {
 		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)
@@ -436,6 +436,16 @@ func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
 		}
 	}
 	return out
+}
+
+// kernelNames names the kernels for the start message: "HMC", or
+// "HMC (MH above the target)".
+func kernelNames(f *samplerFlags) string {
+	k := strings.ToUpper(f.inner)
+	if h := hotSummary(f); h != "" && h != strings.ToLower(f.inner) {
+		k += " (" + strings.ToUpper(h) + " above the target)"
+	}
+	return k
 }
 
 // hotSummary names the kernel of the levels above the target, "" without
