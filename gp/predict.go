@@ -475,28 +475,12 @@ func cornishFisher(z, skew, exKurt float64) float64 {
 }
 
 // cdf returns the mixture's CDF at z, its density and the density's
-// derivative.
+// derivative. A component of sd 0 is a point mass: a step in the CDF, no
+// density.
 func (x *mixtureScratch) cdf(z float64) (cdf, pdf, dpdf float64) {
-	if x.points > 0 {
-		return x.cdfPoints(z)
-	}
+	points := x.points > 0
 	for s, m := range x.mu {
-		is := x.isd[s]
-		r := (z - m) * is
-		cdf += math.Erfc(-r * (1 / math.Sqrt2))
-		e := math.Exp(-0.5*r*r) * is
-		pdf += e
-		dpdf -= e * r * is
-	}
-	S := float64(len(x.mu))
-	c := 1 / (S * math.Sqrt(2*math.Pi))
-	return 0.5 * cdf / S, pdf * c, dpdf * c
-}
-
-// cdfPoints is cdf for a mixture with point masses.
-func (x *mixtureScratch) cdfPoints(z float64) (cdf, pdf, dpdf float64) {
-	for s, m := range x.mu {
-		if x.sd[s] == 0 {
+		if points && x.sd[s] == 0 {
 			if z >= m {
 				cdf += 2
 			}

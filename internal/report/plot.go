@@ -150,18 +150,29 @@ type BarSpec struct {
 	HLineSet bool
 }
 
-// Bars draws a bar chart and saves it as base+".png" and base+".svg".
-func Bars(base string, spec BarSpec) error {
+// newCategoryPlot checks spec (one label per value, at least one value;
+// one and many name the marks in errors) and returns a plot with its
+// title and axis labels.
+func newCategoryPlot(spec BarSpec, one, many string) (*plot.Plot, error) {
 	if len(spec.Labels) != len(spec.Values) {
-		return fmt.Errorf("report: %s for %s", plural.Count(len(spec.Labels), "label", "labels"), plural.Count(len(spec.Values), "bar", "bars"))
+		return nil, fmt.Errorf("report: %s for %s", plural.Count(len(spec.Labels), "label", "labels"), plural.Count(len(spec.Values), one, many))
 	}
 	if len(spec.Values) == 0 {
-		return errors.New("report: bar chart with no bars")
+		return nil, fmt.Errorf("report: %s chart with no %s", one, many)
 	}
 	p := plot.New()
 	p.Title.Text = spec.Title
 	p.X.Label.Text = spec.XLabel
 	p.Y.Label.Text = spec.YLabel
+	return p, nil
+}
+
+// Bars draws a bar chart and saves it as base+".png" and base+".svg".
+func Bars(base string, spec BarSpec) error {
+	p, err := newCategoryPlot(spec, "bar", "bars")
+	if err != nil {
+		return err
+	}
 	vals := make(plotter.Values, len(spec.Values))
 	for i, v := range spec.Values {
 		if finite(v) {
@@ -347,16 +358,10 @@ func addHLine(p *plot.Plot, spec BarSpec) {
 // start at 0, as R-hat's near 1 should not) and saves it as base+".png"
 // and base+".svg". Non-finite values are left out.
 func Dots(base string, spec BarSpec) error {
-	if len(spec.Labels) != len(spec.Values) {
-		return fmt.Errorf("report: %s for %s", plural.Count(len(spec.Labels), "label", "labels"), plural.Count(len(spec.Values), "dot", "dots"))
+	p, err := newCategoryPlot(spec, "dot", "dots")
+	if err != nil {
+		return err
 	}
-	if len(spec.Values) == 0 {
-		return errors.New("report: dot chart with no dots")
-	}
-	p := plot.New()
-	p.Title.Text = spec.Title
-	p.X.Label.Text = spec.XLabel
-	p.Y.Label.Text = spec.YLabel
 	pts := make(plotter.XYs, 0, len(spec.Values))
 	for i, v := range spec.Values {
 		if finite(v) {
