@@ -105,6 +105,19 @@ type Settings struct {
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
 	RecordTimes bool
+	// Stop, if non-nil, lets the draws decide when sampling ends, with
+	// Draws the most each chain makes: after every StopEvery draws of
+	// each chain the chains wait for one another and Stop.Enough is called
+	// once with all chains' draws so far; if it reports enough, every chain
+	// ends there. The checkpoints fall on fixed draw counts and Enough sees
+	// the same draws whatever the scheduling, so a seed still determines
+	// the draws, and a run that stops after n draws per chain made exactly
+	// the first n draws of the run that does not stop. diag.StopRule is
+	// the rule of the CLI's --min-ess.
+	Stop StopRule
+	// StopEvery is the number of draws per chain between checks of Stop.
+	// Zero means 50.
+	StopEvery int
 
 	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
 	// fixedM, the M the caller fixed (0: the adaptation chooses it).
@@ -122,6 +135,20 @@ const (
 	// Warmup means DefaultWarmup).
 	NoWarmup = -1
 )
+
+// DefaultStopEvery is the number of draws per chain between checks of a
+// Settings.Stop rule when Settings.StopEvery is zero.
+const DefaultStopEvery = 50
+
+// StopRule decides, at the checkpoints of a run with Settings.Stop,
+// whether the draws so far suffice.
+type StopRule interface {
+	// Enough reports whether sampling may end with draws, draws[c][s] the
+	// draw s of chain c at level 0 in the sampling space (every chain
+	// holding the same number of draws). It must not keep or change
+	// draws, and it is called from one goroutine at a time.
+	Enough(draws [][][]float64) bool
+}
 
 // DefaultKernel returns the inner kernel of a nil Settings.Kernel:
 // PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}}. The target
@@ -203,6 +230,12 @@ func (s *Settings) resolve() (Settings, error) {
 	if r.Thin == 0 {
 		r.Thin = 1
 	}
+	if r.StopEvery < 0 {
+		return r, fmt.Errorf("tempering: StopEvery must be ≥ 0, got %d", r.StopEvery)
+	}
+	if r.StopEvery == 0 {
+		r.StopEvery = DefaultStopEvery
+	}
 	if r.Draws > (math.MaxInt-r.Warmup)/r.Thin {
 		return r, fmt.Errorf("tempering: %d warm-up iterations + %d draws × thin %d overflows an int", r.Warmup, r.Draws, r.Thin)
 	}
@@ -255,6 +288,10 @@ type Result struct {
 	// Interrupted reports that the context was cancelled before all draws
 	// were made; Draws then holds the draws made so far.
 	Interrupted bool
+	// StoppedAt is the number of draws per chain after which
+	// Settings.Stop reported enough, or 0 if it never did (or there was
+	// no Stop): every chain then holds StoppedAt draws.
+	StoppedAt int
 	// Betas is the ladder used (just [1] for None) and SubsetSizes the
 	// number of observations each level conditions on.
 	Betas       []float64
@@ -380,6 +417,10 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 		pool = newLadderPool(C, done)
 	}
 	ladders := make([]*ladderAdapt, C)
+	var stops *stopPool
+	if cfg.Stop != nil && cfg.Draws > cfg.StopEvery {
+		stops = newStopPool(cfg.Stop, C, done)
+	}
 	if cfg.RecordTimes {
 		res.Times = make([][]time.Duration, C)
 	}
@@ -400,6 +441,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				// Rounds that this chain will not finish (an error, an
 				// interruption) must not wait for it.
 				defer pool.leave(c)
+			}
+			if stops != nil {
+				defer stops.leave(c)
 			}
 			rng := chainRand(cfg.Seed, c)
 			u := make([]float64, dim)
@@ -466,6 +510,19 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 						times[n] = time.Since(start)
 					}
 					n++
+					if stops != nil && n%cfg.StopEvery == 0 && n < cfg.Draws {
+						enough, ok := stops.check(n, c, draws[:n])
+						if !ok {
+							interrupted[c] = true
+							break loop
+						}
+						if enough {
+							if cfg.Progress != nil {
+								cfg.Progress(c, it, total)
+							}
+							break loop
+						}
+					}
 				}
 				if cfg.Progress != nil {
 					cfg.Progress(c, it, total)
@@ -505,6 +562,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	for c := range C {
 		res.Stats.Merge(&res.ChainStats[c])
 		res.Interrupted = res.Interrupted || interrupted[c]
+	}
+	if stops != nil && !res.Interrupted {
+		res.StoppedAt = stops.stoppedAt()
 	}
 	res.Ladder = ladderInfo(&cfg, res, ladders[0])
 	return res, nil

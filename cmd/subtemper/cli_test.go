@@ -588,7 +588,7 @@ func TestHelp(t *testing.T) {
 // it exits with 130 after writing its draws, marked interrupted.
 func TestInterrupt(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(bin, "gp", "--n", "30", "--dims", "2", "--warmup", "0", "--draws", "1000000", "--levels", "2", "--out", out)
+	cmd := exec.Command(bin, "gp", "--n", "30", "--dims", "2", "--warmup", "0", "--draws", "1000000", "--min-ess", "0", "--levels", "2", "--out", out)
 	var o bytes.Buffer
 	cmd.Stdout = &o
 	stderr, err := cmd.StderrPipe()

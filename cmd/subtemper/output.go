@@ -119,12 +119,16 @@ type tuningJSON struct {
 }
 
 type drawsJSON struct {
-	Warmup     int    `json:"warmup"`
-	Requested  int    `json:"requested_per_chain"`
-	Thin       int    `json:"thin"`
-	PerChain   []int  `json:"per_chain"`
-	Summarized int    `json:"summarized_per_chain"`
-	Note       string `json:"note,omitempty"`
+	Warmup     int   `json:"warmup"`
+	Requested  int   `json:"requested_per_chain"`
+	Thin       int   `json:"thin"`
+	PerChain   []int `json:"per_chain"`
+	Summarized int   `json:"summarized_per_chain"`
+	// MinESS is --min-ess (0: no early stop) and StoppedAt the draws per
+	// chain after which its rule ended sampling (0: it did not).
+	MinESS    float64 `json:"min_ess"`
+	StoppedAt int     `json:"stopped_at_per_chain,omitempty"`
+	Note      string  `json:"note,omitempty"`
 }
 
 type timingsJSON struct {
@@ -369,7 +373,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		drv += ")"
 	}
 	fmt.Fprintf(w, "subtemper %s: %s + %s, %s, warm-up %d, %s (thin %d), seed %d, backend %s\n",
-		j.command, drv, kern, plural.Count(f.chains, "chain", "chains"), f.warmup, plural.Count(f.draws, "draw", "draws"), f.thin, s.Seed, s.Backend)
+		j.command, drv, kern, plural.Count(f.chains, "chain", "chains"), f.warmup, drawsLine(s.Draws), f.thin, s.Seed, s.Backend)
 	fmt.Fprintf(w, "data: %s\n", j.dataLine)
 	if n := s.Draws.Summarized; n > 0 {
 		fmt.Fprintf(w, "\nposterior summary of %s × %s (%s):\n", plural.Count(len(s.Draws.PerChain), "chain", "chains"), plural.Count(n, "draw", "draws"), j.units)
@@ -529,4 +533,14 @@ func joinInts(x []int) string {
 		s[i] = strconv.Itoa(v)
 	}
 	return "(" + strings.Join(s, ", ") + ")"
+}
+
+// drawsLine describes the draws per chain for the run's header: the
+// number requested, or where the --min-ess rule stopped sampling.
+func drawsLine(d drawsJSON) string {
+	if d.StoppedAt > 0 {
+		return fmt.Sprintf("%d draws of at most %d (every ESS ≥ %s reached)", d.StoppedAt, d.Requested,
+			fmtESS(max(d.MinESS, diag.ESSPerChainMin*float64(len(d.PerChain)))))
+	}
+	return plural.Count(d.Requested, "draw", "draws")
 }

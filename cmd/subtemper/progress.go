@@ -31,7 +31,9 @@ func startProgress(w io.Writer, chains, perChain int, force bool) *progress {
 		mpb.WithRefreshRate(200*time.Millisecond),
 		mpb.ContainerOptional(mpb.WithAutoRefresh(), force),
 	)
-	pr.bar = pr.p.AddBar(pr.total,
+	// A bar made with total 0 completes only when told (stop): a run that
+	// the --min-ess rule ends early completes at fewer iterations.
+	pr.bar = pr.p.AddBar(0,
 		mpb.BarWidth(32),
 		mpb.PrependDecorators(
 			decor.Name("sampling "),
@@ -44,6 +46,7 @@ func startProgress(w io.Writer, chains, perChain int, force bool) *progress {
 			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), "0s"),
 		),
 	)
+	pr.bar.SetTotal(pr.total, false)
 	pr.wg.Add(1)
 	go func() {
 		defer pr.wg.Done()
@@ -73,14 +76,21 @@ func (pr *progress) sum() int64 {
 }
 
 // stop refreshes the bar a last time and removes the ticker; an
-// incomplete bar (an interrupted run) is aborted but left on screen.
-func (pr *progress) stop() {
+// incomplete bar (an interrupted run) is aborted but left on screen, one
+// that ended early by design (stoppedEarly: the --min-ess rule) completes
+// where it stands.
+func (pr *progress) stop(stoppedEarly bool) {
 	close(pr.stopc)
 	pr.wg.Wait()
 	n := pr.sum()
 	pr.bar.SetCurrent(n)
-	if n < pr.total {
+	switch {
+	case stoppedEarly:
+		pr.bar.SetTotal(n, true)
+	case n < pr.total:
 		pr.bar.Abort(false)
+	default:
+		pr.bar.EnableTriggerComplete()
 	}
 	pr.p.Wait()
 }

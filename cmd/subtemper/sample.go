@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
@@ -37,6 +38,7 @@ type samplerFlags struct {
 	maxDepth                           int
 	betaMin, stepSize, mhScale         float64
 	targetAccept, stepJitter           float64
+	minESS                             float64
 	paper                              bool
 	seed                               uint64
 	plots, json, quiet, progress       bool
@@ -66,6 +68,7 @@ const (
 	defaultLeapfrog = 10
 	defaultJitter   = 0.2
 	defaultLevels   = 10
+	defaultMinESS   = subtemper.DefaultMinESS
 	paperStepSize   = 0.01
 	paperLevels     = 6
 )
@@ -79,7 +82,8 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.str(&s.hot, "hot", defaultHot, "kernel of the levels above the target (pt, spt, tt, stt): mh (adapted random-walk Metropolis, --mh-steps proposals per transition: no gradient, so tempering costs little more than the target level's --inner), hmc, nuts, or same (--inner at every level, the paper's)")
 	fs.integer(&s.chains, "chains", 3, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
 	fs.integer(&s.warmup, "warmup", defaultWarmup, "warm-up iterations per chain, discarded; the step size, metric and ladder adapt during warm-up only")
-	fs.integer(&s.draws, "draws", defaultDraws, "draws kept per chain after warm-up")
+	fs.integer(&s.draws, "draws", defaultDraws, "draws kept per chain after warm-up: the most, when --min-ess stops sampling earlier")
+	fs.float(&s.minESS, "min-ess", defaultMinESS, fmt.Sprintf("stop sampling once every parameter's bulk- and tail-ESS reach `E` (and %d per chain) and its R-hat is below %.2f, checked every %d draws per chain (the run's draws are the first ones of the run that does not stop); 0: always make --draws draws", diag.ESSPerChainMin, diag.RhatMax, tempering.DefaultStopEvery))
 	fs.integer(&s.thin, "thin", 1, "keep one iteration in `K` after warm-up")
 	fs.str(&s.adapt, "adapt", defaultAdapt, "what warm-up tunes per level, as Stan does (dual averaging in Stan's windows): diag (step size and diagonal metric; mh: scale and proposal sd), dense (step size and dense metric; mh as diag), step (step size or scale only) or none (fixed --step-size or --mh-scale, the paper's)")
 	fs.float(&s.targetAccept, "target-accept", 0.8, "acceptance rate the step-size adaptation aims at, in (0,1)")
@@ -108,7 +112,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 
 // paperSummary describes the settings --paper selects.
 func paperSummary(p samplerDefaults) string {
-	return fmt.Sprintf("stt with hmc, ε = %g fixed, L = %d, no adaptation, the fixed geometric ladder M = %d, β* = 1/8, sweep swaps, no base steps, %d warm-up iterations and %d draws",
+	return fmt.Sprintf("stt with hmc, ε = %g fixed, L = %d, no adaptation, the fixed geometric ladder M = %d, β* = 1/8, sweep swaps, no base steps, %d warm-up iterations and %d draws (no --min-ess stop)",
 		paperStepSize, p.leapfrog, paperLevels, p.warmup, p.draws)
 }
 
@@ -133,6 +137,7 @@ func (s *samplerFlags) applyPaper() {
 	set("base-steps", func() { s.baseSteps = 0 })
 	set("warmup", func() { s.warmup = s.pap.warmup })
 	set("draws", func() { s.draws = s.pap.draws })
+	set("min-ess", func() { s.minESS = 0 })
 }
 
 // effectiveLevels returns M as the run will start it: --levels, or 6 when
@@ -214,6 +219,9 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	}
 	if !(s.stepJitter >= 0 && s.stepJitter < 1) {
 		return nil, nil, usagef("--step-jitter must lie in [0,1), got %v", s.stepJitter)
+	}
+	if !(s.minESS >= 0) || math.IsInf(s.minESS, 0) {
+		return nil, nil, usagef("--min-ess must be ≥ 0 and finite, got %v", s.minESS)
 	}
 	if err := checkPositive("mh-scale", s.mhScale); err != nil {
 		return nil, nil, err
@@ -317,10 +325,15 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	chatty := !f.quiet
 	fixStagedPaths(j)
 	perChain := f.warmup + st.Draws*st.Thin
+	stop := ""
+	if f.minESS > 0 {
+		st.Stop = diag.StopRule{MinESS: f.minESS, Transform: j.natural}
+		stop = fmt.Sprintf(", stopping early once every ESS ≥ %.0f", max(f.minESS, diag.ESSPerChainMin*float64(st.Chains)))
+	}
 	if chatty {
-		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s; Ctrl-C stops and keeps the draws so far\n",
+		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s%s; Ctrl-C stops and keeps the draws so far\n",
 			j.command, plural.Count(st.Chains, "chain", "chains"), f.warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
-			strings.ToUpper(f.sampler), kernelNames(f), j.backend)
+			strings.ToUpper(f.sampler), kernelNames(f), j.backend, stop)
 	}
 	if w := ladderWarning(f, j.target.NumObs()); w != "" && chatty {
 		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)
@@ -339,7 +352,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		procCPU = cpu1 - cpu0
 	}
 	if pr != nil {
-		pr.stop()
+		pr.stop(err == nil && res.StoppedAt > 0)
 	}
 	if errors.Is(err, errInterrupted) {
 		return err
@@ -590,6 +603,7 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		Tuning:      newTuningJSON(res, f),
 		Draws: drawsJSON{
 			Warmup: f.warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
+			MinESS: f.minESS, StoppedAt: res.StoppedAt,
 		},
 		Timings: timingsJSON{
 			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, ChainCPUSeconds: cpuSec, MeanChainCPUSeconds: meanSec,

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMinESSStop: with the default --min-ess a run on an easy posterior
+// ends at a checkpoint before --draws, says so, completes its progress bar
+// and records where it stopped; --min-ess 0 makes every draw.
+func TestMinESSStop(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"gp", "--n", "30", "--dims", "2", "--warmup", "150", "--draws", "2000", "--levels", "3", "--progress", "--out", out}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("subtemper %s: %v (a hang ends at the timeout)\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, o.String(), e.String())
+	}
+	s := readJSON(t, filepath.Join(out, "summary.json"))
+	d := s["draws"].(map[string]any)
+	at, _ := d["stopped_at_per_chain"].(float64)
+	if at <= 0 || at >= 2000 || int(at)%50 != 0 || d["min_ess"] != 400.0 {
+		t.Fatalf("stopped_at_per_chain %v, min_ess %v: want a multiple of 50 below 2000, 400", d["stopped_at_per_chain"], d["min_ess"])
+	}
+	for _, p := range d["per_chain"].([]any) {
+		if p.(float64) != at {
+			t.Errorf("per_chain %v, want every chain at %v", d["per_chain"], at)
+		}
+	}
+	if s["converged"] != true || s["min_ess_bulk"].(float64) < 400 || s["min_ess_tail"].(float64) < 400 {
+		t.Errorf("stopped but converged %v, min ESS bulk %v tail %v", s["converged"], s["min_ess_bulk"], s["min_ess_tail"])
+	}
+	if want := fmt.Sprintf("%d draws of at most 2000 (every ESS ≥ 400 reached)", int(at)); !strings.Contains(o.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, o.String())
+	}
+	iters := 3 * (150 + int(at))
+	if want := fmt.Sprintf("%d/%d it", iters, iters); !strings.Contains(e.String(), want) {
+		t.Errorf("progress bar does not complete at %q:\n%s", want, e.String())
+	}
+	if recs := readCSV(t, filepath.Join(out, "draws.csv")); len(recs) != 1+3*int(at) {
+		t.Errorf("draws.csv has %d rows, want %d", len(recs)-1, 3*int(at))
+	}
+
+	args = []string{"gp", "--n", "30", "--dims", "2", "--warmup", "150", "--draws", "120", "--levels", "3", "--min-ess", "0", "--quiet", "--json"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if !strings.Contains(r.stdout, `"per_chain": [
+      120,
+      120,
+      120
+    ]`) || strings.Contains(r.stdout, "stopped_at") {
+		t.Errorf("--min-ess 0: not 120 draws per chain, or a stop recorded:\n%s", r.stdout)
+	}
+}

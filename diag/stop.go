@@ -1,0 +1,76 @@
+package diag
+
+import "math"
+
+// StopRule is a rule for ending sampling once the draws suffice, as
+// tempering.Settings.Stop takes it (the CLI's --min-ess): enough when every
+// variable's R̂ (Rhat) is below RhatMax and its bulk- and tail-ESS reach
+// MinESS, and at least ESSPerChainMin per chain, so that a run the rule
+// stops is one that Judge calls converged.
+//
+// Stopping on the draws' own diagnostics is a sequential stopping rule of
+// the kind Jones, Haran, Caffo & Neath (2006) and Vats, Flegal & Jones
+// (2019) study: ending once the effective sample size reaches a target is
+// asymptotically valid, and the ESS threshold keeps R̂ and the ESS
+// estimates themselves reliable (Vehtari et al. 2021 ask for 100 per chain
+// before trusting them).
+type StopRule struct {
+	// MinESS is the bulk- and tail-ESS every variable needs, all chains
+	// together. It is raised to ESSPerChainMin times the number of chains.
+	MinESS float64
+	// Transform, if non-nil, maps each draw u to the variables judged,
+	// in dst (len(dst) = len(u)): the GP's θ = exp(u), say, for R̂ to be
+	// that of the reported parameters (its folded half is not invariant
+	// under a nonlinear map; the ESS are).
+	Transform func(dst, u []float64)
+}
+
+// Enough reports whether draws (draws[c][s][i]: variable i of draw s of
+// chain c, every chain holding the same number of draws) satisfy the rule.
+// It is false for fewer than 4 draws per chain, where R̂ is not defined.
+func (r StopRule) Enough(draws [][][]float64) bool {
+	C := len(draws)
+	if C == 0 || len(draws[0]) < 4 || len(draws[0][0]) == 0 {
+		return false
+	}
+	n, dim := len(draws[0]), len(draws[0][0])
+	need := max(r.MinESS, ESSPerChainMin*float64(C))
+	flat := make([]float64, C*n*dim)
+	for c, ch := range draws {
+		if len(ch) != n {
+			return false
+		}
+		for s, u := range ch {
+			v := flat[(c*n+s)*dim : (c*n+s+1)*dim]
+			if r.Transform != nil {
+				r.Transform(v, u)
+			} else {
+				copy(v, u)
+			}
+		}
+	}
+	chains := make([][]float64, C)
+	for c := range chains {
+		chains[c] = make([]float64, n)
+	}
+	for i := range dim {
+		for c := range C {
+			for s := range n {
+				chains[c][s] = flat[(c*n+s)*dim+i]
+			}
+		}
+		// A NaN diagnostic fails: !(x < max) and !(x ≥ need).
+		if !(Rhat(chains) < RhatMax) || !(ESSBulk(chains) >= need) || !(ESSTail(chains) >= need) {
+			return false
+		}
+	}
+	return true
+}
+
+// ExpTransform is a StopRule.Transform that maps u to exp(u), the
+// natural parameters of a model sampled on the log scale.
+func ExpTransform(dst, u []float64) {
+	for i, x := range u {
+		dst[i] = math.Exp(x)
+	}
+}
