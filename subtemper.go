@@ -53,15 +53,15 @@ const MaxPredictDraws = 4000
 // by ±20%, at the target level, random-walk MH above it), whose step size
 // or scale and diagonal metric adapt per level during warm-up, on 10 levels above the
 // target that warm-up places for equal swap rates
-// (tempering.LadderAdaptive), with DEO swaps; 3 chains of 1000 warm-up
-// iterations and at most 1000 draws, sampling stopped early once every
+// (tempering.LadderAdaptive), with DEO swaps; 3 chains of 400 warm-up
+// iterations and at most 2000 draws, sampling stopped early once every
 // parameter's bulk- and tail-ESS reach 400 and its R̂ is below 1.01
 // (diag.StopRule on θ = exp(u), checked every 50 draws per chain); seed 1.
 // docs/ADAPTATION.md gives the measurements behind the choice.
 func DefaultGPSettings() tempering.Settings {
 	return tempering.Settings{
 		Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: 10,
-		Ladder: tempering.LadderAdaptive, Chains: 3, Warmup: 1000, Draws: 1000, Seed: 1,
+		Ladder: tempering.LadderAdaptive, Chains: 3, Warmup: 400, Draws: 2000, Seed: 1,
 		Stop: diag.StopRule{MinESS: DefaultMinESS, Transform: diag.ExpTransform},
 	}
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -13,7 +14,8 @@ import (
 // hmc, and hmc-mh and nuts-mh: that kernel at the target level and MH at
 // the levels above it; hmc-mh is the library's default), with the
 // library's default (adapted) settings and with the paper's, 4 chains of
-// 1000 warm-up iterations and 1000 draws, and reports the min and median
+// 1000 warm-up iterations and 1000 draws (-sampler.warmup and
+// -sampler.draws change them, to match a Stan run), and reports the min and median
 // bulk-ESS per CPU-second (all chains' CPU time together, warm-up
 // included, as scripts/compare/run_stan.R reports Stan's), the largest
 // R-hat, the smallest bulk-ESS and the sampling phase's swap or
@@ -31,7 +33,8 @@ func BenchmarkSampler(b *testing.B) {
 	if _, err := ApplyThreads(); err != nil {
 		b.Fatal(err)
 	}
-	const chains, warmup, draws = 4, 1000, 1000
+	const chains = 4
+	warmup, draws := *samplerWarmup, *samplerDraws
 	kernels := []struct {
 		name string
 		k    tempering.Kernel
@@ -75,6 +78,12 @@ func BenchmarkSampler(b *testing.B) {
 		})
 	}
 }
+
+// The run length of BenchmarkSampler's fits.
+var (
+	samplerWarmup = flag.Int("sampler.warmup", 1000, "BenchmarkSampler: warm-up iterations per chain")
+	samplerDraws  = flag.Int("sampler.draws", 1000, "BenchmarkSampler: draws per chain")
+)
 
 // reportFit fits t with s b.N times and reports the last fit's efficiency.
 func reportFit(b *testing.B, t tempering.Target, s *tempering.Settings) {

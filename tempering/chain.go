@@ -323,8 +323,8 @@ func (c *Chain) Step() {
 // level-0 transition per iteration (see warmBase). With an adaptive ladder (Settings.Ladder) and 48 or more
 // warm-up iterations, it also plans the ladder's adaptation rounds over
 // the first half of them (see Settings.Ladder): at the end of each round
-// Step rebuilds the ladder and restarts every level kernel's adaptation
-// for the rest of warm-up. Run calls it before the first Step when
+// Step rebuilds the ladder and restarts the adaptation of every level
+// kernel above level 0 for the rest of warm-up (level 0's adapts on). Run calls it before the first Step when
 // there is a warm-up (Settings.Warmup ≠ NoWarmup).
 func (c *Chain) BeginWarmup(iterations int) {
 	c.begun = c.warm

@@ -7,7 +7,7 @@ import (
 
 // TestZeroSettingsDefaults: a zero (or nil) Settings resolves to the
 // measured defaults of issue 18 (PT on 10 levels, adapted HMC with L = 10 and jitter
-// 0.2, DEO swaps, the adaptive ladder, 1000 warm-up iterations, 3 chains
+// 0.2, DEO swaps, the adaptive ladder, 400 warm-up iterations, 3 chains
 // of 1000 draws), and Warmup: NoWarmup runs no warm-up.
 func TestZeroSettingsDefaults(t *testing.T) {
 	for _, s := range []*Settings{nil, {}} {
@@ -30,8 +30,8 @@ func TestZeroSettingsDefaults(t *testing.T) {
 		if r.Ladder != LadderAdaptive || !r.adaptLadder {
 			t.Errorf("ladder %v (adapts: %v), want adaptive", r.Ladder, r.adaptLadder)
 		}
-		if r.Warmup != DefaultWarmup || DefaultWarmup != 1000 || r.Draws != 1000 || r.Chains != 3 || r.Thin != 1 {
-			t.Errorf("warm-up %d, draws %d, chains %d, thin %d; want 1000, 1000, 3, 1", r.Warmup, r.Draws, r.Chains, r.Thin)
+		if r.Warmup != DefaultWarmup || DefaultWarmup != 400 || r.Draws != 1000 || r.Chains != 3 || r.Thin != 1 {
+			t.Errorf("warm-up %d, draws %d, chains %d, thin %d; want 400, 1000, 3, 1", r.Warmup, r.Draws, r.Chains, r.Thin)
 		}
 		if len(r.Betas) != DefaultLevels+1 || r.BetaMin != 1.0/8 {
 			t.Errorf("initial ladder of %d levels, β* = %v; want %d, 1/8", len(r.Betas), r.BetaMin, DefaultLevels+1)

@@ -67,9 +67,10 @@
 // lower: STT equalises the variances themselves (cumulated) and keeps
 // its M (Settings.Levels, default 6). All of
 // Run's chains pool their estimates (in chain order, so results do not
-// depend on scheduling) and share one ladder. At each change the level
-// kernels are rebuilt from the tunings of the nearest old levels and
-// adapt for the rest of warm-up; PT and SPT copy each new level's state
+// depend on scheduling) and share one ladder. At each change the hotter
+// levels' kernels are rebuilt from the tunings of the nearest old levels and
+// adapt for the rest of warm-up (level 0's kernel, whose density is the
+// same on every ladder, adapts on through the whole warm-up); PT and SPT copy each new level's state
 // from the nearest old level. Counters of replaced ladders move to
 // Stats.Retired; Stats.Sampling counts swaps, tempered transitions and
 // round trips after warm-up; Result.Ladder reports the ladder, Λ, the
@@ -115,8 +116,10 @@
 // whose zero Adapt tunes the step size (MH's scale) and a diagonal metric
 // (MH's proposal sd) at every level in Stan's windows; DefaultLevels = 10
 // levels above the target placed by the adaptive ladder (LadderAdaptive);
-// DEO swaps (SwapSchedule's zero value); DefaultWarmup = 1000 warm-up
-// iterations, then 1000 draws in each of 3 chains. Warmup: NoWarmup runs
+// DEO swaps (SwapSchedule's zero value); DefaultWarmup = 400 warm-up
+// iterations, then 1000 draws in each of 3 chains (Settings.Stop, which
+// can end sampling once the draws suffice, is nil: the CLI and
+// subtemper.DefaultGPSettings set diag.StopRule). Warmup: NoWarmup runs
 // no warm-up (nothing adapts). The paper's settings are all explicit:
 //
 //	Settings{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}

@@ -450,7 +450,8 @@ func nearestLevel(x []float64, v float64) int {
 }
 
 // rebuild replaces the chain's ladder by betas (and, for the subsampled
-// drivers, sizes) for the last remaining warm-up iterations. Each new
+// drivers, sizes) for the last remaining warm-up iterations. Level 0
+// keeps its kernel and the adaptation under way; each hotter new
 // level's kernel starts from the tuning of the old level nearest in
 // annealing parameter, rescaled to its own (scaleTuning), and adapts for
 // the rest of warm-up; for PT and SPT
@@ -472,6 +473,11 @@ func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
 	if err != nil {
 		return false
 	}
+	// Level 0's density (β = 1, every observation) is the same on every
+	// ladder: its kernel carries on, adapting on the plan it began with
+	// warm-up, so that its windows span the whole warm-up as Stan's do
+	// instead of restarting with each round of the ladder.
+	lv.kern[0] = c.kern[0]
 	L := len(betas)
 	var states []*State
 	if c.driver.swaps() {
@@ -513,7 +519,8 @@ func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
 		c.phase = make([]uint8, L)
 		c.phase[0] = rtBottom
 	}
-	for k, kern := range c.kern {
+	for k, kern := range c.kern[1:] {
+		k++
 		j := nearestLevel(oldX, newX[k])
 		kern.SetTuning(scaleTuning(tunings[j], oldX[j]/newX[k]))
 		kern.Adapt(remaining * c.transitionsPerIteration(k))

@@ -50,9 +50,10 @@ type Settings struct {
 	// tempered transitions' log acceptance ratio the same variance (TT,
 	// STT), on β (PT, TT) or on the subset fraction N_m/N (SPT, STT); the
 	// ladder starts geometric, the hottest level stays at BetaMin, and all
-	// of Run's chains pool their estimates and share one ladder. The level
-	// kernels adapt on each new ladder for the rest of warm-up; the ladder
-	// of the last round is kept for sampling. LadderFixed keeps the initial
+	// of Run's chains pool their estimates and share one ladder. The
+	// hotter levels' kernels adapt on each new ladder for the rest of
+	// warm-up, level 0's (whose density every ladder shares) through the
+	// whole warm-up; the ladder of the last round is kept for sampling. LadderFixed keeps the initial
 	// ladder (the paper's setting).
 	Ladder LadderMode
 	// MaxLevels caps the number M of levels above the target that an
@@ -72,7 +73,7 @@ type Settings struct {
 	Chains int
 	// Warmup is the number of warm-up iterations per chain, discarded (and
 	// the only ones during which kernels and the ladder adapt). Zero means
-	// DefaultWarmup (1000); NoWarmup (−1) means none: nothing adapts and
+	// DefaultWarmup (400); NoWarmup (−1) means none: nothing adapts and
 	// the first iteration is the first draw.
 	Warmup int
 	// Draws is the number of draws kept per chain. Zero means 1000.
@@ -130,7 +131,7 @@ type Settings struct {
 const (
 	// DefaultWarmup is the number of warm-up iterations of a zero
 	// Settings.Warmup.
-	DefaultWarmup = 1000
+	DefaultWarmup = 400
 	// NoWarmup, as Settings.Warmup, asks for no warm-up at all (a zero
 	// Warmup means DefaultWarmup).
 	NoWarmup = -1
@@ -357,7 +358,12 @@ func chainRand(seed uint64, c int) *rand.Rand {
 
 // Run samples the posterior of t with s's driver and kernel in s.Chains
 // parallel chains, each on its own clone of t and its own random stream, and
-// returns the draws at level 0. s may be nil (defaults). If ctx is
+// returns the draws at level 0. Each chain's goroutine is locked to an OS
+// thread (for its CPU clock, Result.ChainCPU): give the process at least
+// as many processors (runtime.GOMAXPROCS) as chains, as the CLI does, or
+// a chain that returns from a cgo call (OpenBLAS) waits for a processor
+// to be handed to its thread (3 chains on GOMAXPROCS 2 kept 1.5 of 2 cores
+// busy). s may be nil (defaults). If ctx is
 // cancelled, Run stops every chain without waiting for the end of its
 // current iteration (the evaluation of the target under way finishes;
 // the rest of the iteration is skipped, and neither it nor its counts are
