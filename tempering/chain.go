@@ -229,7 +229,9 @@ func (c *Chain) newLevels(betas []float64, sizes []int) (*levels, error) {
 			if pl, ok := t.(PrefixLiker); ok && d.subset != nil && (c.driver == SPT || !c.needGrad) {
 				d.pl, d.preK, d.levels = pl, sizes[m+1:], L
 			}
-			if gr, ok := t.(GradResumer); ok && c.driver == SPT && c.needGrad {
+			// Only a level whose kernel uses gradients has one completed
+			// (with PerLevel's MH above the target, level 0 alone).
+			if gr, ok := t.(GradResumer); ok && c.driver == SPT && c.levelNeedsGrad(m) {
 				d.gr = gr
 			}
 		}
@@ -240,6 +242,18 @@ func (c *Chain) newLevels(betas []float64, sizes []int) (*levels, error) {
 		lv.kern[m] = k
 	}
 	return lv, nil
+}
+
+// levelNeedsGrad reports whether the kernel of level m (0: the target)
+// uses gradients.
+func (c *Chain) levelNeedsGrad(m int) bool {
+	if pl, ok := c.kernel.(PerLevel); ok && pl.Target != nil {
+		if m == 0 {
+			return pl.Target.NeedsGrad()
+		}
+		return pl.hot().NeedsGrad()
+	}
+	return c.needGrad
 }
 
 // setLevels installs lv as the chain's ladder. The counters of a ladder it

@@ -3,8 +3,11 @@ package tempering
 import (
 	"context"
 	"reflect"
+	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/subtemper/subtemper/diag"
 )
 
 // countRule says enough once every chain holds at least at draws, and
@@ -96,5 +99,29 @@ func TestStopRuleCancel(t *testing.T) {
 	if _, err := Run(context.Background(), failTarget{}, &Settings{Driver: PT, Kernel: MH{}, Chains: 2,
 		Init: [][]float64{{0}, {100}}, Stop: &countRule{at: 1 << 30}, StopEvery: 5}); err == nil {
 		t.Error("a chain started where the density fails: no error")
+	}
+}
+
+// TestStopRuleGOMAXPROCS: with the diagnostics' rule (the CLI's
+// --min-ess) a seed gives the same stopping point and draws at GOMAXPROCS 1
+// and 2, and the rule stops an adapted run well before Draws.
+func TestStopRuleGOMAXPROCS(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	s := &Settings{Driver: PT, Chains: 3, Warmup: 200, Draws: 5000, Seed: 3, Stop: diag.StopRule{MinESS: 400}}
+	var res [2]*Result
+	for i, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		r, err := Run(context.Background(), tg, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[i] = r
+	}
+	if res[0].StoppedAt != res[1].StoppedAt || !reflect.DeepEqual(res[0].Draws, res[1].Draws) {
+		t.Errorf("GOMAXPROCS 1 and 2: stopped at %d and %d, draws equal %v", res[0].StoppedAt, res[1].StoppedAt, reflect.DeepEqual(res[0].Draws, res[1].Draws))
+	}
+	if at := res[0].StoppedAt; at == 0 || at >= 2000 {
+		t.Errorf("stopped at %d draws per chain: want a stop well before 5000 on this easy posterior", at)
 	}
 }
