@@ -119,7 +119,10 @@ type GPFit struct {
 
 // FitGP samples the hyperparameters of GP regression on data (N×D inputs,
 // one target) and returns the fit. If ctx is cancelled the fit holds the
-// draws made so far and Result.Interrupted is set.
+// draws made so far and Result.Interrupted is set. The chains run in
+// parallel, each locked to an OS thread: with GOMAXPROCS below the number
+// of chains they wait for one another's processors (tempering.Run), so
+// raise it as the CLI does when the machine has fewer cores than chains.
 func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	if err := data.Check(); err != nil {
 		return nil, err

@@ -7,7 +7,8 @@
 # warm-up included.
 #   scripts/compare/side_by_side.sh OUTDIR
 # Environment:
-#   CASE    gp (default: the paper's generator, N = 128, D = 3, data seed 1)
+#   CASE    gp (default: the paper's generator, N = 128, D = 3, data seed 1),
+#           gp512 (the same generator at N = 512, D = 8, data seed 1)
 #           or diabetes (scikit-learn's, N = 442, D = 10, standardised)
 #   WARMUP  warm-up iterations per chain (default 1000)
 #   DRAWS   draws per chain (default 1000)
@@ -21,8 +22,9 @@ warmup=${WARMUP:-1000}
 draws=${DRAWS:-1000}
 case $case in
 gp) bench=gp/N=128/D=3 data=scripts/compare/data/gp_n128_d3_seed1.csv std= ;;
+gp512) bench=gp/N=512/D=8 data=scripts/compare/data/gp_n512_d8_seed1.csv std= ;;
 diabetes) bench=diabetes data=scripts/compare/data/diabetes.csv std=--standardize ;;
-*) echo "side_by_side.sh: CASE must be gp or diabetes, got $case" >&2; exit 2 ;;
+*) echo "side_by_side.sh: CASE must be gp, gp512 or diabetes, got $case" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -35,5 +37,14 @@ for s in ${SAMPLERS:-'^pt$/^hmc-mh$' '^pt$/^hmc$' '^none$/^hmc$' '^none$/^nuts$'
 		-test.benchtime 1x -test.timeout 3h -sampler.warmup "$warmup" -sampler.draws "$draws")
 done | tee "$out/subtemper.txt"
 rm -f "$out/bench.test"
+# The default's draws (the same as its benchmark row: same settings and
+# seed) for the comparison of posterior means.
+go build -tags openblas -o "$out/subtemper" ./cmd/subtemper
+"$out/subtemper" gp --data "$data" $std --chains 4 --warmup "$warmup" --draws "$draws" \
+	--min-ess 0 --seed 1 --backend openblas --quiet --out "$out/subtemper_default" \
+	> "$out/subtemper_default.txt" 2>&1
+rm -f "$out/subtemper"
 Rscript scripts/compare/run_stan.R --data "$data" $std --chains 4 --warmup "$warmup" \
 	--draws "$draws" --seed 1 --cores 1 --out "$out/stan" 2>&1 | tee "$out/stan.txt"
+/usr/bin/python3 scripts/compare/compare_means.py "$out/subtemper_default/summary.json" \
+	"$out/stan/stan.json" | tee "$out/means.md"
