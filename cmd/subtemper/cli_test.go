@@ -295,6 +295,20 @@ func TestMVN(t *testing.T) {
 	}
 	s := readJSON(t, filepath.Join(out, "summary.json"))
 	checkVariables(t, s["variables"], []string{"theta_1", "theta_2", "theta_3"})
+	// draws.nc holds the same draws: diag gives the same diagnostics of it.
+	var fromCSV, fromNC string
+	for _, f := range []struct {
+		file string
+		out  *string
+	}{{"draws.csv", &fromCSV}, {"draws.nc", &fromNC}} {
+		args := []string{"diag", filepath.Join(out, f.file), "--json"}
+		r := runBin(t, "", args...)
+		mustCode(t, r, 0, args...)
+		*f.out = r.stdout
+	}
+	if fromCSV != fromNC {
+		t.Errorf("diag of draws.nc:\n%s\ndiag of draws.csv:\n%s", fromNC, fromCSV)
+	}
 	if s["settings"].(map[string]any)["leapfrog"] != 10.0 {
 		t.Errorf("mvn's default L = %v, want 10", s["settings"].(map[string]any)["leapfrog"])
 	}
@@ -493,6 +507,7 @@ func TestBadInput(t *testing.T) {
 	x := writeFile(t, dir, "x.csv", "a,b\n0.1,0.2\n-0.3,0.5\n")
 	notPD := writeFile(t, dir, "notpd.csv", "1,2\n2,1\n")
 	badDraws := writeFile(t, dir, "bad.csv", "chain,draw,a\n1,1,0.5\n1,2,oops\n")
+	notNC := writeFile(t, dir, "bad.nc", "chain,draw,a\n1,1,0.5\n")
 	cases := []struct {
 		name string
 		args []string
@@ -531,6 +546,7 @@ func TestBadInput(t *testing.T) {
 		{"prior-sd", []string{"mvn", "--prior-sd", "-1"}, []string{"--prior-sd"}},
 		{"diag bad value", []string{"diag", badDraws}, []string{"bad.csv:3:3", "oops"}},
 		{"diag no file", []string{"diag"}, []string{"FILE"}},
+		{"diag not netCDF", []string{"diag", notNC}, []string{"bad.nc", "not a netCDF"}},
 		{"diag missing file", []string{"diag", filepath.Join(dir, "nope.csv")}, []string{"nope.csv"}},
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/errmsg"
+	"github.com/subtemper/subtemper/internal/netcdf"
 	"github.com/subtemper/subtemper/internal/plural"
 )
 
@@ -22,12 +24,15 @@ type diagOutput struct {
 // cmdDiag is the diag command.
 func cmdDiag(ctx context.Context, args []string, io *stdio) error {
 	var asJSON, truncate bool
-	fs := newFlagSet("subtemper diag", "subtemper diag FILE.csv [--json] [--truncate]",
+	fs := newFlagSet("subtemper diag", "subtemper diag FILE.csv|FILE.nc [--json] [--truncate]",
 		`Convergence diagnostics of MCMC draws in long CSV form: a header row with label
 columns .chain, .iteration, .draw (R posterior's draws_df names, what subtemper writes
 in draws.csv) or chain and draw (the older form), integer labels, and one column per
 variable, one row per draw. FILE "-" reads
 stdin. Lines starting with # are comments; NA, NaN, Inf and -Inf are accepted.
+A FILE ending in .nc is read as netCDF-3 (classic or 64-bit offset, what subtemper
+writes in draws.nc and xarray's to_netcdf(format="NETCDF3_64BIT") writes): every
+double variable over the dimensions (chain, draw) is a variable.
 
 Prints, per variable, posterior::summarise_draws' columns (mean, median, sd, mad, q5,
 q95, rhat = max(rhat_bulk, rhat_tail), ess_bulk, ess_tail; Vehtari et al. 2021) and the
@@ -49,11 +54,13 @@ chains not all equal), which JSON cannot write.`)
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("want exactly one FILE.csv argument (or - for stdin), got %d (run `subtemper diag --help`)", len(pos))
+		return usagef("want exactly one FILE.csv or FILE.nc argument (or - for stdin), got %d (run `subtemper diag --help`)", len(pos))
 	}
 	var d *diag.Draws
 	label := pos[0]
-	if pos[0] == "-" {
+	if strings.HasSuffix(pos[0], ".nc") {
+		d, err = readDrawsNetCDF(pos[0])
+	} else if pos[0] == "-" {
 		label = "<stdin>"
 		d, err = diag.ReadCSVWith(io.in, label, diag.CSVOptions{Truncate: truncate})
 	} else {
@@ -88,4 +95,34 @@ chains not all equal), which JSON cannot write.`)
 	printSummaryTable(io.out, out.Variables, false)
 	fmt.Fprintf(io.out, "\n%s\n", out.Verdict)
 	return nil
+}
+
+// readDrawsNetCDF reads draws from a netCDF-3 file (netcdf.Read) as the
+// CSV reader returns them: chains labelled 1, 2, …
+func readDrawsNetCDF(path string) (*diag.Draws, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	nd, err := netcdf.Read(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, errmsg.Trim(err, "netcdf: "))
+	}
+	if len(nd.Names) == 0 {
+		return nil, fmt.Errorf("%s: no double variable over the dimensions (chain, draw)", path)
+	}
+	d := &diag.Draws{Names: nd.Names, Chains: make([]int, len(nd.Values)), Values: make([][][]float64, len(nd.Names))}
+	for c := range d.Chains {
+		d.Chains[c] = c + 1
+	}
+	for v := range d.Values {
+		d.Values[v] = make([][]float64, len(nd.Values))
+		for c, ch := range nd.Values {
+			d.Values[v][c] = make([]float64, len(ch))
+			for s, x := range ch {
+				d.Values[v][c][s] = x[v]
+			}
+		}
+	}
+	return d, nil
 }

@@ -58,7 +58,9 @@ adapted per level, the ladder placed by the adaptive schedule, DEO swaps
 
 Prints a summary table in natural units (θ = exp(u); in the original units of the
 data with --standardize); with --out writes draws.csv (long form: .chain, .iteration, .draw
-as R posterior's as_draws_df reads them, then ell_<input>..., sf, sn), summary.json and, with --plots, figures.`)
+as R posterior's as_draws_df reads them, then ell_<input>..., sf, sn), the same draws in
+draws.nc (netCDF: dimensions chain and draw, as ArviZ names them; xarray.open_dataset
+reads it), summary.json and, with --plots, figures.`)
 	fs.group("Data")
 	fs.str(&f.data, "data", "", "CSV file: header row, one column per input and a target column; \"\" uses synthetic data")
 	fs.str(&f.target, "target", "", "name of the target column in --data; \"\" means the last column")

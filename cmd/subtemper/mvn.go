@@ -42,8 +42,8 @@ and known, so a run can be checked against it.
 Without --data it draws synthetic data (θ from the prior, Σ the AR(1) matrix
 Σ_ij = 0.5^|i−j|, or --sigma), writes it to --out as data.csv and reports θ.
 Prints a summary table; with --out writes draws.csv (.chain, .iteration,
-.draw as R posterior reads them, theta_1..theta_D),
-summary.json and, with --plots, figures. The sampler defaults are gp's (pt, hmc at the
+.draw as R posterior reads them, theta_1..theta_D), the same draws in draws.nc
+(netCDF, dimensions chain and draw, as ArviZ reads them), summary.json and, with --plots, figures. The sampler defaults are gp's (pt, hmc at the
 target and mh above it, adapted during warm-up); with --paper HMC uses the paper's fixed
 ε = 0.01, L = 10.`)
 	fs.group("Data")

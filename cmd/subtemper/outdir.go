@@ -176,7 +176,7 @@ func carryForeign(old, dir string) {
 // ours reports whether a file name is one that subtemper writes into --out.
 func ours(n string) bool {
 	switch n {
-	case "draws.csv", "summary.json", "data.csv", "fit.json", "fit-data.csv", "predictions.csv", "predictions.json":
+	case "draws.csv", "draws.nc", "summary.json", "data.csv", "fit.json", "fit-data.csv", "predictions.csv", "predictions.json":
 		return true
 	}
 	if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/fileio"
+	"github.com/subtemper/subtemper/internal/netcdf"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -270,6 +271,29 @@ func writeDrawsCSV(path string, names []string, nat [][][]float64) error {
 		}
 		return nil
 	})
+}
+
+// writeDrawsNetCDF writes the draws as netCDF (internal/netcdf): the
+// layout of an ArviZ posterior group, dimensions chain and draw, one
+// variable per parameter, so that xarray.open_dataset(path) is a Dataset
+// ArviZ takes as it is. Chains of unequal length (an interrupted run) are
+// cut to the shortest, the draws the diagnostics use.
+func writeDrawsNetCDF(path, command string, names []string, nat [][][]float64) error {
+	common := 0
+	for c, ch := range nat {
+		if c == 0 || len(ch) < common {
+			common = len(ch)
+		}
+	}
+	cut := make([][][]float64, len(nat))
+	for c, ch := range nat {
+		cut[c] = ch[:common]
+	}
+	d := netcdf.Draws{Names: names, Values: cut, Attrs: []netcdf.Attr{
+		{Name: "inference_library", Value: "subtemper"},
+		{Name: "command", Value: "subtemper " + command},
+	}}
+	return fileio.Write(path, func(w *bufio.Writer) error { return netcdf.Write(w, d) })
 }
 
 // csvField quotes s if CSV needs it, as the readers expect (see

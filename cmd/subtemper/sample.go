@@ -102,7 +102,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
 
 	fs.group("Output")
-	fs.str(&s.out, "out", "", "directory for draws.csv, summary.json (and data.csv, figures); \"\" writes no files")
+	fs.str(&s.out, "out", "", "directory for draws.csv, draws.nc, summary.json (and data.csv, figures); \"\" writes no files")
 	fs.boolean(&s.plots, "plots", false, "also write PNG and SVG figures to --out: traces, median R-hat against draws and seconds, acceptance rates (figures of an earlier run in --out that this run does not draw are removed, with or without --plots)")
 	fs.boolean(&s.json, "json", false, "print summary.json's content on stdout instead of the tables")
 	fs.boolean(&s.quiet, "quiet", false, "no progress bar or other messages on stderr (errors still go there)")
@@ -754,7 +754,7 @@ func flagValues(fs *flagSet) map[string]any {
 	return m
 }
 
-// writeOutputs writes draws.csv, summary.json and (with plots) the
+// writeOutputs writes draws.csv, draws.nc, summary.json and (with plots) the
 // figures into dir, and returns the paths written. Figures of an earlier
 // run in dir that this run does not draw are removed, so that the folder
 // never mixes runs.
@@ -762,6 +762,11 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 	var written []string
 	p := filepath.Join(dir, "draws.csv")
 	if err := writeDrawsCSV(p, j.names, nat); err != nil {
+		return written, fmt.Errorf("writing %s: %w", p, err)
+	}
+	written = append(written, p)
+	p = filepath.Join(dir, "draws.nc")
+	if err := writeDrawsNetCDF(p, j.command, j.names, nat); err != nil {
 		return written, fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, p)
