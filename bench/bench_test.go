@@ -58,10 +58,16 @@ var (
 )
 
 func calibrate(b *testing.B, be linalg.Backend, model string, n, dim int) *calibrated {
+	return calibrateClock(b, be, model, n, dim, false)
+}
+
+// calibrateClock is calibrate timing by the wall clock or, with cpu, by
+// the calling thread's CPU time (MeasureOptions.CPU).
+func calibrateClock(b *testing.B, be linalg.Backend, model string, n, dim int, cpu bool) *calibrated {
 	b.Helper()
 	calMu.Lock()
 	defer calMu.Unlock()
-	key := fmt.Sprintf("%s/%s/%d/%d", be.Name(), model, n, dim)
+	key := fmt.Sprintf("%s/%s/%d/%d/cpu=%v", be.Name(), model, n, dim, cpu)
 	if c, ok := calMap[key]; ok {
 		return c
 	}
@@ -71,7 +77,7 @@ func calibrate(b *testing.B, be linalg.Backend, model string, n, dim int) *calib
 	}
 	// A long calibration: on a shared machine a short one moves the
 	// predictions by ~10% from run to run.
-	cost, err := MeasureCost(context.Background(), t, CalibrationSizes(n, PaperBetaMin), MeasureOptions{Seed: 1, MinTime: time.Second})
+	cost, err := MeasureCost(context.Background(), t, CalibrationSizes(n, PaperBetaMin), MeasureOptions{Seed: 1, MinTime: time.Second, CPU: cpu})
 	if err != nil {
 		b.Fatal(err)
 	}

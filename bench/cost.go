@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"time"
@@ -401,6 +402,14 @@ type MeasureOptions struct {
 	// At is the point u at which the target is evaluated; nil means the
 	// target's first starting point (tempering.Starter) or the origin.
 	At []float64
+	// CPU times each call by the CPU time of the calling thread
+	// (tempering.ThreadCPU, the goroutine locked to its thread while
+	// measuring) instead of by the wall clock: the clock of a chain's
+	// Result.ChainCPU, which other jobs on a shared machine do not
+	// stretch. Work on other threads (a multithreaded BLAS's helpers) is
+	// not counted: measure with one BLAS thread. Linux only; elsewhere
+	// MeasureCost returns an error.
+	CPU bool
 }
 
 // MeasureCost times t's LogLik without and with gradient on random subsets
@@ -429,6 +438,17 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	}
 	if opt.Rounds == 0 {
 		opt.Rounds = 7
+	}
+	// now reads the clock the calls are timed by.
+	start := time.Now()
+	now := func() time.Duration { return time.Since(start) } // monotonic
+	if opt.CPU {
+		if _, ok := tempering.ThreadCPU(); !ok {
+			return nil, errors.New("bench: no per-thread CPU clock on this system (MeasureOptions.CPU)")
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		now = func() time.Duration { d, _ := tempering.ThreadCPU(); return d }
 	}
 	dim, nobs := t.Dim(), t.NumObs()
 	u := opt.At
@@ -484,12 +504,12 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	var reorderSecs []float64
 	reorder := func(timed bool) error {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		t0 := time.Now()
+		t0 := now()
 		if err := reo.Reorder(perm); err != nil {
 			return fmt.Errorf("bench: reordering the data: %w", err)
 		}
 		if timed {
-			reorderSecs = append(reorderSecs, time.Since(t0).Seconds())
+			reorderSecs = append(reorderSecs, (now() - t0).Seconds())
 		}
 		return nil
 	}
@@ -524,17 +544,17 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 			if _, err := t.LogLik(subset, u, nil); err != nil {
 				return 0, err
 			}
-			t0 := time.Now()
+			t0 := now()
 			_, ok, err := gr.LogLikResume(subset, u, s.grad)
-			el := time.Since(t0)
+			el := now() - t0
 			if err == nil && !ok {
 				err = errors.New("the target declined to resume the gradient of the evaluation just before")
 			}
 			return el, err
 		}
-		t0 := time.Now()
+		t0 := now()
 		_, err := t.LogLik(subset, u, s.grad)
-		return time.Since(t0), err
+		return now() - t0, err
 	}
 	for _, s := range sites { // warm caches and workspaces
 		if _, err := call(s); err != nil {
@@ -577,7 +597,7 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		}
 		c.Points = append(c.Points, pt)
 	}
-	sec, err := timeCalls(ctx, opt.Rounds, per/4, func() error {
+	sec, err := timeCalls(ctx, opt.Rounds, per/4, now, func() error {
 		if v := t.LogPrior(u, grad); math.IsNaN(v) {
 			return errors.New("log prior is NaN")
 		}
@@ -597,9 +617,10 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 // kind): about one HMC transition's worth.
 const visitCalls = 8
 
-// timeCalls returns the median over rounds of the mean time per call of f,
-// each round calling f until it has run for at least per (at least once).
-func timeCalls(ctx context.Context, rounds int, per time.Duration, f func() error) (float64, error) {
+// timeCalls returns the median over rounds of the mean time per call of f
+// by the clock now, each round calling f until it has run for at least per
+// (at least once).
+func timeCalls(ctx context.Context, rounds int, per time.Duration, now func() time.Duration, f func() error) (float64, error) {
 	if err := f(); err != nil { // warm caches and workspaces
 		return 0, err
 	}
@@ -609,14 +630,14 @@ func timeCalls(ctx context.Context, rounds int, per time.Duration, f func() erro
 			return 0, err
 		}
 		calls := 0
-		t0 := time.Now()
+		t0 := now()
 		var el time.Duration
 		for {
 			if err := f(); err != nil {
 				return 0, err
 			}
 			calls++
-			if el = time.Since(t0); el >= per {
+			if el = now() - t0; el >= per {
 				break
 			}
 		}

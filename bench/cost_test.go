@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -252,6 +253,43 @@ func TestMeasureCost(t *testing.T) {
 		if !(cc.PriorCost > 0) {
 			t.Errorf("%v: prior cost %v", model, cc.PriorCost)
 		}
+	}
+}
+
+// sleepy is a target whose LogLik also sleeps 2 ms: wall time that is not
+// CPU time.
+type sleepy struct{ tempering.Target }
+
+func (s sleepy) LogLik(subset []int, u, grad []float64) (float64, error) {
+	time.Sleep(2 * time.Millisecond)
+	return s.Target.LogLik(subset, u, grad)
+}
+
+// TestMeasureCostCPU: timed by the thread's CPU clock, an evaluation that
+// sleeps 2 ms costs what it computes, not the 2 ms it waits; by the wall
+// clock, at least the 2 ms.
+func TestMeasureCostCPU(t *testing.T) {
+	if _, ok := tempering.ThreadCPU(); !ok {
+		t.Skip("no per-thread CPU clock")
+	}
+	tg, err := NewTarget(nil, ModelMVN, 64, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := []int{64}
+	wall, err := MeasureCost(context.Background(), sleepy{tg}, sizes, MeasureOptions{MinTime: 5e6, Rounds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := MeasureCost(context.Background(), sleepy{tg}, sizes, MeasureOptions{MinTime: 5e6, Rounds: 3, CPU: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := wall.Points[0].Grad; w < 2e-3 {
+		t.Errorf("wall-clock cost %.3g s, want ≥ 2 ms", w)
+	}
+	if c := cpu.Points[0].Grad; !(c > 0 && c < 1e-3) {
+		t.Errorf("CPU cost %.3g s of an evaluation that sleeps 2 ms and computes for µs: want (0, 1 ms)", c)
 	}
 }
 

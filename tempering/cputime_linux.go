@@ -35,6 +35,12 @@ func (c threadClock) stop() (time.Duration, bool) {
 	return t - c.start, true
 }
 
+// ThreadCPU returns the CPU time (user + system) the calling OS thread
+// has used so far, and whether it could be read (Linux only). Lock the
+// goroutine to its thread (runtime.LockOSThread) across the interval
+// measured, as Run's chains do for Result.ChainCPU.
+func ThreadCPU() (time.Duration, bool) { return threadCPU() }
+
 func threadCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
