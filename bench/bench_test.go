@@ -61,8 +61,10 @@ func calibrate(b *testing.B, be linalg.Backend, model string, n, dim int) *calib
 	return calibrateClock(b, be, model, n, dim, false)
 }
 
-// calibrateClock is calibrate timing by the wall clock or, with cpu, by
-// the calling thread's CPU time (MeasureOptions.CPU).
+// calibrateClock is calibrate timing by the wall clock or, with cpu, as a
+// chain pays for its evaluations: by the calling thread's CPU time, the
+// mean over all calls, at points that move (MeasureOptions.CPU, Mean,
+// Spread).
 func calibrateClock(b *testing.B, be linalg.Backend, model string, n, dim int, cpu bool) *calibrated {
 	b.Helper()
 	calMu.Lock()
@@ -77,7 +79,7 @@ func calibrateClock(b *testing.B, be linalg.Backend, model string, n, dim int, c
 	}
 	// A long calibration: on a shared machine a short one moves the
 	// predictions by ~10% from run to run.
-	cost, err := MeasureCost(context.Background(), t, CalibrationSizes(n, PaperBetaMin), MeasureOptions{Seed: 1, MinTime: time.Second, CPU: cpu})
+	cost, err := MeasureCost(context.Background(), t, CalibrationSizes(n, PaperBetaMin), MeasureOptions{Seed: 1, MinTime: time.Second, CPU: cpu, Mean: cpu, Spread: spread(cpu)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -217,4 +219,13 @@ func BenchmarkCost(b *testing.B) {
 			b.ReportMetric(cal.cost.Grad(n), "s/grad_eval")
 		})
 	}
+}
+
+// spread is the MeasureOptions.Spread of a calibration by CPU time: 0.1
+// in u = log θ, about a transition's move on the GP posteriors.
+func spread(cpu bool) float64 {
+	if cpu {
+		return 0.1
+	}
+	return 0
 }

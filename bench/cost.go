@@ -410,6 +410,16 @@ type MeasureOptions struct {
 	// not counted: measure with one BLAS thread. Linux only; elsewhere
 	// MeasureCost returns an error.
 	CPU bool
+	// Mean keeps each (size, kind)'s mean time per call over all its
+	// calls instead of the median over visits of a visit's mean: what a
+	// run pays, its slow calls included. Use it with CPU, whose clock
+	// load bursts do not stretch.
+	Mean bool
+	// Spread moves the point of each visit to At + Spread·z, z standard
+	// normal and drawn afresh per visit, as a chain's state moves between
+	// transitions (an evaluation at a new point costs a few per cent more
+	// than one repeated at the point before). Zero keeps At.
+	Spread float64
 }
 
 // MeasureCost times t's LogLik without and with gradient on random subsets
@@ -469,6 +479,21 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f7374))
 	grad := make([]float64, dim)
+	base := u
+	if opt.Spread < 0 || math.IsNaN(opt.Spread) || math.IsInf(opt.Spread, 0) {
+		return nil, fmt.Errorf("bench: MeasureOptions.Spread must be finite and ≥ 0, got %v", opt.Spread)
+	}
+	if opt.Spread > 0 {
+		u = slices.Clone(base)
+	}
+	// move draws the point of the next visit (with Spread).
+	move := func() {
+		if opt.Spread > 0 {
+			for i, b := range base {
+				u[i] = b + opt.Spread*rng.NormFloat64()
+			}
+		}
+	}
 	per := opt.MinTime / time.Duration(opt.Rounds)
 	// One timed call site per (size, kind), visited round-robin: a burst of
 	// load on a shared machine then hits every size alike, and the
@@ -478,6 +503,8 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		grad   []float64
 		resume bool
 		secs   []float64
+		total  time.Duration // all calls' time, and their number
+		calls  int
 	}
 	gr, canResume := t.(tempering.GradResumer)
 	kinds := 2
@@ -572,6 +599,7 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 			}
 		}
 		for _, s := range sites {
+			move()
 			k := 0
 			var el time.Duration
 			for k < visitCalls {
@@ -586,17 +614,26 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 			}
 			spent += el
 			s.secs = append(s.secs, el.Seconds()/float64(k))
+			s.total += el
+			s.calls += k
 		}
+	}
+	perCall := func(s *site) float64 {
+		if opt.Mean {
+			return s.total.Seconds() / float64(s.calls)
+		}
+		return median(s.secs)
 	}
 	c := &CostCurve{}
 	for i := 0; i < len(sites); i += kinds {
 		v, g := sites[i], sites[i+1]
-		pt := CostPoint{N: v.n, Value: median(v.secs), Grad: median(g.secs)}
+		pt := CostPoint{N: v.n, Value: perCall(v), Grad: perCall(g)}
 		if canResume {
-			pt.Resume = median(sites[i+2].secs)
+			pt.Resume = perCall(sites[i+2])
 		}
 		c.Points = append(c.Points, pt)
 	}
+	u = base
 	sec, err := timeCalls(ctx, opt.Rounds, per/4, now, func() error {
 		if v := t.LogPrior(u, grad); math.IsNaN(v) {
 			return errors.New("log prior is NaN")

@@ -6,10 +6,9 @@ import (
 	"runtime"
 	"syscall"
 	"time"
-)
 
-// rusageThread is Linux's RUSAGE_THREAD: the calling thread's usage.
-const rusageThread = 1
+	"golang.org/x/sys/unix"
+)
 
 // threadClock measures the CPU time of the calling goroutine, which it
 // locks to its OS thread until stop: user + system time of that thread.
@@ -41,12 +40,15 @@ func (c threadClock) stop() (time.Duration, bool) {
 // measured, as Run's chains do for Result.ChainCPU.
 func ThreadCPU() (time.Duration, bool) { return threadCPU() }
 
+// threadCPU reads CLOCK_THREAD_CPUTIME_ID, which the kernel brings up to
+// date when asked (getrusage(RUSAGE_THREAD) moves in steps of tens of
+// microseconds, too coarse to time one evaluation).
 func threadCPU() (time.Duration, bool) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
 		return 0, false
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+	return time.Duration(ts.Nano()), true
 }
 
 // ProcessCPU returns the CPU time (user + system) the process has used so

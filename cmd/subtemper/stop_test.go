@@ -61,3 +61,33 @@ func TestMinESSStop(t *testing.T) {
 		t.Errorf("--min-ess 0: not 120 draws per chain, or a stop recorded:\n%s", r.stdout)
 	}
 }
+
+// TestUnsettledWarning: the step-size warning flags an HMC level more
+// than 0.2 below its target and an MH level below acceptance 0.1, not an
+// MH level at 0.12–0.3, where dual averaging leaves it on its own.
+func TestUnsettledWarning(t *testing.T) {
+	j := &job{command: "gp", data: map[string]any{"standardized": true}, flags: &samplerFlags{}}
+	for _, c := range []struct {
+		accept []float64 // level 0 (hmc), then the mh levels
+		want   string    // the levels named, "" for no warning
+	}{
+		{[]float64{0.93, 0.28, 0.15, 0.12}, ""},
+		{[]float64{0.93, 0.28, 0.08, 0.2}, "level 2 (0.08, target 0.3)"},
+		{[]float64{0.55, 0.28, 0.3}, "level 0 (0.55, target 0.8)"},
+	} {
+		s := &runSummary{Inner: "hmc", Hot: "mh", Adapt: "diag", TargetAccept: 0.8, Converged: true}
+		s.Draws.Summarized = 100
+		for m, a := range c.accept {
+			s.Levels = append(s.Levels, levelJSON{Level: m, Transitions: 100, SamplingAccept: num(a)})
+		}
+		var got string
+		for _, w := range runWarnings(j, s) {
+			if strings.Contains(w, "did not settle") {
+				got = w
+			}
+		}
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("acceptances %v: warning %q, want one naming %q", c.accept, got, c.want)
+		}
+	}
+}
