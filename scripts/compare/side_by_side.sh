@@ -14,6 +14,9 @@
 #   DRAWS   draws per chain (default 1000)
 #   SAMPLERS  the subtemper rows, as BenchmarkSampler's driver/kernel
 #           patterns (default '^pt$/^hmc-mh$ ^pt$/^hmc$ ^none$/^hmc$ ^none$/^nuts$')
+#   STAN_CORES  Stan's chains run this many at a time, each in its own
+#           process (default 1: one after another); its CPU seconds are
+#           each chain's own either way
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: side_by_side.sh OUTDIR}
@@ -30,7 +33,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export OPENBLAS_NUM_THREADS=1
 git rev-parse --short HEAD > "$out/commit.txt"
-echo "CASE=$case WARMUP=$warmup DRAWS=$draws" > "$out/settings.txt"
+echo "CASE=$case WARMUP=$warmup DRAWS=$draws STAN_CORES=${STAN_CORES:-1}" > "$out/settings.txt"
 go test -c -tags openblas -o "$out/bench.test" ./bench/
 for s in ${SAMPLERS:-'^pt$/^hmc-mh$' '^pt$/^hmc$' '^none$/^hmc$' '^none$/^nuts$'}; do
 	(cd bench && "$out/bench.test" -test.run '^$' -test.bench "Sampler/^$bench\$/$s/default" \
@@ -45,6 +48,6 @@ go build -tags openblas -o "$out/subtemper" ./cmd/subtemper
 	> "$out/subtemper_default.txt" 2>&1
 rm -f "$out/subtemper"
 Rscript scripts/compare/run_stan.R --data "$data" $std --chains 4 --warmup "$warmup" \
-	--draws "$draws" --seed 1 --cores 1 --out "$out/stan" 2>&1 | tee "$out/stan.txt"
+	--draws "$draws" --seed 1 --cores "${STAN_CORES:-1}" --out "$out/stan" 2>&1 | tee "$out/stan.txt"
 /usr/bin/python3 scripts/compare/compare_means.py "$out/subtemper_default/summary.json" \
 	"$out/stan/stan.json" | tee "$out/means.md"
