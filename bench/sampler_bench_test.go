@@ -11,8 +11,9 @@ import (
 )
 
 // BenchmarkSampler fits each GP case with every driver × kernel (nuts,
-// hmc, and hmc-mh and nuts-mh: that kernel at the target level and MH at
-// the levels above it; hmc-mh is the library's default), with the
+// hmc and mh, adapted, at every level; hmc-mh and nuts-mh: that kernel at
+// the target level and MH at the levels above it; hmc-mh is the
+// library's default), with the
 // library's default (adapted) settings and with the paper's, 4 chains of
 // 1000 warm-up iterations and 1000 draws (-sampler.warmup and
 // -sampler.draws change them, to match a Stan run), and reports the min and median
@@ -41,6 +42,7 @@ func BenchmarkSampler(b *testing.B) {
 	}{
 		{"nuts", tempering.NUTS{}},
 		{"hmc", tempering.HMC{Steps: 10, Jitter: 0.2}},
+		{"mh", tempering.MH{}}, // adapted random-walk Metropolis at every level
 		// The library's default: HMC at the target, MH above it.
 		{"hmc-mh", tempering.DefaultKernel()},
 		{"nuts-mh", tempering.PerLevel{Target: tempering.NUTS{}, Hot: tempering.MH{}}},
