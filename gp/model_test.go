@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/subtemper/subtemper/internal/allocs"
 	"github.com/subtemper/subtemper/internal/gradcheck"
 	"github.com/subtemper/subtemper/linalg"
 )
@@ -200,7 +201,7 @@ func TestNoAllocs(t *testing.T) {
 			if _, err := m.LogLik(s, u, grad); err != nil {
 				t.Fatal(err)
 			}
-			allocs := testing.AllocsPerRun(20, func() {
+			allocs := allocs.PerRun(20, func() {
 				if _, err := m.LogLik(s, u, grad); err != nil {
 					t.Fatal(err)
 				}

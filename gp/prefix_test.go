@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/subtemper/subtemper/internal/allocs"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/linalg/linalgtest"
 	"github.com/subtemper/subtemper/tempering"
@@ -57,7 +58,7 @@ func TestLogLikPrefixes(t *testing.T) {
 				}
 			}
 			if n < 64 { // below the sizes at which gonum's BLAS spawns goroutines
-				if a := testing.AllocsPerRun(10, func() { m.LogLikPrefixes(s, u, g1, ks, pre) }); a != 0 {
+				if a := allocs.PerRun(10, func() { m.LogLikPrefixes(s, u, g1, ks, pre) }); a != 0 {
 					t.Errorf("%v allocations per evaluation", a)
 				}
 			}
@@ -124,7 +125,7 @@ func TestLogLikResume(t *testing.T) {
 					t.Errorf("prefix of %d of %d: resumed grad[%d] = %v, LogLik %v", k, len(s), j, g1[j], g2[j])
 				}
 			}
-			if a := testing.AllocsPerRun(10, func() {
+			if a := allocs.PerRun(10, func() {
 				m.LogLik(s, u, nil)
 				m.LogLikResume(s[:k], u, g1)
 			}); a != 0 {

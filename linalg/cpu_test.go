@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/subtemper/subtemper/internal/allocs"
 )
 
 // naiveGPLogLik computes log N(y_S | 0, K) with a plain dense loop and
@@ -225,7 +227,7 @@ func TestMVNReorder(t *testing.T) {
 		t.Error("a short permutation was accepted")
 	}
 	out, res := make([]float64, 1), make([]float64, d)
-	allocs := testing.AllocsPerRun(20, func() {
+	allocs := allocs.PerRun(20, func() {
 		h.(Reorderer).Reorder(perm)
 		h.SumSq(perm[:20], tp[:d], 1, out, res)
 	})

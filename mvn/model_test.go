@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/subtemper/subtemper/internal/allocs"
 	"github.com/subtemper/subtemper/internal/gradcheck"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/linalg/linalgtest"
@@ -262,7 +263,7 @@ func TestErrorsAndAllocs(t *testing.T) {
 			if err := m.LogLikBatch(s, thetas, out, grads); err != nil {
 				t.Fatal(err)
 			}
-			if a := testing.AllocsPerRun(20, func() {
+			if a := allocs.PerRun(20, func() {
 				m.LogLik(s, u, grad)
 				m.LogLikBatch(s, thetas, out, grads)
 				m.LogPrior(u, grad)

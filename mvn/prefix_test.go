@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/subtemper/subtemper/internal/allocs"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/linalg/linalgtest"
 	"github.com/subtemper/subtemper/tempering"
@@ -70,7 +71,7 @@ func TestLogLikPrefixes(t *testing.T) {
 						t.Errorf("subset of %d: prefix %d: %v, LogLik of the prefix %v (%v)", size, k, pre[j], want, err)
 					}
 				}
-				if a := testing.AllocsPerRun(10, func() { m.LogLikPrefixes(s, u, g1, ks, pre) }); a != 0 {
+				if a := allocs.PerRun(10, func() { m.LogLikPrefixes(s, u, g1, ks, pre) }); a != 0 {
 					t.Errorf("%v allocations per evaluation", a)
 				}
 			}
