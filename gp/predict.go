@@ -28,7 +28,8 @@ import (
 // one Cholesky factorisation and the inverse of its factor, O(N³/3) each,
 // plus O(nt·N·D) for the cross-kernel and O(nt·N²) for its product with
 // the inverse factor), else on the kernel matrix from the backend with
-// gonum (the factorisation, then a triangular solve per test input).
+// gonum (the factorisation, then triangular solves with blocks of 256 test
+// inputs).
 func (m *Model) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 	if m.h == nil {
 		return errors.New("gp: predict: model is closed")
@@ -60,8 +61,10 @@ func (m *Model) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 }
 
 // predictDense is Predict for backends whose handle does not implement
-// linalg.PredictGP: the kernel matrix comes from the backend, the rest is
-// gonum's.
+// linalg.PredictGP (the CUDA backend's): the kernel matrix comes from the
+// backend, the rest is gonum's, in blocks of test inputs: the cross-kernel
+// of a block, then one triangular solve with the block's columns (level-3
+// BLAS, not one solve per input).
 func (m *Model) predictDense(xt []float64, nt int, u, mean, varf []float64) error {
 	n, d := m.data.N, m.data.D
 	k := make([]float64, n*n)
@@ -78,23 +81,44 @@ func (m *Model) predictDense(xt []float64, nt int, u, mean, varf []float64) erro
 	blas64.Trsv(blas.Trans, chol, alpha)
 	ell := Theta(nil, u[:d])
 	sf2 := math.Exp(2 * u[d])
-	kt := make([]float64, n)
-	for t := range nt {
-		x := xt[t*d : t*d+d]
-		var mu float64
+	const block = 256
+	bs := min(block, nt)
+	kt := make([]float64, n*bs) // K*ᵀ of a block: row i holds k(x_i, ·) at the block's inputs
+	for t0 := 0; t0 < nt; t0 += block {
+		b := min(block, nt-t0)
 		for i := range n {
-			var d2 float64
-			for j, v := range x {
-				r := (v - m.data.X[i*d+j]) / ell[j]
-				d2 += r * r
+			xi := m.data.X[i*d : i*d+d]
+			row := kt[i*b : i*b+b]
+			for c := range b {
+				x := xt[(t0+c)*d : (t0+c)*d+d]
+				var d2 float64
+				for j, v := range x {
+					r := (v - xi[j]) / ell[j]
+					d2 += r * r
+				}
+				row[c] = sf2 * math.Exp(-0.5*d2)
 			}
-			kt[i] = sf2 * math.Exp(-0.5*d2)
-			mu += kt[i] * alpha.Data[i]
 		}
-		mean[t] = mu
-		v := blas64.Vector{N: n, Inc: 1, Data: kt}
-		blas64.Trsv(blas.NoTrans, chol, v)
-		varf[t] = max(sf2-blas64.Dot(v, v), 0)
+		for c := range b {
+			var mu float64
+			for i := range n {
+				mu += kt[i*b+c] * alpha.Data[i]
+			}
+			mean[t0+c] = mu
+		}
+		// V = L⁻¹K*ᵀ; the latent variance is σf² − ‖column of V‖².
+		v := blas64.General{Rows: n, Cols: b, Stride: b, Data: kt[:n*b]}
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, chol, v)
+		ss := varf[t0 : t0+b]
+		clear(ss)
+		for i := range n {
+			for c, x := range kt[i*b : i*b+b] {
+				ss[c] += x * x
+			}
+		}
+		for c := range ss {
+			ss[c] = max(sf2-ss[c], 0)
+		}
 	}
 	return nil
 }

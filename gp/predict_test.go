@@ -61,7 +61,8 @@ func densePredict(t *testing.T, data *Data, u, xt []float64) (mean, varf []float
 // the variance σf²), on every compiled-in backend and on the fallback
 // that serves handles without linalg.PredictGP (the CUDA backend's):
 // a well-conditioned kernel, an ill-conditioned one (long length scales,
-// σn = 0.01: condition number ≈ 1.3e6), and test inputs far from the data.
+// σn = 0.01: condition number ≈ 1.3e6), test inputs far from the data, and
+// 600 test inputs (the fallback's blocks of 256 and a partial one).
 // The agreement is bounded by rounding in the kernel entries times the
 // condition number: at σn = 0.001 (≈ 1.3e8) both paths still agree with
 // the dense result, but to about 2e-9.
@@ -78,6 +79,10 @@ func TestPredictMatchesDense(t *testing.T) {
 		far[i] = 40 + 10*rng.NormFloat64()
 	}
 	far[0], far[1], far[2] = 6, -5, 4 // in the kernel's tail, not beyond it
+	many := make([]float64, 600*3) // more test inputs than one block of the fallback
+	for i := range many {
+		many[i] = 1.5 * rng.NormFloat64()
+	}
 	cases := []struct {
 		name    string
 		u       []float64
@@ -87,6 +92,7 @@ func TestPredictMatchesDense(t *testing.T) {
 		{"plain", []float64{0, 0.3, -0.2, 0.2, math.Log(0.3)}, near, 0},
 		{"ill-conditioned", []float64{math.Log(3), math.Log(4), math.Log(5), 0, math.Log(1e-2)}, near, 1e6},
 		{"far", []float64{0, 0.3, -0.2, 0.2, math.Log(0.3)}, far, 0},
+		{"many", []float64{0, 0.3, -0.2, 0.2, math.Log(0.3)}, many, 0},
 	}
 	forEachModel(t, data, func(t *testing.T, m *Model) {
 		for _, c := range cases {
