@@ -79,7 +79,7 @@ func TestPredictMatchesDense(t *testing.T) {
 		far[i] = 40 + 10*rng.NormFloat64()
 	}
 	far[0], far[1], far[2] = 6, -5, 4 // in the kernel's tail, not beyond it
-	many := make([]float64, 600*3) // more test inputs than one block of the fallback
+	many := make([]float64, 600*3)    // more test inputs than one block of the fallback
 	for i := range many {
 		many[i] = 1.5 * rng.NormFloat64()
 	}
