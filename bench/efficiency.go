@@ -145,7 +145,8 @@ func (c GPCase) Target(be linalg.Backend) (tempering.Target, error) {
 
 // PaperSettings are the paper's §4 settings for the GP with driver d and
 // kernel "mh" or "hmc": fixed step, geometric ladder M = 6, β* = 1/8,
-// the sweep schedule, with the given chains, warm-up (0: none) and draws.
+// the sweep schedule, TT and STT in Neal's form (NoBaseSteps), with the
+// given chains, warm-up (0: none) and draws.
 func PaperSettings(d tempering.Driver, kernel string, chains, warmup, draws int, seed uint64) (*tempering.Settings, error) {
 	k, err := Kernel(kernel, ModelGP)
 	if err != nil {
@@ -157,5 +158,6 @@ func PaperSettings(d tempering.Driver, kernel string, chains, warmup, draws int,
 	return &tempering.Settings{
 		Driver: d, Kernel: k, Levels: PaperLevels, BetaMin: PaperBetaMin, Swap: tempering.Sweep,
 		Ladder: tempering.LadderFixed, Chains: chains, Warmup: warmup, Draws: draws, Seed: seed,
+		BaseSteps: tempering.NoBaseSteps,
 	}, nil
 }

@@ -54,7 +54,7 @@ func NewPair(t tempering.Target, d tempering.Driver, swap tempering.SwapSchedule
 	mk := func(d tempering.Driver, stream uint64) (*tempering.Chain, error) {
 		s := &tempering.Settings{
 			Driver: d, Swap: swap, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin,
-			Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup,
+			Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup, BaseSteps: tempering.NoBaseSteps,
 		}
 		ch, err := tempering.NewChain(tc, s, rand.New(rand.NewPCG(seed, stream)), start)
 		if err != nil {

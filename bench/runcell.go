@@ -209,6 +209,7 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 		s := &tempering.Settings{
 			Driver: d, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin,
 			Swap: tempering.Sweep, Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup,
+			BaseSteps: tempering.NoBaseSteps,
 		}
 		ch, err := tempering.NewChain(tc, s, rand.New(rand.NewPCG(seed, paperIndex(d)<<8|uint64(c))), start)
 		if err != nil {

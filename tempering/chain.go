@@ -639,7 +639,7 @@ func (c *Chain) baseCount() int {
 }
 
 // warmBase is the least number of ordinary level-0 transitions per
-// iteration of TT and STT during warm-up. With none (BaseSteps = 0,
+// iteration of TT and STT during warm-up. With none (NoBaseSteps,
 // Neal's form) level 0 moves only through accepted tempered
 // transitions: while the ladder and the level kernels are still
 // untuned these are rarely accepted, the chain stays where it started,

@@ -7,8 +7,9 @@ import (
 
 // TestZeroSettingsDefaults: a zero (or nil) Settings resolves to the
 // measured defaults of issue 18 (PT on 10 levels, adapted HMC with L = 10 and jitter
-// 0.2, DEO swaps, the adaptive ladder, 400 warm-up iterations, 3 chains
-// of 1000 draws), and Warmup: NoWarmup runs no warm-up.
+// 0.2, DEO swaps, the adaptive ladder, one base step for TT and STT, 400
+// warm-up iterations, 3 chains of 1000 draws), and Warmup: NoWarmup runs
+// no warm-up.
 func TestZeroSettingsDefaults(t *testing.T) {
 	for _, s := range []*Settings{nil, {}} {
 		r, err := s.resolve()
@@ -32,6 +33,9 @@ func TestZeroSettingsDefaults(t *testing.T) {
 		}
 		if r.Warmup != DefaultWarmup || DefaultWarmup != 400 || r.Draws != 1000 || r.Chains != 3 || r.Thin != 1 {
 			t.Errorf("warm-up %d, draws %d, chains %d, thin %d; want 400, 1000, 3, 1", r.Warmup, r.Draws, r.Chains, r.Thin)
+		}
+		if r.BaseSteps != DefaultBaseSteps || DefaultBaseSteps != 1 {
+			t.Errorf("%d base steps, want 1", r.BaseSteps)
 		}
 		if len(r.Betas) != DefaultLevels+1 || r.BetaMin != 1.0/8 {
 			t.Errorf("initial ladder of %d levels, β* = %v; want %d, 1/8", len(r.Betas), r.BetaMin, DefaultLevels+1)
@@ -83,5 +87,11 @@ func TestZeroSettingsDefaults(t *testing.T) {
 	}
 	if _, err := (&Settings{Warmup: NoWarmup - 1}).resolve(); err == nil {
 		t.Error("Warmup −2 accepted")
+	}
+	if r, err := (&Settings{BaseSteps: NoBaseSteps}).resolve(); err != nil || r.BaseSteps != 0 {
+		t.Errorf("NoBaseSteps resolves to %d base steps, %v", r.BaseSteps, err)
+	}
+	if _, err := (&Settings{BaseSteps: NoBaseSteps - 1}).resolve(); err == nil {
+		t.Error("BaseSteps −2 accepted")
 	}
 }

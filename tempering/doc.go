@@ -34,12 +34,13 @@
 // then swaps of adjacent levels by the DEO schedule, the default, or the
 // paper's Sweep), TT and STT (Neal 1996's tempered transitions: ascend
 // with a transition at each level m = 1..M, descend at each level
-// m = M..1, accept by a ratio accumulated as a sum of logs). In this form level 0 moves only through accepted
-// tempered transitions; Settings.BaseSteps adds ordinary level-0
-// transitions after each one (1 gives the transition count of the paper's
-// Algorithm 2). During warm-up TT and STT run at least one level-0
-// transition per iteration, so that the chain leaves its starting point
-// while the tempered transitions are still rarely accepted.
+// m = M..1, accept by a ratio accumulated as a sum of logs), followed by
+// Settings.BaseSteps ordinary level-0 transitions: one by default, the
+// transition count of the paper's Algorithm 2. With NoBaseSteps level 0
+// moves only through accepted tempered transitions (Neal's form); during
+// warm-up TT and STT still run at least one level-0 transition per
+// iteration, so that the chain leaves its starting point while the
+// tempered transitions are still rarely accepted.
 //
 // # Adaptive ladder
 //
@@ -116,7 +117,9 @@
 // whose zero Adapt tunes the step size (MH's scale) and a diagonal metric
 // (MH's proposal sd) at every level in Stan's windows; DefaultLevels = 10
 // levels above the target placed by the adaptive ladder (LadderAdaptive);
-// DEO swaps (SwapSchedule's zero value); DefaultWarmup = 400 warm-up
+// DEO swaps (SwapSchedule's zero value); for TT and STT,
+// DefaultBaseSteps = 1 level-0 transition after each tempered transition;
+// DefaultWarmup = 400 warm-up
 // iterations, then 1000 draws in each of 3 chains (Settings.Stop, which
 // can end sampling once the draws suffice, is nil: the CLI and
 // subtemper.DefaultGPSettings set diag.StopRule). Warmup: NoWarmup runs
@@ -124,7 +127,7 @@
 //
 //	Settings{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}
 //	    (or MH{Sigma: σ, Adapt: AdaptNone}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
-//	    Swap: Sweep, Warmup: w (NoWarmup for none)}
+//	    Swap: Sweep, Warmup: w (NoWarmup for none), BaseSteps: NoBaseSteps}
 //
 // # Running
 //

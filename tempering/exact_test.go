@@ -38,8 +38,10 @@ func exactCases() []exactCase {
 		for _, d := range []Driver{PT, SPT} {
 			cs = append(cs, exactCase{name: k.name + "/" + d.String() + "-deo", kernel: k.k, driver: d, sched: DEO, draws: k.draws})
 		}
-		// STT with an ordinary level-0 transition after each tempered one.
-		cs = append(cs, exactCase{name: k.name + "/stt-base1", kernel: k.k, driver: STT, sched: Sweep, base: 1, draws: k.draws})
+		// STT in Neal's form: level 0 moves only through tempered
+		// transitions (the cases above run one ordinary level-0
+		// transition after each, the default).
+		cs = append(cs, exactCase{name: k.name + "/stt-neal", kernel: k.k, driver: STT, sched: Sweep, base: NoBaseSteps, draws: k.draws})
 	}
 	// The paper's fixed HMC and MH, and dense metrics.
 	for _, d := range []Driver{None, PT, STT} {

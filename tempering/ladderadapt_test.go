@@ -362,7 +362,7 @@ func TestFixedLadder(t *testing.T) {
 	}
 }
 
-// TestWarmupBaseStep: with BaseSteps = 0, TT and STT still run one
+// TestWarmupBaseStep: with NoBaseSteps, TT and STT still run one
 // level-0 transition per warm-up iteration once BeginWarmup is called
 // (so that the chain leaves a poor starting point even when no
 // tempered transition is accepted), and none after warm-up.
@@ -371,7 +371,7 @@ func TestWarmupBaseStep(t *testing.T) {
 	for _, d := range []Driver{TT, STT} {
 		// A starting point far out in the tail, a ladder too coarse for
 		// tempered transitions to be accepted from there.
-		c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.1, Steps: 5}, Ladder: LadderFixed, Levels: 1, BetaMin: 1e-3},
+		c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.1, Steps: 5}, Ladder: LadderFixed, Levels: 1, BetaMin: 1e-3, BaseSteps: NoBaseSteps},
 			rand.New(rand.NewPCG(1, 4)), []float64{4, 4, 4})
 		if err != nil {
 			t.Fatal(err)
@@ -392,7 +392,7 @@ func TestWarmupBaseStep(t *testing.T) {
 			c.Step()
 		}
 		if got := c.Stats().Levels[0].Transitions; got != lv0 {
-			t.Errorf("%v: %d level-0 transitions after warm-up with BaseSteps 0", d, got-lv0)
+			t.Errorf("%v: %d level-0 transitions after warm-up with NoBaseSteps", d, got-lv0)
 		}
 	}
 }

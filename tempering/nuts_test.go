@@ -70,7 +70,7 @@ func TestNUTSCounts(t *testing.T) {
 		}
 		for m, ls := range res.Stats.Levels {
 			if ls.Transitions == 0 {
-				continue // TT and STT level 0 without BaseSteps
+				continue // a level the driver did not use
 			}
 			if ls.LeapfrogSteps == 0 || ls.LeapfrogSteps > ls.EvalsGrad {
 				t.Errorf("%v level %d: %d leapfrog steps, %d evaluations with gradient", d, m, ls.LeapfrogSteps, ls.EvalsGrad)

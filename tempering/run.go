@@ -97,11 +97,11 @@ type Settings struct {
 	Progress func(chain, iter, total int)
 	// BaseSteps is the number of ordinary transitions at level 0 (the
 	// target) that TT and STT run after each tempered transition. Zero
-	// means none: Neal (1996)'s form, in which level 0 moves only through
-	// accepted tempered transitions. One gives the paper's Algorithm 2
-	// transition count (a full-data transition every iteration) at the cost
-	// of one full-data transition per iteration. Ignored by the other
-	// drivers.
+	// means DefaultBaseSteps (1): the paper's Algorithm 2 transition count,
+	// a full-data transition every iteration, which adapted level kernels
+	// need (docs/ADAPTATION.md). NoBaseSteps (−1) means none: Neal
+	// (1996)'s form, in which level 0 moves only through accepted tempered
+	// transitions. Ignored by the other drivers.
 	BaseSteps int
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
@@ -135,6 +135,15 @@ const (
 	// NoWarmup, as Settings.Warmup, asks for no warm-up at all (a zero
 	// Warmup means DefaultWarmup).
 	NoWarmup = -1
+)
+
+const (
+	// DefaultBaseSteps is the number of level-0 transitions per TT or STT
+	// iteration of a zero Settings.BaseSteps.
+	DefaultBaseSteps = 1
+	// NoBaseSteps, as Settings.BaseSteps, asks for none (Neal's form; a
+	// zero BaseSteps means DefaultBaseSteps).
+	NoBaseSteps = -1
 )
 
 // DefaultStopEvery is the number of draws per chain between checks of a
@@ -199,8 +208,8 @@ func (s *Settings) resolve() (Settings, error) {
 		return r, fmt.Errorf("tempering: number of draws must be ≥ 0, got %d", r.Draws)
 	case r.Thin < 0:
 		return r, fmt.Errorf("tempering: thinning must be ≥ 0, got %d", r.Thin)
-	case r.BaseSteps < 0:
-		return r, fmt.Errorf("tempering: number of base steps must be ≥ 0, got %d", r.BaseSteps)
+	case r.BaseSteps < NoBaseSteps:
+		return r, fmt.Errorf("tempering: number of base steps must be ≥ 0 (or NoBaseSteps, −1), got %d", r.BaseSteps)
 	case r.Levels < LevelsFromBarrier:
 		return r, fmt.Errorf("tempering: number of levels M must be ≥ 1 (or LevelsFromBarrier), got %d", r.Levels)
 	case r.MaxLevels < 0:
@@ -221,6 +230,12 @@ func (s *Settings) resolve() (Settings, error) {
 		r.Warmup = DefaultWarmup
 	case NoWarmup:
 		r.Warmup = 0
+	}
+	switch r.BaseSteps {
+	case 0:
+		r.BaseSteps = DefaultBaseSteps
+	case NoBaseSteps:
+		r.BaseSteps = 0
 	}
 	if r.Chains == 0 {
 		r.Chains = 3

@@ -79,7 +79,8 @@ func TestNoAllocs(t *testing.T) {
 }
 
 // TestEvalCounts checks the evaluation counts per level against what each
-// driver must evaluate, iteration by iteration.
+// driver must evaluate, iteration by iteration (TT and STT in Neal's form:
+// TestBaseSteps counts the level-0 transitions added to it).
 func TestEvalCounts(t *testing.T) {
 	tg := newMVNTarget(40, 2, 1)
 	const M, iters, L = 4, 100, 3
@@ -87,7 +88,7 @@ func TestEvalCounts(t *testing.T) {
 	sizes := SubsetSizes(betas, 40)
 	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: L}} {
 		for _, d := range allDrivers {
-			c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Levels: M, Swap: Sweep}, rand.New(rand.NewPCG(3, 4)), []float64{1, -0.5, 0.3})
+			c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Levels: M, Swap: Sweep, BaseSteps: NoBaseSteps}, rand.New(rand.NewPCG(3, 4)), []float64{1, -0.5, 0.3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,11 +521,11 @@ func TestAdaptation(t *testing.T) {
 }
 
 // TestBaseSteps: TT and STT run Settings.BaseSteps level-0 transitions per
-// iteration, and none by default.
+// iteration, one by default and none with NoBaseSteps.
 func TestBaseSteps(t *testing.T) {
 	tg := newMVNTarget(40, 2, 1)
 	for _, d := range []Driver{TT, STT} {
-		for _, base := range []int{0, 2} {
+		for base, want := range map[int]int64{NoBaseSteps: 0, 0: 1, 2: 2} {
 			c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.05, Steps: 3}, BaseSteps: base}, rand.New(rand.NewPCG(1, 1)), []float64{0.1, 0.2, 0.3})
 			if err != nil {
 				t.Fatal(err)
@@ -532,12 +533,12 @@ func TestBaseSteps(t *testing.T) {
 			for range 50 {
 				c.Step()
 			}
-			if got, want := c.Stats().Levels[0].Transitions, int64(50*base); got != want {
+			if got, want := c.Stats().Levels[0].Transitions, 50*want; got != want {
 				t.Errorf("%v base %d: %d level-0 transitions, want %d", d, base, got, want)
 			}
 		}
 	}
-	if _, err := NewChain(tg, &Settings{Driver: TT, BaseSteps: -1}, rand.New(rand.NewPCG(1, 1)), []float64{0, 0, 0}); err == nil {
-		t.Error("BaseSteps −1 accepted")
+	if _, err := NewChain(tg, &Settings{Driver: TT, BaseSteps: -2}, rand.New(rand.NewPCG(1, 1)), []float64{0, 0, 0}); err == nil {
+		t.Error("BaseSteps −2 accepted")
 	}
 }

@@ -253,7 +253,7 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		openblas.SetThreads(max(1, runtime.NumCPU()/s.chains))
 	}
 	// The library's zero values mean its defaults: --levels 0 and
-	// --warmup 0 ask for what they say.
+	// --warmup 0 and --base-steps 0 ask for what they say.
 	levels, warmup := s.levels, s.warmup
 	if levels == 0 {
 		levels = tempering.LevelsFromBarrier
@@ -261,10 +261,14 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	if warmup == 0 {
 		warmup = tempering.NoWarmup
 	}
+	base := s.baseSteps
+	if base == 0 {
+		base = tempering.NoBaseSteps
+	}
 	st := &tempering.Settings{
 		Driver: drv, Kernel: k, Levels: levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad,
 		Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
-		BaseSteps: s.baseSteps, RecordTimes: true,
+		BaseSteps: base, RecordTimes: true,
 	}
 	return st, be, nil
 }
