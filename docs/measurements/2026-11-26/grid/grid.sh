@@ -26,6 +26,6 @@ run n512-short.txt 200 200 'Sampler/gp/N=512/D=8/.*/^hmc$/paper'
 run n128-base1.txt 1000 1000 'Sampler/gp/N=128/D=3/^(tt|stt)$/.*/default'
 run diabetes-short.txt 200 200 'Sampler/^diabetes$/^(pt|spt|tt|stt)$/^(hmc|nuts)$/default'
 run n512-100.txt 100 100 'Sampler/gp/N=512/D=8/^(pt|spt|tt|stt)$/^hmc$/default'
-for d in pt spt stt tt; do
+for d in spt pt stt tt; do
 	run n512-100.txt 100 100 "Sampler/gp/N=512/D=8/^$d\$/^nuts\$/default"
 done
