@@ -152,12 +152,10 @@ func PaperSettings(d tempering.Driver, kernel string, chains, warmup, draws int,
 	if err != nil {
 		return nil, err
 	}
-	if warmup == 0 {
-		warmup = tempering.NoWarmup
+	s := paperSettings(d, k, tempering.Sweep)
+	s.Chains, s.Draws, s.Seed = chains, draws, seed
+	if warmup != 0 {
+		s.Warmup = warmup
 	}
-	return &tempering.Settings{
-		Driver: d, Kernel: k, Levels: PaperLevels, BetaMin: PaperBetaMin, Swap: tempering.Sweep,
-		Ladder: tempering.LadderFixed, Chains: chains, Warmup: warmup, Draws: draws, Seed: seed,
-		BaseSteps: tempering.NoBaseSteps,
-	}, nil
+	return s, nil
 }

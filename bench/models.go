@@ -105,6 +105,16 @@ func NewTarget(be linalg.Backend, model string, n, dim int, dataSeed uint64) (te
 	return nil, fmt.Errorf("bench: unknown model %q (want mvn or gp)", model)
 }
 
+// paperSettings are the settings every paper-settings run shares: driver
+// d with kernel k, the geometric ladder M = 6, β* = 1/8 kept fixed, swap
+// schedule sw, no warm-up, TT and STT in Neal's form (NoBaseSteps).
+func paperSettings(d tempering.Driver, k tempering.Kernel, sw tempering.SwapSchedule) *tempering.Settings {
+	return &tempering.Settings{
+		Driver: d, Kernel: k, Levels: PaperLevels, BetaMin: PaperBetaMin, Swap: sw,
+		Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup, BaseSteps: tempering.NoBaseSteps,
+	}
+}
+
 // Paper settings of §4.
 const (
 	PaperLevels   = 6       // M

@@ -52,11 +52,7 @@ func NewPair(t tempering.Target, d tempering.Driver, swap tempering.SwapSchedule
 		return nil, fmt.Errorf("bench: cloning target: %w", err)
 	}
 	mk := func(d tempering.Driver, stream uint64) (*tempering.Chain, error) {
-		s := &tempering.Settings{
-			Driver: d, Swap: swap, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin,
-			Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup, BaseSteps: tempering.NoBaseSteps,
-		}
-		ch, err := tempering.NewChain(tc, s, rand.New(rand.NewPCG(seed, stream)), start)
+		ch, err := tempering.NewChain(tc, paperSettings(d, kernel, swap), rand.New(rand.NewPCG(seed, stream)), start)
 		if err != nil {
 			return nil, fmt.Errorf("bench: %v chain: %w", d, err)
 		}

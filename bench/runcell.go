@@ -206,12 +206,7 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 		if st, ok := tc.(tempering.Starter); ok {
 			st.Start(c, C, start)
 		}
-		s := &tempering.Settings{
-			Driver: d, Kernel: kernel, Levels: PaperLevels, BetaMin: PaperBetaMin,
-			Swap: tempering.Sweep, Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup,
-			BaseSteps: tempering.NoBaseSteps,
-		}
-		ch, err := tempering.NewChain(tc, s, rand.New(rand.NewPCG(seed, paperIndex(d)<<8|uint64(c))), start)
+		ch, err := tempering.NewChain(tc, paperSettings(d, kernel, tempering.Sweep), rand.New(rand.NewPCG(seed, paperIndex(d)<<8|uint64(c))), start)
 		if err != nil {
 			return nil, fmt.Errorf("%v chain %d: %w", d, c, err)
 		}
