@@ -20,7 +20,7 @@ import (
 	"github.com/subtemper/subtemper/linalg"
 )
 
-//go:generate nvcc -ptx -arch=compute_80 -o kernels.ptx kernels.cu
+//go:generate sh gen_ptx.sh
 
 // kernelsPTX is kernels.cu compiled to PTX (see go:generate above and the
 // package documentation).
@@ -72,7 +72,7 @@ type device struct {
 type kernels struct {
 	gpScale, gpKernel, gpPmat, gpQuadLogdet, gpGradPartial, gpGradFinal C.CUfunction
 	mirror, trtriLeaf, lauumLeaf, colsumPartial, gatherRows, mvnFinal   C.CUfunction
-	logdetDiag                                                          C.CUfunction
+	logdetDiag, gpCross, gpColdot                                       C.CUfunction
 }
 
 func (b *backend) Name() string { return "cuda" }
@@ -176,6 +176,7 @@ func openDevice() (*device, error) {
 		{&d.fn.trtriLeaf, "trtri_leaf"}, {&d.fn.lauumLeaf, "lauum_leaf"},
 		{&d.fn.colsumPartial, "colsum_partial"}, {&d.fn.gatherRows, "gather_rows"},
 		{&d.fn.mvnFinal, "mvn_final"}, {&d.fn.logdetDiag, "logdet_diag"},
+		{&d.fn.gpCross, "gp_cross"}, {&d.fn.gpColdot, "gp_coldot"},
 	} {
 		// The function is fetched into a local: cgo's pointer check
 		// would otherwise inspect the whole device struct, which holds

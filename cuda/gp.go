@@ -47,12 +47,14 @@ func (b *backend) NewGP(x []float64, n, d int, y []float64) (linalg.GP, error) {
 		return nil, fmt.Errorf("linalg/cuda: new gp: %w", err)
 	}
 	xc := make([]float64, n*d)
+	xmean := make([]float64, d)
 	for j := 0; j < d; j++ {
 		var mean float64
 		for i := 0; i < n; i++ {
 			mean += x[i*d+j]
 		}
 		mean /= float64(n)
+		xmean[j] = mean
 		for i := 0; i < n; i++ {
 			xc[i*d+j] = x[i*d+j] - mean
 		}
@@ -62,7 +64,7 @@ func (b *backend) NewGP(x []float64, n, d int, y []float64) (linalg.GP, error) {
 		return nil, fmt.Errorf("linalg/cuda: new gp: %w", err)
 	}
 	defer leave()
-	g := &gp{n: n, d: d, ell: make([]float64, d)}
+	g := &gp{n: n, d: d, ell: make([]float64, d), xmean: xmean}
 	if err := g.alloc(dev); err != nil {
 		g.free()
 		return nil, fmt.Errorf("linalg/cuda: new gp of %d×%d: %w", n, d, err)
@@ -97,6 +99,9 @@ type gp struct {
 
 	ell      []float64
 	sf2, sn2 float64
+	xmean    []float64 // the column means subtracted from the uploaded inputs
+
+	pred predictBufs // Predict's device buffers, allocated on first use
 }
 
 // resBytes is the size of the result block; infoOff the byte offset of
@@ -141,6 +146,7 @@ func (g *gp) free() {
 	for _, p := range []devptr{g.x, g.y, g.in, g.z, g.q, g.a, g.ys, g.alpha, g.w, g.partial, g.res} {
 		devFree(p)
 	}
+	g.pred.free()
 	g.stage.free()
 	g.out.free()
 	g.h.destroy()

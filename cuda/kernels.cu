@@ -1,12 +1,14 @@
 // Custom kernels of the subtemper CUDA backend (package cuda).
 //
-// Compiled to PTX and embedded in the Go package (kernels.ptx):
+// Compiled to PTX and embedded in the Go package (kernels.ptx) by
+// gen_ptx.sh (go generate -tags cuda ./cuda/ runs it):
 //
 //	nvcc -ptx -arch=compute_80 -o kernels.ptx kernels.cu
 //
-// (go generate -tags cuda ./cuda/ runs that line). compute_80 PTX runs on
-// Ampere and is compiled by the driver to native SASS on Hopper (sm_90)
-// when the module is loaded; the kernels use no Hopper-only instruction.
+// with the PTX ISA version set to 7.8, so that drivers from R520 on load
+// it (gen_ptx.sh says why). compute_80 PTX runs on Ampere and is compiled
+// by the driver to native SASS on Hopper (sm_90) when the module is
+// loaded; the kernels use no Hopper-only instruction.
 //
 // Conventions. Every matrix is row-major, as in Go. A symmetric matrix is
 // held in its UPPER row-major triangle, which is the LOWER column-major
@@ -440,6 +442,57 @@ __global__ void logdet_diag(const double *__restrict__ l, int m, const int *__re
         __syncthreads();
     }
     if (t == 0) { out[0] = 2.0 * sl[0]; out[1] = sb[0]; }
+}
+
+// gp_cross writes the cross-kernel between the n observations and a block
+// of b test inputs, column-major n×b with the test inputs' kernel vectors
+// in its columns: ks[t·n + i] = σf²·exp(−½|z_i − zt_t|²), with z the
+// scaled observations (n×(d+1) row-major, as gp_scale leaves them) and zt
+// the scaled test inputs (b×d row-major). Direct differences, as
+// gp_kernel. Threads are TILE×ROWS: x runs over observations (coalesced
+// stores along a column), y over test inputs (a warp shares one test
+// input: its loads are broadcasts); a grid-stride loop over test inputs.
+__global__ void gp_cross(const double *__restrict__ z, int n, int d, const double *__restrict__ zt,
+                         int b, double sf2, double *__restrict__ ks) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const double *zi = z + (size_t)i * (d + 1);
+    for (int t = blockIdx.y * blockDim.y + threadIdx.y; t < b; t += gridDim.y * blockDim.y) {
+        const double *zc = zt + (size_t)t * d;
+        double s = 0.0;
+        for (int k = 0; k < d; k++) {
+            const double r = zi[k] - zc[k];
+            s = fma(r, r, s);
+        }
+        ks[(size_t)t * n + i] = sf2 * exp(-0.5 * s);
+    }
+}
+
+// gp_coldot reduces each column of the column-major n×b matrix a, one
+// block per column (a grid-stride loop over columns): out[t] =
+// Σ_i a[t·n + i]·v[i], or Σ_i a[t·n + i]² when v is null. A fixed tree in
+// shared memory, so the result is reproducible. blockDim.x must be a power
+// of two ≤ 1024.
+__global__ void gp_coldot(const double *__restrict__ a, int n, int b, const double *__restrict__ v,
+                          double *__restrict__ out) {
+    __shared__ double s[1024];
+    const int t = threadIdx.x;
+    for (int c = blockIdx.x; c < b; c += gridDim.x) {
+        const double *col = a + (size_t)c * n;
+        double acc = 0.0;
+        for (int i = t; i < n; i += blockDim.x) {
+            const double x = col[i];
+            acc = fma(x, v ? v[i] : x, acc);
+        }
+        s[t] = acc;
+        __syncthreads();
+        for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+            if (t < h) s[t] += s[t + h];
+            __syncthreads();
+        }
+        if (t == 0) out[c] = s[0];
+        __syncthreads();
+    }
 }
 
 }  // extern "C"

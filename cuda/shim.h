@@ -54,6 +54,15 @@ static cublasStatus_t st_dtrmm_lower(cublasHandle_t h, int right, int trans, int
 		&alpha, DP(a), lda, DP(b), ldb, DP(b), ldb);
 }
 
+// st_dtrsm_left_lower: B (m×n) = A⁻¹·B, A lower triangular, non-unit, in
+// place.
+static cublasStatus_t st_dtrsm_left_lower(cublasHandle_t h, int m, int n, CUdeviceptr a, int lda,
+		CUdeviceptr b, int ldb) {
+	double one = 1.0;
+	return cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+		m, n, &one, DP(a), lda, DP(b), ldb);
+}
+
 // st_dsyrk_lower_t: C (n×n, lower) += Aᵀ·A, A k×n.
 static cublasStatus_t st_dsyrk_lower_t(cublasHandle_t h, int n, int k, CUdeviceptr a, int lda,
 		CUdeviceptr c, int ldc) {
@@ -148,6 +157,17 @@ static CUresult k_logdet_diag(CUfunction f, unsigned b, CUstream s, CUdeviceptr 
 		CUdeviceptr info, CUdeviceptr out) {
 	void *args[] = {&l, &m, &info, &out};
 	return st_launch(f, 1, 1, b, 1, s, args);
+}
+
+static CUresult k_gp_cross(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by,
+		CUstream s, CUdeviceptr z, int n, int d, CUdeviceptr zt, int b, double sf2, CUdeviceptr ks) {
+	void *args[] = {&z, &n, &d, &zt, &b, &sf2, &ks};
+	return st_launch(f, gx, gy, bx, by, s, args);
+}
+static CUresult k_gp_coldot(CUfunction f, unsigned g, unsigned b, CUstream s, CUdeviceptr a, int n,
+		int cols, CUdeviceptr v, CUdeviceptr out) {
+	void *args[] = {&a, &n, &cols, &v, &out};
+	return st_launch(f, g, 1, b, 1, s, args);
 }
 
 #endif

@@ -7,16 +7,31 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	_ "github.com/subtemper/subtemper/cuda" // registers "cuda" under -tags cuda
 	"github.com/subtemper/subtemper/linalg"
 	_ "github.com/subtemper/subtemper/linalg/openblas" // registers "openblas" under -tags openblas
 )
 
-// forEachBackend runs f as a subtest on every compiled-in backend.
+// forEachBackend runs f as a subtest on every compiled-in backend, skipping
+// one that reports itself unavailable (cuda without a device).
 func forEachBackend(t *testing.T, f func(t *testing.T, be linalg.Backend)) {
 	t.Helper()
 	for _, be := range linalg.Backends() {
-		t.Run(be.Name(), func(t *testing.T) { f(t, be) })
+		t.Run(be.Name(), func(t *testing.T) {
+			if err := unavailable(be); err != nil {
+				t.Skip(err)
+			}
+			f(t, be)
+		})
 	}
+}
+
+// unavailable returns the error of a backend that cannot be used here.
+func unavailable(be linalg.Backend) error {
+	if a, ok := be.(linalg.Availabler); ok {
+		return a.Available()
+	}
+	return nil
 }
 
 // forEachModel runs f on a model of data on each compiled-in backend,

@@ -24,12 +24,13 @@ import (
 //
 // the mean and variance of the latent f(x_i); a new observation y_i has
 // the same mean and variance varf[i] + σn². It runs on the backend when
-// the backend's handle implements linalg.PredictGP (the CPU backends do:
-// one Cholesky factorisation and the inverse of its factor, O(N³/3) each,
-// plus O(nt·N·D) for the cross-kernel and O(nt·N²) for its product with
-// the inverse factor), else on the kernel matrix from the backend with
-// gonum (the factorisation, then triangular solves with blocks of 256 test
-// inputs).
+// the backend's handle implements linalg.PredictGP, as every built-in
+// backend's does (on the CPU: one Cholesky factorisation and the inverse
+// of its factor, O(N³/3) each, plus O(nt·N·D) for the cross-kernel and
+// O(nt·N²) for its product with the inverse factor; on the GPU: the
+// factorisation, then one triangular solve per block of test inputs),
+// else on the kernel matrix from the backend with gonum (the
+// factorisation, then triangular solves with blocks of 256 test inputs).
 func (m *Model) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 	if m.h == nil {
 		return errors.New("gp: predict: model is closed")
@@ -61,7 +62,7 @@ func (m *Model) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 }
 
 // predictDense is Predict for backends whose handle does not implement
-// linalg.PredictGP (the CUDA backend's): the kernel matrix comes from the
+// linalg.PredictGP (none of the built-in ones): the kernel matrix comes from the
 // backend, the rest is gonum's, in blocks of test inputs: the cross-kernel
 // of a block, then one triangular solve with the block's columns (level-3
 // BLAS, not one solve per input).
@@ -146,7 +147,10 @@ type PredictOptions struct {
 	// openblas backend, give OpenBLAS one thread (openblas.SetThreads(1),
 	// as the command line does): each worker's BLAS calls are then its
 	// own, where a multithreaded OpenBLAS in every worker would
-	// oversubscribe the cores.
+	// oversubscribe the cores. With the cuda backend each worker's clone
+	// has its own stream and device buffers (the N×N kernel and a
+	// cross-kernel block of up to 64 MiB), so the workers' draws overlap
+	// on the GPU.
 	Workers int
 	// MemoryBytes bounds the per-draw predictive moments held at once
 	// (16 bytes per draw and test input): test inputs are taken in batches

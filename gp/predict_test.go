@@ -58,8 +58,9 @@ func densePredict(t *testing.T, data *Data, u, xt []float64) (mean, varf []float
 // TestPredictMatchesDense checks the single-θ predictive mean and latent
 // variance against densePredict to 1e-10 relative (to the value, or to σf
 // and σf² where the value is smaller: far from the data the mean is 0 and
-// the variance σf²), on every compiled-in backend and on the fallback
-// that serves handles without linalg.PredictGP (the CUDA backend's):
+// the variance σf²), on every compiled-in backend (cuda too, under -tags
+// cuda on a machine with a GPU) and on the fallback that serves handles
+// without linalg.PredictGP:
 // a well-conditioned kernel, an ill-conditioned one (long length scales,
 // σn = 0.01: condition number ≈ 1.3e6), test inputs far from the data, and
 // 600 test inputs (the fallback's blocks of 256 and a partial one).
@@ -393,7 +394,20 @@ func BenchmarkPredictDraws(b *testing.B) {
 		if be.Name() == linalg.DefaultName {
 			sizes = sizes[:1]
 		}
-		benchPredictDraws(b, be, sizes, runtime.GOMAXPROCS(0), 1)
+		benchPredictDraws(b, be, 442, sizes, runtime.GOMAXPROCS(0), 1)
+	}
+}
+
+// BenchmarkPredictDrawsLargeN is BenchmarkPredictDraws at N = 4096 with
+// S = 20 draws, where the O(Nt·N²) triangular products dominate and the
+// GPU's rate tells: on every backend but the slow pure-Go one.
+//
+//	go test -tags 'cuda openblas' -run '^$' -bench 'PredictDrawsLargeN' -benchtime 1x ./gp/
+func BenchmarkPredictDrawsLargeN(b *testing.B) {
+	for _, be := range linalg.Backends() {
+		if be.Name() != linalg.DefaultName {
+			benchPredictDraws(b, be, 4096, []int{20}, runtime.GOMAXPROCS(0), 1)
+		}
 	}
 }
 
@@ -404,15 +418,15 @@ func BenchmarkPredictDrawsBLASThreads(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	benchPredictDraws(b, be, []int{20, 100, 1000}, 1, runtime.GOMAXPROCS(0))
+	benchPredictDraws(b, be, 442, []int{20, 100, 1000}, 1, runtime.GOMAXPROCS(0))
 }
 
-// benchPredictDraws runs BenchmarkPredictDraws' cases on be with S draws
+// benchPredictDraws runs BenchmarkPredictDraws' cases on be at N = n with S draws
 // for each S in sizes, with the given number of workers and of OpenBLAS
 // threads (restored afterwards).
-func benchPredictDraws(b *testing.B, be linalg.Backend, sizes []int, workers, blasThreads int) {
+func benchPredictDraws(b *testing.B, be linalg.Backend, n int, sizes []int, workers, blasThreads int) {
 	rng := rand.New(rand.NewPCG(3, 19))
-	const n, d, nt = 442, 10, 10000
+	const d, nt = 10, 10000
 	data := randData(rng, n, d, 1)
 	xt := make([]float64, nt*d)
 	for i := range xt {
@@ -433,6 +447,9 @@ func benchPredictDraws(b *testing.B, be linalg.Backend, sizes []int, workers, bl
 	}
 	for _, S := range sizes {
 		b.Run(be.Name()+"/N="+strconv.Itoa(n)+"/Nt="+strconv.Itoa(nt)+"/S="+strconv.Itoa(S), func(b *testing.B) {
+			if err := unavailable(be); err != nil {
+				b.Skip(err)
+			}
 			m, err := New(be, data, Options{})
 			if err != nil {
 				b.Fatal(err)

@@ -7,15 +7,17 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// PredictGP is implemented by GP handles (those of the CPU backends) that
-// compute the GP posterior predictive at test inputs on the backend: one
-// Cholesky factorisation of the kernel over all N observations and the
-// inverse of its factor, then the test inputs in blocks small enough to
-// stay in cache, each block's cross-kernel K*ᵀ built and multiplied by the
-// inverse factor with one triangular matrix product of many right-hand
-// sides (level-3 BLAS). Handles that do not implement it (the CUDA
-// backend's) are served by a fallback in package gp that takes the kernel
-// matrix from GP.Kernel and does the rest with gonum.
+// PredictGP is implemented by GP handles that compute the GP posterior
+// predictive at test inputs on the backend. Every built-in backend's
+// handles do. The CPU backends factor the kernel over all N observations
+// once and invert the factor, then take the test inputs in blocks small
+// enough to stay in cache, each block's cross-kernel K*ᵀ built and
+// multiplied by the inverse factor with one triangular matrix product of
+// many right-hand sides (level-3 BLAS); the CUDA backend does the same on
+// the device with one triangular solve per block (package cuda). A handle
+// that does not implement it (a backend registered from elsewhere) is
+// served by a fallback in package gp that takes the kernel matrix from
+// GP.Kernel and does the rest with gonum.
 type PredictGP interface {
 	// Predict sets, at u = log θ and for the nt test inputs xt (nt×D,
 	// row-major, in the coordinates of the uploaded x), with
