@@ -47,7 +47,7 @@ func (b *backend) NewGP(x []float64, n, d int, y []float64) (linalg.GP, error) {
 		return nil, fmt.Errorf("linalg/cuda: new gp: %w", err)
 	}
 	xc := make([]float64, n*d)
-	xmean := make([]float64, d)
+	xmean, colMax2 := make([]float64, d), make([]float64, d)
 	for j := 0; j < d; j++ {
 		var mean float64
 		for i := 0; i < n; i++ {
@@ -56,7 +56,9 @@ func (b *backend) NewGP(x []float64, n, d int, y []float64) (linalg.GP, error) {
 		mean /= float64(n)
 		xmean[j] = mean
 		for i := 0; i < n; i++ {
-			xc[i*d+j] = x[i*d+j] - mean
+			v := x[i*d+j] - mean
+			xc[i*d+j] = v
+			colMax2[j] = max(colMax2[j], v*v)
 		}
 	}
 	leave, err := dev.enter()
@@ -64,7 +66,7 @@ func (b *backend) NewGP(x []float64, n, d int, y []float64) (linalg.GP, error) {
 		return nil, fmt.Errorf("linalg/cuda: new gp: %w", err)
 	}
 	defer leave()
-	g := &gp{n: n, d: d, ell: make([]float64, d), xmean: xmean}
+	g := &gp{n: n, d: d, ell: make([]float64, d), xmean: xmean, xc: xc, colMax2: colMax2}
 	if err := g.alloc(dev); err != nil {
 		g.free()
 		return nil, fmt.Errorf("linalg/cuda: new gp of %d×%d: %w", n, d, err)
@@ -100,6 +102,8 @@ type gp struct {
 	ell      []float64
 	sf2, sn2 float64
 	xmean    []float64 // the column means subtracted from the uploaded inputs
+	xc       []float64 // the centred inputs, n×d, for checkScale
+	colMax2  []float64 // per column, the largest squared centred input
 
 	pred predictBufs // Predict's device buffers, allocated on first use
 }
@@ -195,6 +199,39 @@ func (g *gp) params(u []float64) error {
 	return nil
 }
 
+// checkScale refuses, as the CPU backends do, an observation of the m in
+// subset whose centred inputs divided by the length scales have a squared
+// norm above MaxFloat64/4: the CPU backends' Gram form of the squared
+// distances would overflow there, and the kernels here, which take direct
+// differences, would return a kernel of exact zeros, so every backend
+// refuses the same inputs. The bound Σ_j max_i x_ij²/ℓ_j² settles it in
+// O(D) unless it is exceeded; then the rows are checked one by one.
+func (g *gp) checkScale(subset []int, m int) error {
+	var b float64
+	for j, v := range g.colMax2 {
+		b += v / (g.ell[j] * g.ell[j])
+	}
+	if b <= math.MaxFloat64/4 {
+		return nil
+	}
+	d := g.d
+	for k := range m {
+		i := k
+		if subset != nil {
+			i = subset[k]
+		}
+		var s float64
+		for j, x := range g.xc[i*d : i*d+d] {
+			v := x / g.ell[j]
+			s += v * v
+		}
+		if !(s <= math.MaxFloat64/4) {
+			return fmt.Errorf("linalg/cuda: gp: observation %d's inputs divided by the length scales have squared norm %v, too large to form squared distances: the inputs are too large for the length scales (standardize them)", i, s)
+		}
+	}
+	return nil
+}
+
 // prepare validates the call, fills the pinned staging area (length
 // scales, subset) and returns the subset size and the device address of
 // the index list (0 for all observations).
@@ -207,6 +244,9 @@ func (g *gp) prepare(subset []int, u []float64) (int, devptr, error) {
 		return 0, 0, err
 	}
 	if err := g.params(u); err != nil {
+		return 0, 0, err
+	}
+	if err := g.checkScale(subset, m); err != nil {
 		return 0, 0, err
 	}
 	copy(g.stage.f64(0, g.d), g.ell)

@@ -47,6 +47,9 @@ func benchLogLik(b *testing.B, withGrad bool) {
 	data := benchDataset(b)
 	for _, be := range linalg.Backends() {
 		b.Run(be.Name(), func(b *testing.B) {
+			if err := unavailable(be); err != nil {
+				b.Skip(err)
+			}
 			var ns []int
 			var secs []float64
 			for _, n := range benchNs {
@@ -94,6 +97,9 @@ func BenchmarkCholeskyInverse(b *testing.B) {
 	data := benchDataset(b)
 	for _, be := range linalg.Backends() {
 		b.Run(be.Name(), func(b *testing.B) {
+			if err := unavailable(be); err != nil {
+				b.Skip(err)
+			}
 			for _, n := range benchNs {
 				b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
 					d, err := data.Prefix(n)

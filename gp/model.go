@@ -149,6 +149,18 @@ func (m *Model) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []
 		ll, err = m.fail(grad, fmt.Errorf("gp: log-likelihood: %d prefix lengths, %d outputs", len(ks), len(pre)))
 		return ll, false, err
 	}
+	// Checked here too, so that a handle without linalg.PrefixGP refuses
+	// the same arguments as one with it.
+	size := len(subset)
+	if subset == nil {
+		size = m.data.N
+	}
+	for _, k := range ks {
+		if k < 1 || k > size {
+			ll, err = m.fail(grad, fmt.Errorf("gp: log-likelihood: prefix of %d observations of a subset of %d", k, size))
+			return ll, false, err
+		}
+	}
 	return m.logLik(subset, u, grad, ks, pre)
 }
 

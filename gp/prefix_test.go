@@ -145,3 +145,33 @@ func TestLogLikResume(t *testing.T) {
 		}
 	})
 }
+
+// TestLogLikPrefixesWithoutPrefixGP: a handle without linalg.PrefixGP (the
+// CUDA backend's, here a CPU handle with the method hidden) gives LogLik's
+// value with ok = false, and refuses the prefix lengths that a handle with
+// it refuses.
+func TestLogLikPrefixesWithoutPrefixGP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	const n, d = 30, 2
+	m, err := New(linalg.Default(), randData(rng, n, d, 1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.h = struct{ linalg.GP }{m.h} // only the GP methods
+	u := m.StartPoints()[0]
+	pre := make([]float64, 1)
+	ll, ok, err := m.LogLikPrefixes(nil, u, nil, []int{n / 2}, pre)
+	want, werr := m.LogLik(nil, u, nil)
+	if err != nil || werr != nil || ok || ll != want {
+		t.Errorf("LogLikPrefixes %v, %v, %v; LogLik %v, %v", ll, ok, err, want, werr)
+	}
+	for _, c := range []struct {
+		subset []int
+		k      int
+	}{{nil, 0}, {nil, n + 1}, {[]int{3, 1, 4}, 4}} {
+		if ll, ok, err := m.LogLikPrefixes(c.subset, u, nil, []int{c.k}, pre); err == nil || ok || !math.IsInf(ll, -1) {
+			t.Errorf("prefix of %d of subset %v: %v, %v, %v; want −Inf and an error", c.k, c.subset, ll, ok, err)
+		}
+	}
+}
