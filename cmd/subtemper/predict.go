@@ -52,7 +52,7 @@ type predictionsJSON struct {
 }
 
 const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
-	"4000 (the cost grows linearly: one kernel factorisation and triangular inverse per draw, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
+	"4000 (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
 
 // readPredictInputs reads the test file for fit's inputs: usage errors
 // (exit 2) for missing columns, NaN and the like.
