@@ -302,6 +302,38 @@ func (g *gp) Kernel(dst []float64, subset []int, u []float64) error {
 	return nil
 }
 
+// enqueueFactor enqueues, after zeroing the three status words, the build
+// of the kernel over the m observations at idx (0: all), its Cholesky
+// factorisation, α = A⁻¹y, and gp_quad_logdet's quadratic form,
+// log-determinant and pivot check into the result block.
+func (g *gp) enqueueFactor(m int, idx devptr) error {
+	h, fn := g.h, &g.h.dev.fn
+	info := g.res + devptr(g.infoOff())
+	return firstErr(
+		cuErr(C.cuMemsetD32Async(info, 0, 3, h.stream), "cuMemsetD32Async"),
+		g.build(m, idx),
+		h.potrf(m, g.a, info),
+		cuErr(C.cuMemcpyDtoDAsync(g.alpha, g.ys, C.size_t(8*m), h.stream), "cuMemcpyDtoDAsync"),
+		h.potrs(m, 1, g.a, g.alpha, info+8),
+		cuErr(C.k_gp_quad_logdet(fn.gpQuadLogdet, redBlock, h.stream, g.a, C.int(m), g.ys, g.alpha, info, g.res), "launch gp_quad_logdet"),
+	)
+}
+
+// factorErr reports, from the result block copied to the host after
+// enqueueFactor, a factorisation (potrf or the pivot check) or a solve
+// that failed.
+func (g *gp) factorErr(m int) error {
+	r := g.out.f64(0, 3)
+	infos := g.out.i32(g.infoOff(), 3)
+	if infos[0] != 0 || r[2] != 0 {
+		return fmt.Errorf("cholesky of %d×%d kernel (potrf info %d): %w", m, m, infos[0], linalg.ErrNotPositiveDefinite)
+	}
+	if infos[2] != 0 {
+		return fmt.Errorf("solve with %d×%d kernel: potrs info %d", m, m, infos[2])
+	}
+	return nil
+}
+
 // LogLik enqueues the whole evaluation on the handle's stream — upload of
 // ℓ and the subset, kernel build, potrf, potrs, the quadratic form and log
 // determinant, and with a gradient the inverse (inverse.go), P, P·[Z 1]
@@ -324,14 +356,7 @@ func (g *gp) LogLik(subset []int, u, grad []float64) (float64, error) {
 	defer leave()
 	h, fn := g.h, &g.h.dev.fn
 	info := g.res + devptr(g.infoOff())
-	if err := firstErr(
-		cuErr(C.cuMemsetD32Async(info, 0, 3, h.stream), "cuMemsetD32Async"),
-		g.build(m, idx),
-		h.potrf(m, g.a, info),
-		cuErr(C.cuMemcpyDtoDAsync(g.alpha, g.ys, C.size_t(8*m), h.stream), "cuMemcpyDtoDAsync"),
-		h.potrs(m, 1, g.a, g.alpha, info+8),
-		cuErr(C.k_gp_quad_logdet(fn.gpQuadLogdet, redBlock, h.stream, g.a, C.int(m), g.ys, g.alpha, info, g.res), "launch gp_quad_logdet"),
-	); err != nil {
+	if err := g.enqueueFactor(m, idx); err != nil {
 		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: evaluation of order %d: %w", m, err)
 	}
 	if grad != nil {
@@ -358,14 +383,11 @@ func (g *gp) LogLik(subset []int, u, grad []float64) (float64, error) {
 	); err != nil {
 		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: evaluation of order %d: %w", m, err)
 	}
+	if err := g.factorErr(m); err != nil {
+		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: %w", err)
+	}
 	r := g.out.f64(0, d+5)
 	infos := g.out.i32(g.infoOff(), 3)
-	if infos[0] != 0 || r[2] != 0 {
-		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: cholesky of %d×%d kernel (potrf info %d): %w", m, m, infos[0], linalg.ErrNotPositiveDefinite)
-	}
-	if infos[2] != 0 {
-		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: solve with %d×%d kernel: potrs info %d", m, m, infos[2])
-	}
 	ll := -0.5*r[0] - 0.5*r[1] - 0.5*float64(m)*math.Log(2*math.Pi)
 	if math.IsNaN(ll) || math.IsInf(ll, 0) {
 		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: log-likelihood of %d×%d kernel is %v: %w", m, m, ll, linalg.ErrNotPositiveDefinite)

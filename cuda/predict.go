@@ -100,26 +100,15 @@ func (g *gp) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 		return fmt.Errorf("linalg/cuda: gp predict at %d×%d: %w", n, d, err)
 	}
 	h, fn := g.h, &g.h.dev.fn
-	info := g.res + devptr(g.infoOff())
 	if err := firstErr(
-		cuErr(C.cuMemsetD32Async(info, 0, 3, h.stream), "cuMemsetD32Async"),
-		g.build(n, 0),
-		h.potrf(n, g.a, info),
-		cuErr(C.cuMemcpyDtoDAsync(g.alpha, g.ys, C.size_t(8*n), h.stream), "cuMemcpyDtoDAsync"),
-		h.potrs(n, 1, g.a, g.alpha, info+8),
-		cuErr(C.k_gp_quad_logdet(fn.gpQuadLogdet, redBlock, h.stream, g.a, C.int(n), g.ys, g.alpha, info, g.res), "launch gp_quad_logdet"),
+		g.enqueueFactor(n, 0),
 		dtoh(g.out.p, g.res, g.resBytes(), h.stream),
 		h.sync("gp predict factorisation"),
 	); err != nil {
 		return fmt.Errorf("linalg/cuda: gp predict: factorisation of order %d: %w", n, err)
 	}
-	r := g.out.f64(0, 3)
-	infos := g.out.i32(g.infoOff(), 3)
-	if infos[0] != 0 || r[2] != 0 {
-		return fmt.Errorf("linalg/cuda: gp predict: cholesky of %d×%d kernel (potrf info %d): %w", n, n, infos[0], linalg.ErrNotPositiveDefinite)
-	}
-	if infos[2] != 0 {
-		return fmt.Errorf("linalg/cuda: gp predict: solve with %d×%d kernel: potrs info %d", n, n, infos[2])
+	if err := g.factorErr(n); err != nil {
+		return fmt.Errorf("linalg/cuda: gp predict: %w", err)
 	}
 	p := &g.pred
 	for lo := 0; lo < nt; lo += block {
