@@ -158,6 +158,9 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		return nil, err
 	}
 	c.setLevels(lv)
+	if s.InitTuning != nil {
+		c.kern[0].SetTuning(*s.InitTuning)
+	}
 	if s.Driver.subsampled() {
 		c.reorder, _ = t.(Reorderer)
 		c.drawSubsets()

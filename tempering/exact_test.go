@@ -16,6 +16,7 @@ type exactCase struct {
 	base   int // Settings.BaseSteps
 	draws  int
 	ladder LadderMode
+	warm   bool // start from FindMode's warm start (WarmStart.Apply)
 }
 
 func exactCases() []exactCase {
@@ -51,6 +52,14 @@ func exactCases() []exactCase {
 			exactCase{name: "hmc-dense/" + d.String(), kernel: HMC{Steps: 6, Jitter: 0.2, Adapt: AdaptDense}, driver: d, sched: Sweep, draws: 6000},
 			exactCase{name: "nuts-dense/" + d.String(), kernel: NUTS{Adapt: AdaptDense}, driver: d, sched: Sweep, draws: 3000})
 	}
+	// The large-fit path: the warm start (over-dispersed starts around the
+	// mode, the Laplace covariance as a fixed dense metric, step-only
+	// adaptation over the short warm-up), with its default kernel (HMC of
+	// fixed integration time, MH above) and with NUTS.
+	for _, d := range []Driver{None, PT, SPT} {
+		cs = append(cs, exactCase{name: "warm/" + d.String(), driver: d, sched: DEO, draws: 6000, warm: true})
+	}
+	cs = append(cs, exactCase{name: "warm-nuts/none", kernel: NUTS{}, driver: None, draws: 3000, warm: true})
 	return cs
 }
 
@@ -62,10 +71,19 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 	if raceEnabled {
 		c.draws /= 20
 	}
-	res, err := Run(context.Background(), tg, &Settings{
+	s := &Settings{
 		Driver: c.driver, Kernel: c.kernel, Swap: c.sched, BaseSteps: c.base,
 		Chains: 3, Warmup: 500, Draws: c.draws, Seed: seed, Ladder: c.ladder, Levels: LevelsFromBarrier,
-	})
+	}
+	if c.warm {
+		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: seed})
+		if err != nil {
+			return nil, "", err
+		}
+		s.Warmup = 0
+		ws.Apply(s)
+	}
+	res, err := Run(context.Background(), tg, s)
 	if err != nil {
 		return nil, "", err
 	}

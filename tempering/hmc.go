@@ -45,6 +45,14 @@ type HMC struct {
 	// length that is a multiple of a half-period. Zero means no jitter
 	// (the paper's).
 	Jitter float64
+	// Length, if positive, fixes the integration time L·ε instead of L:
+	// each transition makes max(1, round(Length/ε)) leapfrog steps, ε the
+	// (adapted) step size before jitter, so that the trajectory keeps its
+	// length while warm-up tunes ε. With the posterior covariance as the
+	// inverse metric, a Gaussian posterior's trajectories are ellipses of
+	// period 2π, and Length π/2 takes a draw a quarter of the way round,
+	// to a nearly independent point. Steps is ignored when Length is set.
+	Length float64
 }
 
 var _ Kernel = HMC{}
@@ -94,13 +102,16 @@ func (k HMC) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if !(k.Jitter >= 0 && k.Jitter < 1) {
 		return nil, fmt.Errorf("tempering: HMC jitter must lie in [0,1), got %v", k.Jitter)
 	}
+	if !(k.Length >= 0) || math.IsInf(k.Length, 0) {
+		return nil, fmt.Errorf("tempering: HMC integration time must be ≥ 0 and finite, got %v", k.Length)
+	}
 	eps, maxE, target, err := gradDefaults("HMC", k.StepSize, k.MaxEnergyError, k.TargetAccept, k.Adapt, beta, dim)
 	if err != nil {
 		return nil, err
 	}
 	return &hmcLevel{
 		ham:   newHam(dim, eps, k.Adapt, target),
-		steps: steps, maxE: maxE, jitter: k.Jitter,
+		steps: steps, maxE: maxE, jitter: k.Jitter, length: k.Length,
 		prop: NewState(dim),
 	}, nil
 }
@@ -110,6 +121,7 @@ type hmcLevel struct {
 	steps  int
 	maxE   float64
 	jitter float64
+	length float64 // integration time L·ε (0: fixed L)
 	prop   *State
 }
 
@@ -166,7 +178,9 @@ func (h *ham) Tuning() Tuning {
 
 // SetTuning sets the step size and the metric: InvMetric for a diagonal
 // metric, InvMetricDense for a dense one (or InvMetric as its diagonal).
-// Entries of the wrong length or not positive definite are ignored.
+// A kernel that does not adapt a metric (AdaptStep, AdaptNone) takes a
+// dense one even if it started diagonal. Entries of the wrong length or
+// not positive definite are ignored.
 func (h *ham) SetTuning(t Tuning) {
 	if t.StepSize > 0 && !math.IsInf(t.StepSize, 0) {
 		h.eps = t.StepSize
@@ -174,6 +188,14 @@ func (h *ham) SetTuning(t Tuning) {
 	}
 	m := &h.metric
 	D := len(h.p)
+	if !m.dense && !h.ad.kind.metricAdapts() && len(t.InvMetricDense) == D*D {
+		dm := newMetric(D, true)
+		dm.setDense(t.InvMetricDense)
+		if !dm.unit {
+			*m = dm
+		}
+		return
+	}
 	switch {
 	case m.dense && len(t.InvMetricDense) == D*D:
 		m.setDense(t.InvMetricDense)
@@ -295,6 +317,10 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	}
 	l.beforeStep(rng, d, s)
 	q, p, g, v, eps := l.prop, l.p, l.g, l.v, l.eps
+	steps := l.steps
+	if l.length > 0 {
+		steps = max(1, int(math.Round(min(l.length/eps, 1e6))))
+	}
 	info.StepSize = eps
 	if l.jitter > 0 {
 		eps *= 1 + l.jitter*(2*rng.Float64()-1)
@@ -306,7 +332,7 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	for i := range p {
 		p[i] += 0.5 * eps * g[i]
 	}
-	for step := 1; step <= l.steps; step++ {
+	for step := 1; step <= steps; step++ {
 		l.metric.velocity(p, v)
 		for i := range q.U {
 			q.U[i] += eps * v[i]
@@ -320,7 +346,7 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 		}
 		d.Grad(q, g)
 		f := eps
-		if step == l.steps {
+		if step == steps {
 			f = 0.5 * eps
 		}
 		for i := range p {

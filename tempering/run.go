@@ -119,6 +119,12 @@ type Settings struct {
 	// StopEvery is the number of draws per chain between checks of Stop.
 	// Zero means 50.
 	StopEvery int
+	// InitTuning, if non-nil, is the target level's starting tuning in
+	// every chain (LevelKernel.SetTuning, before warm-up): for example
+	// WarmStart.Tuning(), the Laplace approximation's covariance as a
+	// dense inverse metric. A gradient kernel that adapts only its step
+	// size (AdaptStep) or nothing keeps that metric for the whole run.
+	InitTuning *Tuning
 
 	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
 	// fixedM, the M the caller fixed (0: the adaptation chooses it).

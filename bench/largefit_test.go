@@ -1,0 +1,185 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// The cases and methods of BenchmarkLargeFit.
+var (
+	largeNs      = flag.String("large.n", "256,512,1024,2048", "BenchmarkLargeFit: comma-separated N of the synthetic cases")
+	largeDims    = flag.String("large.dims", "3,8", "BenchmarkLargeFit: comma-separated D of the synthetic cases")
+	largeLength  = flag.Float64("large.length", 1.5, "BenchmarkLargeFit: warm-len's integration time")
+	largeWarmup  = flag.Int("large.warmup", 0, "BenchmarkLargeFit: warm methods' warm-up iterations (0: tempering.WarmStartWarmup)")
+	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-nuts, warm-hmc5)")
+)
+
+// BenchmarkLargeFit fits the GP's hyperparameters on the paper's §4.2
+// generator (data seed 1) at each N and D of -large.n and -large.dims, by
+// each method of -large.methods, one whole fit per iteration:
+//
+//   - default: DefaultGPSettings from the prior-mean starts (θ*, θ*/2,
+//     2θ*): PT with HMC at the target and MH above, 400 warm-up
+//     iterations, sampling stopped once every ESS ≥ 400 and R̂ < 1.01.
+//   - warm: the large-fit path: tempering.FindMode (the MAP by L-BFGS on
+//     nested subsets, the Laplace approximation at the full data), then
+//     WarmStart.Apply to DefaultGPSettings (the Laplace covariance as a
+//     dense metric, HMC adapting its step size only, the kernel alone on
+//     one mode, 150 warm-up iterations), the same stop rule.
+//   - warm-nuts, warm-hmc5: warm with NUTS, or HMC with L = 5, at the target.
+//
+// It reports grad_equiv, the fit's counted work priced by the measured
+// cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
+// evaluations, which does not depend on the machine; cpu_s, the process's
+// CPU time for the whole fit (warm start included); the verdict (every R̂
+// < 1.01 and bulk- and tail-ESS ≥ 400: converged = 1) with max_rhat,
+// min_essbulk and min_esstail; and the warm start's share. Run it with
+// -benchtime 1x and one BLAS thread per chain, e.g.
+//
+//	go test -tags openblas -run '^$' -bench 'LargeFit' -benchtime 1x -timeout 6h ./bench/ -large.n 1024 -large.dims 3
+func BenchmarkLargeFit(b *testing.B) {
+	be, err := Backend("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ApplyThreads(); err != nil {
+		b.Fatal(err)
+	}
+	for _, dim := range ints(b, *largeDims) {
+		for _, n := range ints(b, *largeNs) {
+			b.Run(fmt.Sprintf("N=%d/D=%d", n, dim), func(b *testing.B) {
+				t, err := NewTarget(be, ModelGP, n, dim, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sizes := []int{n}
+				for s := n / 2; s >= 256; s /= 2 {
+					sizes = append([]int{s}, sizes...)
+				}
+				cost, err := MeasureCost(context.Background(), t, sizes, MeasureOptions{CPU: true, Mean: true, Rounds: 3, MinTime: 200 * time.Millisecond})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, method := range strings.Split(*largeMethods, ",") {
+					b.Run("method="+method, func(b *testing.B) {
+						var r *largeFitResult
+						for b.Loop() {
+							if r, err = largeFit(t, method, cost); err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.ReportMetric(r.gradEquiv, "grad_equiv")
+						b.ReportMetric(r.warmEquiv, "warm_grad_equiv")
+						b.ReportMetric(r.cpu, "cpu_s")
+						b.ReportMetric(r.warmCPU, "warm_cpu_s")
+						b.ReportMetric(b2f(r.verdict.Converged && r.verdict.MinESSBulk >= 400 && r.verdict.MinESSTail >= 400), "converged")
+						b.ReportMetric(r.verdict.MaxRhat, "max_rhat")
+						b.ReportMetric(r.verdict.MinESSBulk, "min_essbulk")
+						b.ReportMetric(r.verdict.MinESSTail, "min_esstail")
+						b.ReportMetric(float64(r.draws), "draws")
+						b.ReportMetric(float64(r.levels), "levels")
+						b.ReportMetric(float64(r.modes), "modes")
+					})
+				}
+			})
+		}
+	}
+}
+
+func b2f(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func ints(b *testing.B, s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		var v int
+		if _, err := fmt.Sscan(f, &v); err != nil || v < 1 {
+			b.Fatalf("bad list %q", s)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+type largeFitResult struct {
+	gradEquiv, warmEquiv float64
+	cpu, warmCPU         float64
+	verdict              diag.Verdict
+	draws, levels, modes int
+}
+
+// largeFit makes one fit of t by method and prices its work with cost.
+func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, error) {
+	ctx := context.Background()
+	st := subtemper.DefaultGPSettings()
+	st.Stop = diag.StopRule{MinESS: subtemper.DefaultMinESS, Transform: diag.ExpTransform}
+	r := &largeFitResult{}
+	cpu0, _ := tempering.ProcessCPU()
+	n := t.NumObs()
+	if method != "default" {
+		ws, err := tempering.FindMode(ctx, t, tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range ws.Stages {
+			r.warmEquiv += float64(s.Evals) * cost.Grad(s.Size) / cost.Grad(n)
+		}
+		cpu1, _ := tempering.ProcessCPU()
+		r.warmCPU = (cpu1 - cpu0).Seconds()
+		r.modes = ws.Modes
+		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
+		switch method {
+		case "warm":
+		case "warm-nuts":
+			st.Kernel = tempering.PerLevel{Target: tempering.NUTS{}, Hot: tempering.MH{}}
+		case "warm-len":
+			st.Kernel = tempering.PerLevel{Target: tempering.HMC{Length: *largeLength, Jitter: 0.2}, Hot: tempering.MH{}}
+		case "warm-hmc5":
+			st.Kernel = tempering.PerLevel{Target: tempering.HMC{Steps: 5, Jitter: 0.2}, Hot: tempering.MH{}}
+		default:
+			return nil, fmt.Errorf("unknown method %q", method)
+		}
+		st.Warmup = *largeWarmup
+		ws.Apply(&st)
+	}
+	res, err := tempering.Run(ctx, t, &st)
+	if err != nil {
+		return nil, err
+	}
+	cpu2, _ := tempering.ProcessCPU()
+	r.cpu = (cpu2 - cpu0).Seconds()
+	levels := append(append([]tempering.LevelStats(nil), res.Stats.Retired...), res.Stats.Levels...)
+	r.gradEquiv = r.warmEquiv + Predict(levels, cost)/cost.Grad(n)
+	r.levels = len(res.Betas)
+	r.draws = len(res.Draws[0])
+	sums := make([]diag.Summary, t.Dim())
+	for p := range sums {
+		ch := make([][]float64, len(res.Draws))
+		for c, d := range res.Draws {
+			ch[c] = make([]float64, len(d))
+			for i, u := range d {
+				ch[c][i] = u[p]
+			}
+		}
+		if sums[p], err = diag.SummarizeChains(fmt.Sprint(p), ch); err != nil {
+			return nil, err
+		}
+	}
+	r.verdict = diag.Judge(sums, len(res.Draws))
+	fmt.Fprintf(os.Stderr, "largefit N=%d %s: %d draws/chain, levels %d, modes %d, grad-equiv %.0f (warm %.0f), cpu %.1f s (warm %.1f), R-hat %.4f, ESS %.0f/%.0f, tunings %v\n",
+		n, method, r.draws, r.levels, r.modes, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, r.verdict.MaxRhat, r.verdict.MinESSBulk, r.verdict.MinESSTail, res.Tunings[0][0].StepSize)
+	return r, nil
+}

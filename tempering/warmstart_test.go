@@ -1,0 +1,147 @@
+package tempering
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// TestFindModeGaussian checks the warm start on the MVN model, whose
+// posterior is Gaussian and known: the mode is the posterior mean and the
+// Laplace covariance the posterior covariance (the gradient is linear, so
+// forward differences are exact but for rounding). With N = 1200 the
+// optimisation runs on subsets of 300 and 600 observations first.
+func TestFindModeGaussian(t *testing.T) {
+	tg := newMVNTarget(1200, 2, 3)
+	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, MinSubset: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(ws.Stages); got != 3 || ws.Stages[0].Size != 300 || ws.Stages[2].Size != 1200 {
+		t.Fatalf("stages %+v, want sizes 300, 600, 1200", ws.Stages)
+	}
+	mean, cov := tg.posterior(nil, 1)
+	D := tg.Dim()
+	sd := make([]float64, D)
+	for i := range D {
+		sd[i] = math.Sqrt(cov[i*D+i])
+	}
+	for i := range D {
+		// The optimiser stops at a gradient of 10⁻³·√N: a Newton step
+		// far below 10⁻² posterior sd.
+		if e := math.Abs(ws.Mode[i]-mean[i]) / sd[i]; e > 1e-2 {
+			t.Errorf("mode[%d] = %.6f, posterior mean %.6f: %.2g sd off", i, ws.Mode[i], mean[i], e)
+		}
+		for j := range D {
+			if e := math.Abs(ws.Cov[i*D+j]-cov[i*D+j]) / (sd[i] * sd[j]); e > 1e-4 {
+				t.Errorf("Laplace cov[%d,%d] = %.8g, posterior %.8g (relative to sd·sd: %.2g)", i, j, ws.Cov[i*D+j], cov[i*D+j], e)
+			}
+		}
+	}
+	if ws.Modes != 1 || len(ws.Optima) != 1 {
+		t.Errorf("%d modes and %d optima on a Gaussian posterior, want 1 and 1", ws.Modes, len(ws.Optima))
+	}
+	if len(ws.Inits) != 3 {
+		t.Fatalf("%d starting points, want 3", len(ws.Inits))
+	}
+	// Over-dispersed (Dispersion 2): the starts lie around the mode at
+	// about 2 sd per coordinate, not on it and not far beyond.
+	var s2 float64
+	for _, u := range ws.Inits {
+		for i := range D {
+			z := (u[i] - ws.Mode[i]) / sd[i]
+			s2 += z * z
+		}
+	}
+	if rms := math.Sqrt(s2 / float64(3*D)); rms < 0.5 || rms > 6 {
+		t.Errorf("starting points at %.2f sd rms from the mode, want about 2", rms)
+	}
+	// Nearly all the optimisation is paid on the subsets: the full-data
+	// stage refines a near-optimum.
+	if ws.GradEquivalents(1200) > 60 {
+		t.Errorf("warm start cost %.1f full-data gradients, want few: stages %+v", ws.GradEquivalents(1200), ws.Stages)
+	}
+	// Same seed, same result.
+	ws2, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, MinSubset: 300, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range ws.Inits {
+		for i := range D {
+			if ws.Inits[c][i] != ws2.Inits[c][i] {
+				t.Fatalf("starting points differ with Workers 1: %v against %v", ws2.Inits, ws.Inits)
+			}
+		}
+	}
+}
+
+// TestFindModeCancelled checks that a cancelled context ends the warm
+// start with its error.
+func TestFindModeCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := FindMode(ctx, newMVNTarget(100, 2, 1), WarmStartOptions{}); err == nil {
+		t.Fatal("no error from a cancelled context")
+	}
+}
+
+// TestFindModeOptions checks that invalid options are refused.
+func TestFindModeOptions(t *testing.T) {
+	tg := newMVNTarget(50, 2, 1)
+	for _, o := range []WarmStartOptions{{Starts: -1}, {MinSubset: -2}, {Chains: -1}, {Dispersion: -1}, {Dispersion: math.Inf(1)}, {ModeGap: -1}, {Workers: -1}} {
+		if _, err := FindMode(context.Background(), tg, o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
+
+// TestWarmStartApply checks what Apply sets: the starting points, the
+// Laplace covariance as the target level's dense metric, step-only
+// adaptation, the short warm-up; and that a run takes them (the chains'
+// first states are the starting points' neighbours, and the frozen dense
+// metric is the Laplace covariance).
+func TestWarmStartApply(t *testing.T) {
+	tg := newMVNTarget(200, 2, 1)
+	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{Driver: None, Kernel: PerLevel{Target: HMC{Length: 1.5, Jitter: 0.2}, Hot: MH{}}, Draws: 20, Seed: 1}
+	ws.Apply(&s)
+	if s.Warmup != WarmStartWarmup || len(s.Init) != 3 || s.InitTuning == nil {
+		t.Fatalf("Apply set Warmup %d, %d starts, tuning %v", s.Warmup, len(s.Init), s.InitTuning)
+	}
+	if k := s.Kernel.(PerLevel).Target.(HMC); k.Adapt != AdaptStep {
+		t.Fatalf("target kernel adapts %v, want step", k.Adapt)
+	}
+	res, err := Run(context.Background(), tg, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Tunings[0][0].InvMetricDense
+	if len(got) != len(ws.Cov) {
+		t.Fatalf("frozen metric %v, want the dense Laplace covariance", res.Tunings[0][0])
+	}
+	for i := range got {
+		if got[i] != ws.Cov[i] {
+			t.Fatalf("frozen metric %v, want the Laplace covariance %v", got, ws.Cov)
+		}
+	}
+}
+
+// TestHMCLength checks that HMC with an integration time makes
+// round(Length/ε) leapfrog steps per transition.
+func TestHMCLength(t *testing.T) {
+	tg := newMVNTarget(30, 2, 1)
+	res, err := Run(context.Background(), tg, &Settings{Driver: None, Kernel: HMC{StepSize: 0.1, Length: 0.55, Adapt: AdaptNone}, Warmup: NoWarmup, Draws: 40, Chains: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv := res.Stats.Levels[0]
+	if per := float64(lv.LeapfrogSteps) / float64(lv.Transitions); per != 6 {
+		t.Errorf("%.2f leapfrog steps per transition, want round(0.55/0.1) = 6", per)
+	}
+	if _, err := (HMC{Length: -1}).NewLevel(2, 1); err == nil {
+		t.Error("negative Length accepted")
+	}
+}
