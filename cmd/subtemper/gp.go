@@ -11,6 +11,7 @@ import (
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/errmsg"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
@@ -126,14 +127,23 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			}
 		}
 	}
-	if err := f.checkGPMemory(be); err != nil {
+	var data *gp.Data
+	if !synthetic {
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, csvOpt) })
+		if errors.Is(err, errInterrupted) {
+			return err
+		}
+		if err != nil {
+			return inputErr(err)
+		}
+	}
+	if err := f.checkGPMemory(be, data); err != nil {
 		return err
 	}
 	if err := f.prepareOut(); err != nil {
 		return err
 	}
 
-	var data *gp.Data
 	var trueTheta []float64
 	desc := map[string]any{}
 	var line string
@@ -158,10 +168,6 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			line += "; written to " + p
 		}
 	} else {
-		data, err = gp.ReadCSVFile(f.data, csvOpt)
-		if err != nil {
-			return inputErr(err)
-		}
 		desc["source"] = "file"
 		desc["file"] = f.data
 		line = fmt.Sprintf("%s, N = %d %s, D = %d %s, target %q", f.data, data.N, plural.Word(data.N, "observation", "observations"),
