@@ -42,12 +42,13 @@ build: ## build the CLI into bin/subtemper, with OpenBLAS when installed (TAGS=.
 test: ## run every test of the module under the race detector (pure Go; the README's test command)
 	$(GO) test -count=1 -race -timeout 20m ./...
 
-fuzz: ## run each reader's fuzz target (CSV, netCDF) for FUZZTIME (default 20s)
+fuzz: ## run each reader's fuzz target (CSV, netCDF, the test-file reader) for FUZZTIME (default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./gp/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./mvn/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSigmaCSV$$' -fuzztime $(FUZZTIME) ./mvn/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./diag/
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./internal/netcdf/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadTestCSV$$' -fuzztime $(FUZZTIME) .
 
 staticcheck: ## staticcheck at a pinned version (go run fetches it)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...

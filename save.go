@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -214,37 +215,38 @@ type TestData struct {
 
 // ReadTestCSV reads test inputs from a CSV file with a header row: the
 // columns named inputs (in any order; other columns are ignored) and, if
-// present, the column named target. A missing input column, a cell that
-// is not a finite number (NaN and Inf included) and a file without rows
-// are errors naming the file, line and column.
+// present, the column named target. A missing input column, a row whose
+// number of cells differs from the header's, a cell that is not a finite
+// number (NaN and Inf included) and a file without rows are errors naming
+// the file, line and column. A record longer than 4 MiB or of more than
+// 100 000 fields is refused before more of it is read, and messages quote
+// at most 64 bytes of a cell or a name (the caps of the other readers).
 func ReadTestCSV(path string, inputs []string, target string) (*TestData, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return readTestCSV(fh, path, inputs, target)
+	return ReadTestCSVFrom(fh, path, inputs, target)
 }
 
-func readTestCSV(r io.Reader, name string, inputs []string, target string) (*TestData, error) {
-	cr := csv.NewReader(r)
-	cr.TrimLeadingSpace = true
+// ReadTestCSVFrom is ReadTestCSV reading r; name is the file's name in
+// error messages.
+func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string) (*TestData, error) {
+	cr := fileio.NewCSVReader(r, 0)
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty file", name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+		return nil, testReadErr(name, err)
 	}
 	col := map[string]int{}
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		header[j] = h
 		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("%s:1: column %q appears twice", name, h)
+			return nil, fmt.Errorf("%s:1: column %s appears twice", name, fileio.Quote(h))
 		}
 		col[h] = j
 	}
@@ -253,13 +255,13 @@ func readTestCSV(r io.Reader, name string, inputs []string, target string) (*Tes
 	for k, in := range inputs {
 		j, ok := col[in]
 		if !ok {
-			missing = append(missing, strconv.Quote(in))
+			missing = append(missing, fileio.Quote(in))
 		}
 		idx[k] = j
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s:1: missing input column %s (the fit's inputs are %s; the file has %s)", name, strings.Join(missing, ", "),
-			strings.Join(inputs, ", "), strings.Join(header, ", "))
+			quoteList(inputs), quoteList(header))
 	}
 	tc, hasY := col[target]
 	td := &TestData{Header: header}
@@ -268,15 +270,18 @@ func readTestCSV(r io.Reader, name string, inputs []string, target string) (*Tes
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, testReadErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("%s:%d: %d cells, but the header has %d", name, line, len(rec), len(header))
 		}
 		cell := func(j int) (float64, error) {
 			s := strings.TrimSpace(rec[j])
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("%s:%d: column %d (%q): %q is not a finite number", name, line, j+1, header[j], s)
+				return 0, fmt.Errorf("%s:%d: column %d (%s): %s is not a finite number", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
 			}
 			return v, nil
 		}
@@ -300,4 +305,33 @@ func readTestCSV(r io.Reader, name string, inputs []string, target string) (*Tes
 		return nil, fmt.Errorf("%s: a header but no rows", name)
 	}
 	return td, nil
+}
+
+// testReadErr formats an error of the CSV reader with the file and line.
+func testReadErr(name string, err error) error {
+	var pe *csv.ParseError
+	var long *fileio.RecordTooLongError
+	switch {
+	case errors.As(err, &long):
+		return fmt.Errorf("%s:%w", name, err)
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// quoteList lists names quoted with fileio.Quote, the first 10 of them.
+func quoteList(names []string) string {
+	var b strings.Builder
+	for j, h := range names {
+		if j == 10 {
+			fmt.Fprintf(&b, ", … (%d in all)", len(names))
+			break
+		}
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(fileio.Quote(h))
+	}
+	return b.String()
 }

@@ -211,7 +211,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	}
 	var test *subtemper.TestData
 	if f.predict != "" {
-		if test, err = readPredictInputs(f.predict, data); err != nil {
+		if test, err = readPredictInputs(ctx, f.predict, f.maxMemory, data); err != nil {
 			return err
 		}
 	}

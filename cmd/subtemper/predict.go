@@ -54,14 +54,20 @@ type predictionsJSON struct {
 const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
 	"4000 (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
 
-// readPredictInputs reads the test file for fit's inputs: usage errors
-// (exit 2) for missing columns, NaN and the like.
-func readPredictInputs(path string, data *gp.Data) (*subtemper.TestData, error) {
+// readPredictInputs reads the test file for fit's inputs through
+// readInput (capped by maxMemory, stopped by ctx): usage errors (exit 2)
+// for missing columns, NaN and the like, errInterrupted on Ctrl-C.
+func readPredictInputs(ctx context.Context, path, maxMemory string, data *gp.Data) (*subtemper.TestData, error) {
 	names := make([]string, data.D)
 	for j := range names {
 		names[j] = data.InputName(j)
 	}
-	td, err := subtemper.ReadTestCSV(path, names, data.TargetName())
+	td, err := readInput(ctx, "the test file", path, maxMemory, func(r *fileio.Reader) (*subtemper.TestData, error) {
+		return subtemper.ReadTestCSVFrom(r, path, names, data.TargetName())
+	})
+	if errors.Is(err, errInterrupted) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -214,7 +220,7 @@ to predictions.json.`)
 		return err
 	}
 	defer fit.Close()
-	td, err := readPredictInputs(f.data, fit.Data)
+	td, err := readPredictInputs(ctx, f.data, "", fit.Data)
 	if err != nil {
 		return err
 	}
