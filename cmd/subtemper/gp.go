@@ -247,7 +247,13 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if f.finalOut != "" {
 		flags["out"] = f.finalOut
 	}
-	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet)
+	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet, &j.notes)
+	j.donePhase = "prediction"
+	if f.finalOut != "" {
+		j.doneCut = fmt.Sprintf("interrupted during the prediction: every draw was made and the fit saved, but no predictions were written; `subtemper predict --fit %s --data %s` makes them", f.finalOut, f.predict)
+	} else {
+		j.doneCut = "interrupted during the prediction: every draw was made, but no predictions were written; run again with --out DIR to keep the fit, then `subtemper predict --fit DIR` makes them"
+	}
 	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
 	return runJob(ctx, io, j)
 }

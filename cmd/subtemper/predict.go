@@ -241,7 +241,7 @@ to predictions.json.`)
 // The files go into out, the staging folder of --out, which is put in
 // place of shown (--out itself) after the hook returns: messages name
 // shown.
-func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, shown string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool) func([][][]float64) error {
+func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, shown string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool, notes *[]string) func([][][]float64) error {
 	if shown == "" {
 		shown = out
 	}
@@ -252,10 +252,10 @@ func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, sh
 			if err := fit.Save(out, flags); err != nil {
 				return fmt.Errorf("saving the fit to %s: %w", shown, err)
 			}
-			if !quiet {
-				fmt.Fprintf(io.err, "subtemper gp: saved the fit to %s (%s, %s: `subtemper predict --fit %s --data new.csv` reuses it)\n",
-					shown, subtemper.FitFile, subtemper.FitDataFile, shown)
-			}
+			// Said once the folder is in place (out may be the staging
+			// folder of --out).
+			*notes = append(*notes, fmt.Sprintf("saved the fit to %s (%s, %s: `subtemper predict --fit %s --data new.csv` reuses it)",
+				shown, subtemper.FitFile, subtemper.FitDataFile, shown))
 		}
 		if td == nil {
 			return nil

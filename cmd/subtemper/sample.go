@@ -316,9 +316,15 @@ type job struct {
 	dataLine string                  // the same, one line for humans
 	extra    func(*runSummary) error // adds command-specific content
 	// done, if set, runs after the outputs are written, with the result
-	// (the gp command saves the fit and predicts).
-	done func(res *tempering.Result) error
-	diag *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
+	// (the gp command saves the fit and predicts). When ctx is cancelled
+	// while it runs and it fails, the run is kept as interrupted during
+	// donePhase, with the warning doneCut (what was left out, how to make
+	// it).
+	done      func(res *tempering.Result) error
+	donePhase string
+	doneCut   string
+	notes     []string    // printed once the files are in place
+	diag      *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
 }
 
 // runJob samples, writes the files and prints the summary. It returns
@@ -398,6 +404,15 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	var derr error
 	if j.done != nil && !res.Interrupted {
 		derr = j.done(res)
+		if derr != nil && ctx.Err() != nil {
+			// Ctrl-C during the command's own phase: the draws are
+			// complete and are kept, marked as interrupted, with what
+			// was left out; the exit code is that of any interruption.
+			derr = nil
+			sum.Interrupted, res.Interrupted = true, true
+			sum.InterruptedDuring = j.donePhase
+			sum.Warnings = append(sum.Warnings, j.doneCut)
+		}
 	}
 	// The summary goes to stdout even when writing the files fails, so
 	// that a full disk does not lose the whole run.
@@ -424,6 +439,11 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if chatty && len(written) > 0 {
 		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", j.command, strings.Join(written, ", "))
+	}
+	if chatty && werr == nil {
+		for _, n := range j.notes {
+			fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, n)
+		}
 	}
 	if werr != nil || derr != nil {
 		return errors.Join(werr, derr)
