@@ -40,10 +40,19 @@ func (s *samplerFlags) checkRunMemory(model memlimit.Item, params int) error {
 		items = append(items, memlimit.Item{What: ladderWhat(s),
 			Bytes: memlimit.Ladder(s.maxLevels(), s.chains, strings.EqualFold(s.sampler, "spt")), Fix: "use fewer --levels"})
 	}
+	iters := float64(s.warmup) + float64(s.draws)*float64(s.thin)
+	iterFix := "use a smaller --thin"
+	if float64(s.warmup) > float64(s.draws)*float64(s.thin) {
+		iterFix = "use fewer --warmup iterations"
+	}
 	items = append(items, memlimit.Item{
 		What:  fmt.Sprintf("the draws (%s × %s of %s)", plural.Count(s.chains, "chain", "chains"), plural.Count(s.draws, "draw", "draws"), plural.Count(params, "parameter", "parameters")),
-		Bytes: memlimit.Draws(s.chains, s.draws, params, s.warmup+s.draws*s.thin),
+		Bytes: memlimit.Kept(s.chains, s.draws, params),
 		Fix:   "use fewer --draws (with --thin to cover the same iterations) or fewer --chains",
+	}, memlimit.Item{
+		What:  fmt.Sprintf("the iterations' records (%s × (%d warm-up + %d × %d thinned) iterations)", plural.Count(s.chains, "chain", "chains"), s.warmup, s.draws, s.thin),
+		Bytes: memlimit.Iterations(s.chains, iters),
+		Fix:   iterFix,
 	})
 	if err := memlimit.Check(items, limit, src); err != nil {
 		return usageError{err}
