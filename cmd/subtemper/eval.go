@@ -160,6 +160,9 @@ units (no standardisation):
 	theta := append(append([]float64(nil), ell...), sf, sn)
 	out, err := evalGP(m, theta)
 	if err != nil {
+		if note := scaleNote(d); note != "" {
+			return fmt.Errorf("%w; %s: rescale the data (gp --standardize does so for sampling)", err, note)
+		}
 		return err
 	}
 	if asJSON {

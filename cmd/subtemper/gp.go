@@ -248,6 +248,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		flags["out"] = f.finalOut
 	}
 	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet, &j.notes)
+	if note := scaleNote(fit); note != "" && !f.standardize {
+		j.startHint = note + ": --standardize rescales every column to mean 0 and SD 1 for sampling (the results stay in the data's units)"
+	}
 	j.donePhase = "prediction"
 	if f.finalOut != "" {
 		j.doneCut = fmt.Sprintf("interrupted during the prediction: every draw was made and the fit saved, but no predictions were written; `subtemper predict --fit %s --data %s` makes them", f.finalOut, f.predict)

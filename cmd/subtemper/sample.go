@@ -323,7 +323,10 @@ type job struct {
 	done      func(res *tempering.Result) error
 	donePhase string
 	doneCut   string
-	notes     []string    // printed once the files are in place
+	notes     []string // printed once the files are in place
+	// startHint, if not empty, follows the error of a run that cannot
+	// start: a likely cause and its fix.
+	startHint string
 	diag      *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
 }
 
@@ -378,7 +381,10 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if err != nil {
 		if cause := explainStart(j.target, st.Chains); cause != nil {
-			return fmt.Errorf("sampling failed: %w", cause)
+			err = cause
+		}
+		if j.startHint != "" {
+			return fmt.Errorf("sampling failed: %w; %s", err, j.startHint)
 		}
 		return fmt.Errorf("sampling failed: %w", err)
 	}
