@@ -127,6 +127,11 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			}
 		}
 	}
+	// --out first, so that a bad one fails before the data are read (and
+	// stale staging folders of killed runs are removed by any run).
+	if err := f.prepareOut(); err != nil {
+		return err
+	}
 	var data *gp.Data
 	if !synthetic {
 		data, err = readInput(ctx, "--data", f.data, f.maxMemory, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, csvOpt) })
@@ -138,9 +143,6 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		}
 	}
 	if err := f.checkGPMemory(be, data); err != nil {
-		return err
-	}
-	if err := f.prepareOut(); err != nil {
 		return err
 	}
 

@@ -91,6 +91,11 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			return usagef("--data needs --sigma SIGMA.csv, the known covariance of the observations")
 		}
 	}
+	// --out first, so that a bad one fails before the data are read (and
+	// stale staging folders of killed runs are removed by any run).
+	if err := f.prepareOut(); err != nil {
+		return err
+	}
 	var data *mvn.Data
 	if !synthetic {
 		data, err = readInput(ctx, "--data", f.data, f.maxMemory, func(r *fileio.Reader) (*mvn.Data, error) { return mvn.ReadCSV(r, f.data) })
@@ -102,9 +107,6 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		}
 	}
 	if err := f.checkMVNMemory(data); err != nil {
-		return err
-	}
-	if err := f.prepareOut(); err != nil {
 		return err
 	}
 
