@@ -45,6 +45,19 @@ func removeStaging() {
 // --out).
 func (s *samplerFlags) stageOut() error {
 	final := filepath.Clean(s.out)
+	if fi, err := os.Lstat(final); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// The folder the link points to is the one replaced (swapping
+		// the link itself would turn it into a folder and leave its
+		// target to be emptied).
+		target, err := filepath.EvalSymlinks(final)
+		if err != nil {
+			return usagef("--out %s: a symbolic link that cannot be followed: %v", s.out, err)
+		}
+		final = target
+	}
+	if err := checkSwappable(s.out, final); err != nil {
+		return err
+	}
 	parent, base := filepath.Split(final)
 	if parent == "" {
 		parent = "."
@@ -83,6 +96,37 @@ func (s *samplerFlags) stageOut() error {
 	stagingDirs = append(stagingDirs, dir)
 	stagingMu.Unlock()
 	s.finalOut, s.out = final, dir
+	return nil
+}
+
+// checkSwappable refuses, before any work, an --out (given as given,
+// resolved to final) that cannot be replaced in one step at the end of
+// the run: the root folder, the current folder or one that holds it (".",
+// "..") and a mount point.
+func checkSwappable(given, final string) error {
+	abs, err := filepath.Abs(final)
+	if err != nil {
+		return usagef("--out %s: %v", given, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	suggest := filepath.Join(given, "run")
+	if filepath.Dir(abs) == abs {
+		return usagef("--out %s is the root folder, which a run cannot replace: give a folder for the run's files, e.g. --out %s", given, suggest)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if real, err := filepath.EvalSymlinks(wd); err == nil {
+			wd = real
+		}
+		if rel, err := filepath.Rel(abs, wd); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			return usagef("--out %s is the current folder or holds it, which a run cannot replace (the run's folder is swapped in whole): give a folder for the run's files, e.g. --out %s", given, suggest)
+		}
+	}
+	var st, pst syscall.Stat_t
+	if syscall.Stat(abs, &st) == nil && syscall.Stat(filepath.Dir(abs), &pst) == nil && st.Dev != pst.Dev {
+		return usagef("--out %s is a mount point, which a run cannot replace (the run's folder is swapped in whole): give a folder inside it, e.g. --out %s", given, suggest)
+	}
 	return nil
 }
 
