@@ -1,7 +1,10 @@
 package subtemper
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +42,7 @@ type fitJSON struct {
 	Format          string         `json:"format"`
 	Version         int            `json:"version"`
 	DataFile        string         `json:"data_file"`
+	DataSHA256      string         `json:"data_sha256,omitempty"`
 	N               int            `json:"n"`
 	D               int            `json:"d"`
 	Inputs          []string       `json:"inputs"`
@@ -107,11 +111,16 @@ func (f *GPFit) Save(dir string, flags map[string]any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := gp.WriteCSVFile(filepath.Join(dir, FitDataFile), f.Data); err != nil {
+	dp := filepath.Join(dir, FitDataFile)
+	if err := gp.WriteCSVFile(dp, f.Data); err != nil {
 		return err
 	}
+	written, err := os.ReadFile(dp)
+	if err != nil {
+		return fmt.Errorf("subtemper: reading back %s: %w", dp, err)
+	}
 	fj := fitJSON{
-		Format: fitFormat, Version: fitVersion, DataFile: FitDataFile,
+		Format: fitFormat, Version: fitVersion, DataFile: FitDataFile, DataSHA256: sha256Hex(written),
 		N: f.Data.N, D: f.Data.D, Target: f.Data.TargetName(),
 		Standardized: f.standardized(), Prior: f.Prior, Jitter: f.Jitter, Backend: f.Backend,
 		Settings: settingsMap(f.Settings), Flags: flags, Names: f.Names(), DrawsU: f.Draws,
@@ -141,10 +150,18 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	incomplete := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %w: %s", dir, ErrIncompleteFit, fmt.Sprintf(format, a...))
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FitFile))
+	fp := filepath.Join(dir, FitFile)
+	fi, err := os.Stat(fp)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, incomplete("no %s (a fit is saved by `subtemper gp --out DIR`, or GPFit.Save)", FitFile)
 	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, incomplete("%s is not a regular file", FitFile)
+	}
+	b, err := os.ReadFile(fp)
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +188,24 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	if fj.Standardized && fj.Standardization == nil {
 		return nil, incomplete("%s says the data were standardised but holds no standardisation", FitFile)
 	}
-	dp := filepath.Join(dir, fj.DataFile)
-	if _, err := os.Stat(dp); err != nil {
-		return nil, incomplete("its training data %s are missing", fj.DataFile)
+	if msg := fj.check(); msg != "" {
+		return nil, incomplete("%s: %s", FitFile, msg)
 	}
-	data, err := gp.ReadCSVFile(dp, gp.CSVOptions{Target: fj.Target})
+	dp := filepath.Join(dir, fj.DataFile)
+	if fi, err := os.Stat(dp); err != nil {
+		return nil, incomplete("its training data %s are missing", fj.DataFile)
+	} else if !fi.Mode().IsRegular() {
+		return nil, incomplete("its training data %s are not a regular file", fj.DataFile)
+	}
+	raw, err := os.ReadFile(dp)
+	if err != nil {
+		return nil, incomplete("reading its training data: %v", err)
+	}
+	// Fits saved before the checksum was recorded have none to check.
+	if fj.DataSHA256 != "" && sha256Hex(raw) != fj.DataSHA256 {
+		return nil, incomplete("%s is not the file the fit was made from (its SHA-256 differs from the one %s records)", fj.DataFile, FitFile)
+	}
+	data, err := gp.ReadCSV(bytes.NewReader(raw), dp, gp.CSVOptions{Target: fj.Target})
 	if err != nil {
 		return nil, incomplete("reading its training data: %v", err)
 	}
@@ -195,9 +225,58 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 		f.Std = gp.Standardization{XMean: s.XMean, XSD: s.XSD, YMean: s.YMean, YSD: s.YSD}
 	}
 	if _, err := f.Model(); err != nil {
-		return nil, fmt.Errorf("%s: rebuilding the model: %w", dir, err)
+		return nil, incomplete("rebuilding the model: %v", err)
 	}
 	return f, nil
+}
+
+// check returns what is wrong with fit.json's numbers ("" if nothing):
+// sizes that disagree, draws, jitter or a standardisation that are not
+// finite, scales that are not positive.
+func (fj *fitJSON) check() string {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case fj.N < 2 || fj.D < 1:
+		return fmt.Sprintf("n = %d, d = %d: need n ≥ 2 and d ≥ 1", fj.N, fj.D)
+	case len(fj.Inputs) != fj.D:
+		return fmt.Sprintf("%d input names for d = %d", len(fj.Inputs), fj.D)
+	case !finite(fj.Jitter) || fj.Jitter < 0:
+		return fmt.Sprintf("jitter %v: want a finite number ≥ 0", fj.Jitter)
+	case fj.DataSHA256 != "" && len(fj.DataSHA256) != 64:
+		return "data_sha256 is not a SHA-256 in hexadecimal"
+	}
+	for c, ch := range fj.DrawsU {
+		if len(ch) == 0 {
+			return fmt.Sprintf("chain %d holds no draws", c+1)
+		}
+		for s, u := range ch {
+			for _, v := range u {
+				if !finite(v) || math.Abs(v) > 700 {
+					return fmt.Sprintf("draw %d of chain %d holds %v (u = log θ must be finite, |u| ≤ 700)", s+1, c+1, v)
+				}
+			}
+		}
+	}
+	if st := fj.Standardization; fj.Standardized {
+		if len(st.XMean) != fj.D || len(st.XSD) != fj.D {
+			return fmt.Sprintf("the standardisation has %d means and %d SDs for d = %d", len(st.XMean), len(st.XSD), fj.D)
+		}
+		for j := range fj.D {
+			if !finite(st.XMean[j]) || !finite(st.XSD[j]) || !(st.XSD[j] > 0) {
+				return fmt.Sprintf("the standardisation of input %d (mean %v, SD %v) is not finite with SD > 0", j+1, st.XMean[j], st.XSD[j])
+			}
+		}
+		if !finite(st.YMean) || !finite(st.YSD) || !(st.YSD > 0) {
+			return fmt.Sprintf("the target's standardisation (mean %v, SD %v) is not finite with SD > 0", st.YMean, st.YSD)
+		}
+	}
+	return ""
+}
+
+// sha256Hex returns the SHA-256 of b in hexadecimal.
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
 // TestData are test inputs read by ReadTestCSV, in the order of a fit's
