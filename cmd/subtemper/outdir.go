@@ -22,7 +22,10 @@ import (
 // by the next run with the same --out. A run interrupted before it kept
 // any draw does not replace an earlier result (one with a summary.json):
 // it writes nothing and says so. Files in --out that subtemper does not
-// write are carried over into the new folder.
+// write are carried over into the new folder: hard-linked into the
+// staging folder before the swap (linkForeign), so that a kill at any
+// instant leaves them in --out, and what could not be linked moved after
+// it (carryForeign).
 
 var (
 	stagingMu   sync.Mutex
@@ -182,6 +185,12 @@ func commitOut(f *samplerFlags, written []string, noDraws bool) (paths []string,
 			return nil, true, nil
 		}
 	}
+	// The user's files are linked into the new folder before the swap,
+	// so that they are in --out whatever instant the process is killed
+	// at (moved after the swap only, a kill between the two left them in
+	// the old folder, which the next run removes as a stale staging
+	// folder).
+	linkForeign(f.finalOut, f.out)
 	old, err := fileio.SwapDir(f.out, f.finalOut)
 	if err != nil {
 		return nil, false, fmt.Errorf("putting the results in place of %s: %w", f.finalOut, err)
@@ -189,6 +198,9 @@ func commitOut(f *samplerFlags, written []string, noDraws bool) (paths []string,
 	stagingMu.Lock()
 	stagingDirs = append(stagingDirs, old) // removed on the way out
 	stagingMu.Unlock()
+	if afterSwap != nil {
+		afterSwap()
+	}
 	if old != "" {
 		carryForeign(old, f.finalOut)
 	}
@@ -196,6 +208,67 @@ func commitOut(f *samplerFlags, written []string, noDraws bool) (paths []string,
 		paths = append(paths, f.finalPath(p))
 	}
 	return paths, false, nil
+}
+
+// afterSwap, when set (by tests), runs between the swap and carryForeign:
+// what --out holds then is what a kill at that instant would leave.
+var afterSwap func()
+
+// linkForeign mirrors into staged the entries of dir (if it exists) that
+// subtemper does not write: files as hard links, folders as folders of
+// the same, symbolic links as links to the same target. An entry that
+// cannot be mirrored whole (another file system inside --out, a file
+// system without hard links) is left out, for carryForeign to move after
+// the swap.
+func linkForeign(dir, staged string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if ours(n) {
+			continue
+		}
+		dst := filepath.Join(staged, n)
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if err := linkTree(filepath.Join(dir, n), dst); err != nil {
+			os.RemoveAll(dst) // links only: the originals stay in dir
+		}
+	}
+}
+
+// linkTree mirrors src at dst; see linkForeign.
+func linkTree(src, dst string) error {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, dst)
+	case fi.IsDir():
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if err := linkTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
+		}
+		return os.Chmod(dst, fi.Mode().Perm())
+	}
+	return os.Link(src, dst)
 }
 
 // carryForeign moves the entries of old that subtemper does not write into

@@ -135,3 +135,61 @@ func TestOutUnswappable(t *testing.T) {
 		t.Errorf("the link's target does not hold the second run's 14 rows")
 	}
 }
+
+// TestUserFilesSurviveAKill: at the instant after the swap of the staging
+// folder for --out (before the old folder's foreign files were moved
+// back), --out already holds the user's files and folders: a kill then
+// loses nothing (the old folder, named like a staging folder, is removed
+// by the next run). They used to be only in the old folder at that
+// instant: notes.txt and a subfolder lost.
+func TestUserFilesSurviveAKill(t *testing.T) {
+	parent := t.TempDir()
+	final := filepath.Join(parent, "run")
+	staged := filepath.Join(parent, ".run.staging-1-1")
+	for _, d := range []string{filepath.Join(final, "mine", "deep"), staged} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := map[string]string{"notes.txt": "mine", "mine/a.txt": "a", "mine/deep/b.txt": "b"}
+	for n, c := range user {
+		if err := os.WriteFile(filepath.Join(final, n), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("notes.txt", filepath.Join(final, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for n, c := range map[string]string{"draws.csv": "old", "summary.json": "{}"} {
+		os.WriteFile(filepath.Join(final, n), []byte(c), 0o644)
+	}
+	os.WriteFile(filepath.Join(staged, "draws.csv"), []byte("new"), 0o644)
+	check := func(when string) {
+		for n, c := range user {
+			if b, err := os.ReadFile(filepath.Join(final, n)); err != nil || string(b) != c {
+				t.Errorf("%s: %s holds %q, %v; want %q", when, n, b, err, c)
+			}
+		}
+		if l, err := os.Readlink(filepath.Join(final, "link")); err != nil || l != "notes.txt" {
+			t.Errorf("%s: link %q, %v", when, l, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(final, "draws.csv")); string(b) != "new" {
+			t.Errorf("%s: draws.csv holds %q, want the new run's", when, b)
+		}
+		if _, err := os.Stat(filepath.Join(final, "summary.json")); err == nil {
+			t.Errorf("%s: the old run's summary.json is in --out", when)
+		}
+	}
+	afterSwap = func() { check("right after the swap") }
+	defer func() { afterSwap = nil }()
+	f := &samplerFlags{out: staged, finalOut: final}
+	if _, _, err := commitOut(f, []string{filepath.Join(staged, "draws.csv")}, false); err != nil {
+		t.Fatal(err)
+	}
+	removeStaging()
+	check("after the run")
+	ents, _ := os.ReadDir(parent)
+	if len(ents) != 1 {
+		t.Errorf("%s holds %d entries, want --out only", parent, len(ents))
+	}
+}
