@@ -108,7 +108,11 @@ func TestDataPipesAndDevices(t *testing.T) {
 		t.Errorf("stderr lacks the size cap: %s", r.stderr)
 	}
 
-	for _, cmd := range [][]string{evalArgs(fifo), {"gp", "--data", fifo}, {"mvn", "--data", fifo, "--sigma", path}} {
+	fifoNC := filepath.Join(dir, "draws.nc")
+	if err := syscall.Mkfifo(fifoNC, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{evalArgs(fifo), {"gp", "--data", fifo}, {"mvn", "--data", fifo, "--sigma", path}, {"diag", fifo}, {"diag", fifoNC}} {
 		r, lat := interruptAfter(t, 300*time.Millisecond, cmd...)
 		mustCode(t, r, 130, cmd...)
 		if lat > time.Second {
