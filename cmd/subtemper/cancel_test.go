@@ -231,7 +231,8 @@ func TestDiagCutter(t *testing.T) {
 // and --out holds the new run marked as interrupted during the
 // prediction: every draw, the fit, no predictions, and a warning that
 // says how to make them. It used to exit 1 ("predicting: context
-// canceled") with summary.json saying "interrupted": false.
+// canceled") with summary.json saying "interrupted": false. The same for
+// the predict command.
 func TestInterruptPrediction(t *testing.T) {
 	dir := t.TempDir()
 	train, _ := writeGPData(t, dir, 200, 1)
@@ -309,5 +310,20 @@ func TestInterruptPrediction(t *testing.T) {
 	}
 	if !strings.Contains(o.String(), "INTERRUPTED during the prediction") {
 		t.Errorf("stdout does not say the prediction was interrupted:\n%s", o.String())
+	}
+
+	// The predict command on the saved fit, interrupted while it
+	// predicts: exit code 130 too (it used to be 1), nothing written.
+	pargs := []string{"predict", "--fit", out, "--data", test, "--predict-draws", "1500", "--out", filepath.Join(dir, "pred")}
+	r, lat := interruptAfter(t, 700*time.Millisecond, pargs...)
+	mustCode(t, r, 130, pargs...)
+	if lat > 2*time.Second {
+		t.Errorf("predict stopped %v after SIGINT", lat)
+	}
+	if !strings.Contains(r.stderr, "interrupted during the prediction") {
+		t.Errorf("predict's stderr does not say the prediction was interrupted: %s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pred", "predictions.csv")); err == nil {
+		t.Error("an interrupted predict wrote predictions.csv")
 	}
 }

@@ -96,7 +96,12 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	if plots {
 		probs = plotProbs
 	}
-	pred, err := fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: probs})
+	pred, err := predictInterruptible(ctx, func() (*gp.Predictive, error) {
+		return fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: probs})
+	})
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("predicting: %w", errmsg.Trim(err, "subtemper: "))
 	}
@@ -219,7 +224,7 @@ to predictions.json.`)
 	if err != nil {
 		return err
 	}
-	defer fit.Close()
+	defer closeUnlessInterrupted(ctx, fit)
 	td, err := readPredictInputs(ctx, f.data, "", fit.Data)
 	if err != nil {
 		return err
@@ -235,6 +240,52 @@ to predictions.json.`)
 	return predictAndWrite(ctx, io, "predict", fit, td, f.data, out, out, f.draws, f.plots, f.quiet)
 }
 
+// predictGrace is how long predictInterruptible waits, after a
+// cancellation, for the prediction to notice it (it does between draws)
+// before it gives up on it.
+const predictGrace = 300 * time.Millisecond
+
+// predictInterruptible runs predict (a GPFit.Predict with ctx) in a
+// goroutine. If ctx is cancelled, it returns interruptedDuring("the
+// prediction") as soon as predict returns, or after predictGrace at the
+// latest, abandoning it: a draw's factorisation under way (seconds for
+// large N on a loaded machine) is not waited for; the process is about to
+// exit, and the fit must then not be closed (its Close would wait for the
+// abandoned prediction): see closeUnlessInterrupted.
+func predictInterruptible(ctx context.Context, predict func() (*gp.Predictive, error)) (*gp.Predictive, error) {
+	type result struct {
+		p   *gp.Predictive
+		err error
+	}
+	c := make(chan result, 1) // buffered: an abandoned prediction does not block
+	go func() {
+		p, err := predict()
+		c <- result{p, err}
+	}()
+	select {
+	case r := <-c:
+		if r.err != nil && ctx.Err() != nil {
+			return nil, interruptedDuring("the prediction")
+		}
+		return r.p, r.err
+	case <-ctx.Done():
+	}
+	select {
+	case <-c:
+	case <-time.After(predictGrace):
+	}
+	return nil, interruptedDuring("the prediction")
+}
+
+// closeUnlessInterrupted closes fit, unless ctx was cancelled: a
+// prediction abandoned by predictInterruptible may still hold it, and the
+// process is about to exit.
+func closeUnlessInterrupted(ctx context.Context, fit *subtemper.GPFit) {
+	if ctx.Err() == nil {
+		fit.Close()
+	}
+}
+
 // gpPredictDone returns the gp command's done hook: save the fit to out
 // (when set) and predict at the test file's inputs (when set).
 //
@@ -247,7 +298,7 @@ func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, sh
 	}
 	return func(d [][][]float64) error {
 		fit.Draws = d
-		defer fit.Close()
+		defer closeUnlessInterrupted(ctx, fit)
 		if out != "" {
 			if err := fit.Save(out, flags); err != nil {
 				return fmt.Errorf("saving the fit to %s: %w", shown, err)
