@@ -41,6 +41,12 @@ func completeRun(t *testing.T, parent string) (string, map[string]string) {
 // returns the result and the time from the signal to the exit.
 func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, time.Duration) {
 	t.Helper()
+	return signalAfter(t, os.Interrupt, delay, args...)
+}
+
+// signalAfter is interruptAfter with signal sig.
+func signalAfter(t *testing.T, sig os.Signal, delay time.Duration, args ...string) (result, time.Duration) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -49,7 +55,7 @@ func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, 
 	}
 	time.Sleep(delay)
 	sent := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	waitErr := make(chan error, 1)
@@ -59,7 +65,7 @@ func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, 
 	case err = <-waitErr:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("subtemper %s did not stop within 30 s of SIGINT", strings.Join(args, " "))
+		t.Fatalf("subtemper %s did not stop within 30 s of %v", strings.Join(args, " "), sig)
 	}
 	lat := time.Since(sent)
 	code := 0

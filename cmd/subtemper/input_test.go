@@ -113,10 +113,12 @@ func TestDataPipesAndDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cmd := range [][]string{evalArgs(fifo), {"gp", "--data", fifo}, {"mvn", "--data", fifo, "--sigma", path}, {"diag", fifo}, {"diag", fifoNC}} {
-		r, lat := interruptAfter(t, 300*time.Millisecond, cmd...)
-		mustCode(t, r, 130, cmd...)
-		if lat > time.Second {
-			t.Errorf("%v: ended %v after SIGINT", cmd, lat)
+		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+			r, lat := signalAfter(t, sig, 300*time.Millisecond, cmd...)
+			mustCode(t, r, 130, cmd...)
+			if lat > time.Second {
+				t.Errorf("%v: ended %v after %v", cmd, lat, sig)
+			}
 		}
 	}
 }
