@@ -61,12 +61,12 @@ chains not all equal), which JSON cannot write.`)
 	var d *diag.Draws
 	label := pos[0]
 	if strings.HasSuffix(pos[0], ".nc") {
-		d, err = readInput(ctx, "the draws file", pos[0], "", func(r *fileio.Reader) (*diag.Draws, error) { return readDrawsNetCDF(r, pos[0]) })
+		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*diag.Draws, error) { return readDrawsNetCDF(r, pos[0]) })
 	} else if pos[0] == "-" {
 		label = "<stdin>"
 		d, err = diag.ReadCSVWith(io.in, label, diag.CSVOptions{Truncate: truncate})
 	} else {
-		d, err = readInput(ctx, "the draws file", pos[0], "", func(r *fileio.Reader) (*diag.Draws, error) {
+		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*diag.Draws, error) {
 			return diag.ReadCSVWith(r, pos[0], diag.CSVOptions{Truncate: truncate})
 		})
 	}

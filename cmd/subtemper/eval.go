@@ -134,7 +134,7 @@ units (no standardisation):
 	if err != nil {
 		return err
 	}
-	d, err := readInput(ctx, "--data", data, maxMemory, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, data, copt) })
+	d, err := readInput(ctx, "--data", data, maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, data, copt) })
 	if errors.Is(err, errInterrupted) {
 		return err
 	}

@@ -134,7 +134,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	}
 	var data *gp.Data
 	if !synthetic {
-		data, err = readInput(ctx, "--data", f.data, f.maxMemory, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, csvOpt) })
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, csvOpt) })
 		if errors.Is(err, errInterrupted) {
 			return err
 		}

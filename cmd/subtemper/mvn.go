@@ -98,7 +98,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 	}
 	var data *mvn.Data
 	if !synthetic {
-		data, err = readInput(ctx, "--data", f.data, f.maxMemory, func(r *fileio.Reader) (*mvn.Data, error) { return mvn.ReadCSV(r, f.data) })
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*mvn.Data, error) { return mvn.ReadCSV(r, f.data) })
 		if errors.Is(err, errInterrupted) {
 			return err
 		}
@@ -117,7 +117,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		var opt mvn.SynthOptions
 		opt.Sigma0 = f.priorSD
 		if f.sigma != "" {
-			s, err := readInput(ctx, "--sigma", f.sigma, f.maxMemory, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, f.dims) })
+			s, err := readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, f.dims) })
 			if err != nil {
 				return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 			}
@@ -150,7 +150,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			line += "; written to " + p
 		}
 	} else {
-		sigma, err = readInput(ctx, "--sigma", f.sigma, f.maxMemory, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, data.D) })
+		sigma, err = readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, data.D) })
 		if err != nil {
 			return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 		}

@@ -62,7 +62,7 @@ func readPredictInputs(ctx context.Context, path, maxMemory string, data *gp.Dat
 	for j := range names {
 		names[j] = data.InputName(j)
 	}
-	td, err := readInput(ctx, "the test file", path, maxMemory, func(r *fileio.Reader) (*subtemper.TestData, error) {
+	td, err := readInput(ctx, "the test file", path, maxMemory, 1, func(r *fileio.Reader) (*subtemper.TestData, error) {
 		return subtemper.ReadTestCSVFrom(r, path, names, data.TargetName())
 	})
 	if errors.Is(err, errInterrupted) {
