@@ -333,3 +333,29 @@ func TestInterruptPrediction(t *testing.T) {
 		t.Error("an interrupted predict wrote predictions.csv")
 	}
 }
+
+// TestInterruptWhileWriting: a Ctrl-C that comes while the files are
+// written (the sampling and the fit done) lets them be written whole, as
+// a complete run, and exits with code 130 like an interrupt in any other
+// phase (it used to exit 0).
+func TestInterruptWhileWriting(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	beforeWrite = cancel
+	defer func() { beforeWrite = nil }()
+	var o, e bytes.Buffer
+	code := run(ctx, []string{"gp", "--n", "12", "--dims", "1", "--draws", "10", "--warmup", "5", "--quiet", "--out", out}, &stdio{in: strings.NewReader(""), out: &o, err: &e})
+	if code != 130 {
+		t.Errorf("exit code %d, want 130; stderr: %s", code, e.String())
+	}
+	sum := readJSON(t, filepath.Join(out, "summary.json"))
+	if sum["interrupted"] != false {
+		t.Errorf("summary.json: interrupted %v, want false (the run is complete)", sum["interrupted"])
+	}
+	for _, n := range []string{"draws.csv", "fit.json", "fit-data.csv", "data.csv"} {
+		if _, err := os.Stat(filepath.Join(out, n)); err != nil {
+			t.Errorf("%s missing: %v", n, err)
+		}
+	}
+}

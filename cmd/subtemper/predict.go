@@ -237,7 +237,14 @@ to predictions.json.`)
 		fmt.Fprintf(io.err, "subtemper predict: fit %s (N = %d, D = %d, %s), %s from %s\n", f.fit, fit.Data.N, fit.Data.D,
 			plural.Count(len(fit.PooledDraws(1<<62)), "draw", "draws"), plural.Count(td.N, "test point", "test points"), f.data)
 	}
-	return predictAndWrite(ctx, io, "predict", fit, td, f.data, out, out, f.draws, f.plots, f.quiet)
+	if err := predictAndWrite(ctx, io, "predict", fit, td, f.data, out, out, f.draws, f.plots, f.quiet); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C while the files were written: written whole.
+		return fmt.Errorf("%w while the files were written: the predictions are complete, every file written", errInterrupted)
+	}
+	return nil
 }
 
 // predictGrace is how long predictInterruptible waits, after a

@@ -330,6 +330,10 @@ type job struct {
 	diag      *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
 }
 
+// beforeWrite, when set (by tests), runs just before runJob writes the
+// files.
+var beforeWrite func()
+
 // runJob samples, writes the files and prints the summary. It returns
 // errInterrupted (after writing everything) if ctx was cancelled.
 func runJob(ctx context.Context, io *stdio, j *job) error {
@@ -420,6 +424,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 			sum.Warnings = append(sum.Warnings, j.doneCut)
 		}
 	}
+	if beforeWrite != nil {
+		beforeWrite()
+	}
 	// The summary goes to stdout even when writing the files fails, so
 	// that a full disk does not lose the whole run.
 	var written []string
@@ -456,6 +463,13 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if res.Interrupted {
 		return errInterrupted
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C after the sampling and the command's own phase, while
+		// the files were written: they were written whole (the run is
+		// complete, summary.json says so), and the exit code is that
+		// of any interruption.
+		return fmt.Errorf("%w while the files were written: the run is complete, every file written", errInterrupted)
 	}
 	return nil
 }
