@@ -1,7 +1,10 @@
 package subtemper
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -38,6 +42,7 @@ type fitJSON struct {
 	Format          string         `json:"format"`
 	Version         int            `json:"version"`
 	DataFile        string         `json:"data_file"`
+	DataSHA256      string         `json:"data_sha256,omitempty"`
 	N               int            `json:"n"`
 	D               int            `json:"d"`
 	Inputs          []string       `json:"inputs"`
@@ -106,11 +111,16 @@ func (f *GPFit) Save(dir string, flags map[string]any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := gp.WriteCSVFile(filepath.Join(dir, FitDataFile), f.Data); err != nil {
+	dp := filepath.Join(dir, FitDataFile)
+	if err := gp.WriteCSVFile(dp, f.Data); err != nil {
 		return err
 	}
+	written, err := os.ReadFile(dp)
+	if err != nil {
+		return fmt.Errorf("subtemper: reading back %s: %w", dp, err)
+	}
 	fj := fitJSON{
-		Format: fitFormat, Version: fitVersion, DataFile: FitDataFile,
+		Format: fitFormat, Version: fitVersion, DataFile: FitDataFile, DataSHA256: sha256Hex(written),
 		N: f.Data.N, D: f.Data.D, Target: f.Data.TargetName(),
 		Standardized: f.standardized(), Prior: f.Prior, Jitter: f.Jitter, Backend: f.Backend,
 		Settings: settingsMap(f.Settings), Flags: flags, Names: f.Names(), DrawsU: f.Draws,
@@ -140,10 +150,18 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	incomplete := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %w: %s", dir, ErrIncompleteFit, fmt.Sprintf(format, a...))
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FitFile))
+	fp := filepath.Join(dir, FitFile)
+	fi, err := os.Stat(fp)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, incomplete("no %s (a fit is saved by `subtemper gp --out DIR`, or GPFit.Save)", FitFile)
 	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, incomplete("%s is not a regular file", FitFile)
+	}
+	b, err := os.ReadFile(fp)
 	if err != nil {
 		return nil, err
 	}
@@ -170,11 +188,24 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	if fj.Standardized && fj.Standardization == nil {
 		return nil, incomplete("%s says the data were standardised but holds no standardisation", FitFile)
 	}
-	dp := filepath.Join(dir, fj.DataFile)
-	if _, err := os.Stat(dp); err != nil {
-		return nil, incomplete("its training data %s are missing", fj.DataFile)
+	if msg := fj.check(); msg != "" {
+		return nil, incomplete("%s: %s", FitFile, msg)
 	}
-	data, err := gp.ReadCSVFile(dp, gp.CSVOptions{Target: fj.Target})
+	dp := filepath.Join(dir, fj.DataFile)
+	if fi, err := os.Stat(dp); err != nil {
+		return nil, incomplete("its training data %s are missing", fj.DataFile)
+	} else if !fi.Mode().IsRegular() {
+		return nil, incomplete("its training data %s are not a regular file", fj.DataFile)
+	}
+	raw, err := os.ReadFile(dp)
+	if err != nil {
+		return nil, incomplete("reading its training data: %v", err)
+	}
+	// Fits saved before the checksum was recorded have none to check.
+	if fj.DataSHA256 != "" && sha256Hex(raw) != fj.DataSHA256 {
+		return nil, incomplete("%s is not the file the fit was made from (its SHA-256 differs from the one %s records)", fj.DataFile, FitFile)
+	}
+	data, err := gp.ReadCSV(bytes.NewReader(raw), dp, gp.CSVOptions{Target: fj.Target})
 	if err != nil {
 		return nil, incomplete("reading its training data: %v", err)
 	}
@@ -194,9 +225,58 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 		f.Std = gp.Standardization{XMean: s.XMean, XSD: s.XSD, YMean: s.YMean, YSD: s.YSD}
 	}
 	if _, err := f.Model(); err != nil {
-		return nil, fmt.Errorf("%s: rebuilding the model: %w", dir, err)
+		return nil, incomplete("rebuilding the model: %v", err)
 	}
 	return f, nil
+}
+
+// check returns what is wrong with fit.json's numbers ("" if nothing):
+// sizes that disagree, draws, jitter or a standardisation that are not
+// finite, scales that are not positive.
+func (fj *fitJSON) check() string {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case fj.N < 2 || fj.D < 1:
+		return fmt.Sprintf("n = %d, d = %d: need n ≥ 2 and d ≥ 1", fj.N, fj.D)
+	case len(fj.Inputs) != fj.D:
+		return fmt.Sprintf("%d input names for d = %d", len(fj.Inputs), fj.D)
+	case !finite(fj.Jitter) || fj.Jitter < 0:
+		return fmt.Sprintf("jitter %v: want a finite number ≥ 0", fj.Jitter)
+	case fj.DataSHA256 != "" && len(fj.DataSHA256) != 64:
+		return "data_sha256 is not a SHA-256 in hexadecimal"
+	}
+	for c, ch := range fj.DrawsU {
+		if len(ch) == 0 {
+			return fmt.Sprintf("chain %d holds no draws", c+1)
+		}
+		for s, u := range ch {
+			for _, v := range u {
+				if !finite(v) || math.Abs(v) > 700 {
+					return fmt.Sprintf("draw %d of chain %d holds %v (u = log θ must be finite, |u| ≤ 700)", s+1, c+1, v)
+				}
+			}
+		}
+	}
+	if st := fj.Standardization; fj.Standardized {
+		if len(st.XMean) != fj.D || len(st.XSD) != fj.D {
+			return fmt.Sprintf("the standardisation has %d means and %d SDs for d = %d", len(st.XMean), len(st.XSD), fj.D)
+		}
+		for j := range fj.D {
+			if !finite(st.XMean[j]) || !finite(st.XSD[j]) || !(st.XSD[j] > 0) {
+				return fmt.Sprintf("the standardisation of input %d (mean %v, SD %v) is not finite with SD > 0", j+1, st.XMean[j], st.XSD[j])
+			}
+		}
+		if !finite(st.YMean) || !finite(st.YSD) || !(st.YSD > 0) {
+			return fmt.Sprintf("the target's standardisation (mean %v, SD %v) is not finite with SD > 0", st.YMean, st.YSD)
+		}
+	}
+	return ""
+}
+
+// sha256Hex returns the SHA-256 of b in hexadecimal.
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
 // TestData are test inputs read by ReadTestCSV, in the order of a fit's
@@ -214,37 +294,38 @@ type TestData struct {
 
 // ReadTestCSV reads test inputs from a CSV file with a header row: the
 // columns named inputs (in any order; other columns are ignored) and, if
-// present, the column named target. A missing input column, a cell that
-// is not a finite number (NaN and Inf included) and a file without rows
-// are errors naming the file, line and column.
+// present, the column named target. A missing input column, a row whose
+// number of cells differs from the header's, a cell that is not a finite
+// number (NaN and Inf included) and a file without rows are errors naming
+// the file, line and column. A record longer than 4 MiB or of more than
+// 100 000 fields is refused before more of it is read, and messages quote
+// at most 64 bytes of a cell or a name (the caps of the other readers).
 func ReadTestCSV(path string, inputs []string, target string) (*TestData, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return readTestCSV(fh, path, inputs, target)
+	return ReadTestCSVFrom(fh, path, inputs, target)
 }
 
-func readTestCSV(r io.Reader, name string, inputs []string, target string) (*TestData, error) {
-	cr := csv.NewReader(r)
-	cr.TrimLeadingSpace = true
+// ReadTestCSVFrom is ReadTestCSV reading r; name is the file's name in
+// error messages.
+func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string) (*TestData, error) {
+	cr := fileio.NewCSVReader(r, 0)
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty file", name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+		return nil, testReadErr(name, err)
 	}
 	col := map[string]int{}
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		header[j] = h
 		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("%s:1: column %q appears twice", name, h)
+			return nil, fmt.Errorf("%s:1: column %s appears twice", name, fileio.Quote(h))
 		}
 		col[h] = j
 	}
@@ -253,13 +334,13 @@ func readTestCSV(r io.Reader, name string, inputs []string, target string) (*Tes
 	for k, in := range inputs {
 		j, ok := col[in]
 		if !ok {
-			missing = append(missing, strconv.Quote(in))
+			missing = append(missing, fileio.Quote(in))
 		}
 		idx[k] = j
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s:1: missing input column %s (the fit's inputs are %s; the file has %s)", name, strings.Join(missing, ", "),
-			strings.Join(inputs, ", "), strings.Join(header, ", "))
+			quoteList(inputs), quoteList(header))
 	}
 	tc, hasY := col[target]
 	td := &TestData{Header: header}
@@ -268,15 +349,18 @@ func readTestCSV(r io.Reader, name string, inputs []string, target string) (*Tes
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, testReadErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("%s:%d: %d cells, but the header has %d", name, line, len(rec), len(header))
 		}
 		cell := func(j int) (float64, error) {
 			s := strings.TrimSpace(rec[j])
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("%s:%d: column %d (%q): %q is not a finite number", name, line, j+1, header[j], s)
+				return 0, fmt.Errorf("%s:%d: column %d (%s): %s is not a finite number", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
 			}
 			return v, nil
 		}
@@ -300,4 +384,33 @@ func readTestCSV(r io.Reader, name string, inputs []string, target string) (*Tes
 		return nil, fmt.Errorf("%s: a header but no rows", name)
 	}
 	return td, nil
+}
+
+// testReadErr formats an error of the CSV reader with the file and line.
+func testReadErr(name string, err error) error {
+	var pe *csv.ParseError
+	var long *fileio.RecordTooLongError
+	switch {
+	case errors.As(err, &long):
+		return fmt.Errorf("%s:%w", name, err)
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// quoteList lists names quoted with fileio.Quote, the first 10 of them.
+func quoteList(names []string) string {
+	var b strings.Builder
+	for j, h := range names {
+		if j == 10 {
+			fmt.Fprintf(&b, ", … (%d in all)", len(names))
+			break
+		}
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(fileio.Quote(h))
+	}
+	return b.String()
 }

@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
@@ -90,7 +91,12 @@ type GPOptions struct {
 // GPFit is a fitted GP: the data, how they were transformed, the model's
 // settings and the draws of u = log θ, with methods to summarise, predict
 // and save. A GPFit holds a model on a backend (created on first use):
-// Close releases it. It is not safe for concurrent use.
+// Close releases it. Predict, Model and Close may be called from several
+// goroutines at once (predictions on one fit are made one at a time, each
+// using every core: the model's workspaces are shared); the other methods
+// only read the fit. The fields must not be changed while methods run,
+// and the *gp.Model that Model returns is not itself safe for concurrent
+// use.
 type GPFit struct {
 	// Data are the data as given, in their own units.
 	Data *gp.Data
@@ -114,6 +120,7 @@ type GPFit struct {
 	// Wall is the sampling's wall-clock time (0 for a loaded fit).
 	Wall time.Duration
 
+	mu    sync.Mutex // guards model and its use by Predict
 	model *gp.Model
 }
 
@@ -162,6 +169,13 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 // Model returns the GP model the draws belong to (on the standardised
 // data when Std is set), creating it on the fit's backend on first use.
 func (f *GPFit) Model() (*gp.Model, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.modelLocked()
+}
+
+// modelLocked is Model, with f.mu held.
+func (f *GPFit) modelLocked() (*gp.Model, error) {
 	if f.model != nil {
 		return f.model, nil
 	}
@@ -207,6 +221,8 @@ func sameStd(a, b gp.Standardization) bool {
 
 // Close releases the model's backend handle.
 func (f *GPFit) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.model == nil {
 		return nil
 	}
@@ -319,7 +335,11 @@ type PredictOptions struct {
 // O(S·(2N³/3 + n·N·D + n·N²)) for S draws and N observations (see
 // gp.Model.PredictDraws).
 func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOptions) (*gp.Predictive, error) {
-	m, err := f.Model()
+	// One prediction at a time: they share the model's workspaces (and
+	// each already uses every core).
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, err := f.modelLocked()
 	if err != nil {
 		return nil, err
 	}

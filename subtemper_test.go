@@ -104,14 +104,14 @@ func TestPooledDraws(t *testing.T) {
 // columns, NaN and empty files are errors naming what is wrong.
 func TestReadTestCSV(t *testing.T) {
 	in := []string{"a", "b"}
-	td, err := readTestCSV(strings.NewReader("extra,b,a,y\n9,2,1,3\n9,20,10,30\n"), "t.csv", in, "y")
+	td, err := ReadTestCSVFrom(strings.NewReader("extra,b,a,y\n9,2,1,3\n9,20,10,30\n"), "t.csv", in, "y")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if td.N != 2 || !slices.Equal(td.X, []float64{1, 2, 10, 20}) || !slices.Equal(td.Y, []float64{3, 30}) {
 		t.Errorf("read %+v", td)
 	}
-	td, err = readTestCSV(strings.NewReader("b,a\n2,1\n"), "t.csv", in, "y")
+	td, err = ReadTestCSVFrom(strings.NewReader("b,a\n2,1\n"), "t.csv", in, "y")
 	if err != nil || td.Y != nil || td.N != 1 {
 		t.Errorf("no target: %+v, %v", td, err)
 	}
@@ -122,7 +122,7 @@ func TestReadTestCSV(t *testing.T) {
 		{"a,b\n", "no rows"},
 		{"", "empty file"},
 	} {
-		if _, err := readTestCSV(strings.NewReader(c.csv), "t.csv", in, "y"); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ReadTestCSVFrom(strings.NewReader(c.csv), "t.csv", in, "y"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want it to say %q", c.csv, err, c.want)
 		}
 	}

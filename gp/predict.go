@@ -367,7 +367,12 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		if err != nil {
 			return nil, err
 		}
-		parallel(workers, b, func(w, t int) error {
+		// The mixtures' quantiles (root finding over S draws per point)
+		// take seconds for thousands of draws: ctx is checked per point.
+		err = parallel(workers, b, func(w, t int) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			mix := &mixes[w]
 			i := lo + t
 			// Latent f*.
@@ -394,6 +399,9 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 			}
 			return nil
 		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

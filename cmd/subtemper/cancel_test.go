@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,6 +41,12 @@ func completeRun(t *testing.T, parent string) (string, map[string]string) {
 // returns the result and the time from the signal to the exit.
 func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, time.Duration) {
 	t.Helper()
+	return signalAfter(t, os.Interrupt, delay, args...)
+}
+
+// signalAfter is interruptAfter with signal sig.
+func signalAfter(t *testing.T, sig os.Signal, delay time.Duration, args ...string) (result, time.Duration) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -47,7 +55,7 @@ func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, 
 	}
 	time.Sleep(delay)
 	sent := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	waitErr := make(chan error, 1)
@@ -57,7 +65,7 @@ func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, 
 	case err = <-waitErr:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("subtemper %s did not stop within 30 s of SIGINT", strings.Join(args, " "))
+		t.Fatalf("subtemper %s did not stop within 30 s of %v", strings.Join(args, " "), sig)
 	}
 	lat := time.Since(sent)
 	code := 0
@@ -221,4 +229,133 @@ func TestDiagCutter(t *testing.T) {
 		t.Errorf("not cancelled: %v %v", s, err)
 	}
 	d.close()
+}
+
+// TestInterruptPrediction: SIGINT while gp --predict predicts (the fit is
+// saved in the staging folder, predictions.csv is not yet written) ends
+// the command with exit code 130, like an interrupt in any other phase,
+// and --out holds the new run marked as interrupted during the
+// prediction: every draw, the fit, no predictions, and a warning that
+// says how to make them. It used to exit 1 ("predicting: context
+// canceled") with summary.json saying "interrupted": false. The same for
+// the predict command.
+func TestInterruptPrediction(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := writeGPData(t, dir, 200, 1)
+	var b strings.Builder
+	b.WriteString("x1\n")
+	for i := range 2000 {
+		b.WriteString(strconv.FormatFloat(-3+6*float64(i)/2000, 'g', -1, 64) + "\n")
+	}
+	test := writeFile(t, dir, "test.csv", b.String())
+	parent := filepath.Join(dir, "runs")
+	out := filepath.Join(parent, "run")
+	args := []string{"gp", "--data", train, "--sampler", "none", "--inner", "mh", "--warmup", "20", "--draws", "500",
+		"--out", out, "--predict", test, "--predict-draws", "1500", "--quiet"}
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	// The fit is saved into the staging folder just before the prediction.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(parent, ".run.staging-*", "fit.json")); len(m) > 0 {
+			break
+		}
+		select {
+		case err := <-waitErr:
+			t.Fatalf("ended before the prediction: %v\n%s", err, e.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no fit.json in the staging folder within 60 s")
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	sent := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-waitErr:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("did not stop within 30 s of SIGINT")
+	}
+	if lat := time.Since(sent); lat > 2*time.Second {
+		t.Errorf("stopped %v after SIGINT", lat)
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	if code != 130 {
+		t.Fatalf("exit code %d, want 130\nstderr:\n%s", code, e.String())
+	}
+	for _, n := range []string{"draws.csv", "summary.json", "fit.json", "fit-data.csv"} {
+		if _, err := os.Stat(filepath.Join(out, n)); err != nil {
+			t.Errorf("--out lacks %s: %v", n, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "predictions.csv")); err == nil {
+		t.Error("--out holds predictions.csv after an interrupted prediction")
+	}
+	sum := readJSON(t, filepath.Join(out, "summary.json"))
+	if sum["interrupted"] != true || sum["interrupted_during"] != "prediction" {
+		t.Errorf("summary.json: interrupted %v, interrupted_during %v; want true, \"prediction\"", sum["interrupted"], sum["interrupted_during"])
+	}
+	if w, _ := json.Marshal(sum["warnings"]); !strings.Contains(string(w), "subtemper predict --fit") {
+		t.Errorf("summary.json's warnings do not say how to predict: %s", w)
+	}
+	if !strings.Contains(o.String(), "INTERRUPTED during the prediction") {
+		t.Errorf("stdout does not say the prediction was interrupted:\n%s", o.String())
+	}
+
+	// The predict command on the saved fit, interrupted while it
+	// predicts: exit code 130 too (it used to be 1), nothing written.
+	pargs := []string{"predict", "--fit", out, "--data", test, "--predict-draws", "1500", "--out", filepath.Join(dir, "pred")}
+	r, lat := interruptAfter(t, 700*time.Millisecond, pargs...)
+	mustCode(t, r, 130, pargs...)
+	if lat > 2*time.Second {
+		t.Errorf("predict stopped %v after SIGINT", lat)
+	}
+	if !strings.Contains(r.stderr, "interrupted during the prediction") {
+		t.Errorf("predict's stderr does not say the prediction was interrupted: %s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pred", "predictions.csv")); err == nil {
+		t.Error("an interrupted predict wrote predictions.csv")
+	}
+}
+
+// TestInterruptWhileWriting: a Ctrl-C that comes while the files are
+// written (the sampling and the fit done) lets them be written whole, as
+// a complete run, and exits with code 130 like an interrupt in any other
+// phase (it used to exit 0).
+func TestInterruptWhileWriting(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	beforeWrite = cancel
+	defer func() { beforeWrite = nil }()
+	var o, e bytes.Buffer
+	code := run(ctx, []string{"gp", "--n", "12", "--dims", "1", "--draws", "10", "--warmup", "5", "--quiet", "--out", out}, &stdio{in: strings.NewReader(""), out: &o, err: &e})
+	if code != 130 {
+		t.Errorf("exit code %d, want 130; stderr: %s", code, e.String())
+	}
+	sum := readJSON(t, filepath.Join(out, "summary.json"))
+	if sum["interrupted"] != false {
+		t.Errorf("summary.json: interrupted %v, want false (the run is complete)", sum["interrupted"])
+	}
+	for _, n := range []string{"draws.csv", "fit.json", "fit-data.csv", "data.csv"} {
+		if _, err := os.Stat(filepath.Join(out, n)); err != nil {
+			t.Errorf("%s missing: %v", n, err)
+		}
+	}
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	goio "io"
 	"strings"
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/errmsg"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/netcdf"
 	"github.com/subtemper/subtemper/internal/plural"
 )
@@ -59,17 +61,17 @@ chains not all equal), which JSON cannot write.`)
 	var d *diag.Draws
 	label := pos[0]
 	if strings.HasSuffix(pos[0], ".nc") {
-		d, err = readDrawsNetCDF(pos[0])
+		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*diag.Draws, error) { return readDrawsNetCDF(r, pos[0]) })
 	} else if pos[0] == "-" {
 		label = "<stdin>"
 		d, err = diag.ReadCSVWith(io.in, label, diag.CSVOptions{Truncate: truncate})
 	} else {
-		fh, oerr := os.Open(pos[0])
-		if oerr != nil {
-			return inputErr(oerr)
-		}
-		d, err = diag.ReadCSVWith(fh, pos[0], diag.CSVOptions{Truncate: truncate})
-		fh.Close()
+		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*diag.Draws, error) {
+			return diag.ReadCSVWith(r, pos[0], diag.CSVOptions{Truncate: truncate})
+		})
+	}
+	if errors.Is(err, errInterrupted) {
+		return err
 	}
 	if err != nil {
 		return inputErr(err)
@@ -97,12 +99,13 @@ chains not all equal), which JSON cannot write.`)
 	return nil
 }
 
-// readDrawsNetCDF reads draws from a netCDF-3 file (netcdf.Read) as the
-// CSV reader returns them: chains labelled 1, 2, …
-func readDrawsNetCDF(path string) (*diag.Draws, error) {
-	b, err := os.ReadFile(path)
+// readDrawsNetCDF reads draws from a netCDF-3 file (netcdf.Read) read
+// from r, named path, as the CSV reader returns them: chains labelled 1,
+// 2, …
+func readDrawsNetCDF(r goio.Reader, path string) (*diag.Draws, error) {
+	b, err := goio.ReadAll(r)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	nd, err := netcdf.Read(b)
 	if err != nil {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
 )
@@ -124,9 +126,6 @@ units (no standardisation):
 	if err != nil {
 		return usagef("--backend %q is not compiled into this binary (available: %s)", backend, strings.Join(linalg.Names(), ", "))
 	}
-	if err := checkEvalMemory(data, maxMemory, be); err != nil {
-		return err
-	}
 	prior, err := model.prior()
 	if err != nil {
 		return err
@@ -135,9 +134,15 @@ units (no standardisation):
 	if err != nil {
 		return err
 	}
-	d, err := gp.ReadCSVFile(data, copt)
+	d, err := readInput(ctx, "--data", data, maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, data, copt) })
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return inputErr(err)
+	}
+	if err := checkEvalMemory(data, maxMemory, be, d); err != nil {
+		return err
 	}
 	if len(ell) != d.D {
 		names := make([]string, d.D)
@@ -155,6 +160,9 @@ units (no standardisation):
 	theta := append(append([]float64(nil), ell...), sf, sn)
 	out, err := evalGP(m, theta)
 	if err != nil {
+		if note := scaleNote(d); note != "" {
+			return fmt.Errorf("%w; %s: rescale the data (gp --standardize does so for sampling)", err, note)
+		}
 		return err
 	}
 	if asJSON {

@@ -11,6 +11,7 @@ import (
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/errmsg"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
@@ -126,14 +127,25 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			}
 		}
 	}
-	if err := f.checkGPMemory(be); err != nil {
-		return err
-	}
+	// --out first, so that a bad one fails before the data are read (and
+	// stale staging folders of killed runs are removed by any run).
 	if err := f.prepareOut(); err != nil {
 		return err
 	}
-
 	var data *gp.Data
+	if !synthetic {
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, csvOpt) })
+		if errors.Is(err, errInterrupted) {
+			return err
+		}
+		if err != nil {
+			return inputErr(err)
+		}
+	}
+	if err := f.checkGPMemory(be, data); err != nil {
+		return err
+	}
+
 	var trueTheta []float64
 	desc := map[string]any{}
 	var line string
@@ -158,10 +170,6 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			line += "; written to " + p
 		}
 	} else {
-		data, err = gp.ReadCSVFile(f.data, csvOpt)
-		if err != nil {
-			return inputErr(err)
-		}
 		desc["source"] = "file"
 		desc["file"] = f.data
 		line = fmt.Sprintf("%s, N = %d %s, D = %d %s, target %q", f.data, data.N, plural.Word(data.N, "observation", "observations"),
@@ -205,7 +213,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	}
 	var test *subtemper.TestData
 	if f.predict != "" {
-		if test, err = readPredictInputs(f.predict, data); err != nil {
+		if test, err = readPredictInputs(ctx, f.predict, f.maxMemory, data); err != nil {
 			return err
 		}
 	}
@@ -241,7 +249,16 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if f.finalOut != "" {
 		flags["out"] = f.finalOut
 	}
-	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet)
+	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet, &j.notes)
+	if note := scaleNote(fit); note != "" && !f.standardize {
+		j.startHint = note + ": --standardize rescales every column to mean 0 and SD 1 for sampling (the results stay in the data's units)"
+	}
+	j.donePhase = "prediction"
+	if f.finalOut != "" {
+		j.doneCut = fmt.Sprintf("interrupted during the prediction: every draw was made and the fit saved, but no predictions were written; `subtemper predict --fit %s --data %s` makes them", f.finalOut, f.predict)
+	} else {
+		j.doneCut = "interrupted during the prediction: every draw was made, but no predictions were written; run again with --out DIR to keep the fit, then `subtemper predict --fit DIR` makes them"
+	}
 	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
 	return runJob(ctx, io, j)
 }

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/memlimit"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/mvn"
 )
 
 // maxMemoryHelp is the help of --max-memory.
@@ -41,10 +40,19 @@ func (s *samplerFlags) checkRunMemory(model memlimit.Item, params int) error {
 		items = append(items, memlimit.Item{What: ladderWhat(s),
 			Bytes: memlimit.Ladder(s.maxLevels(), s.chains, strings.EqualFold(s.sampler, "spt")), Fix: "use fewer --levels"})
 	}
+	iters := float64(s.warmup) + float64(s.draws)*float64(s.thin)
+	iterFix := "use a smaller --thin"
+	if float64(s.warmup) > float64(s.draws)*float64(s.thin) {
+		iterFix = "use fewer --warmup iterations"
+	}
 	items = append(items, memlimit.Item{
 		What:  fmt.Sprintf("the draws (%s × %s of %s)", plural.Count(s.chains, "chain", "chains"), plural.Count(s.draws, "draw", "draws"), plural.Count(params, "parameter", "parameters")),
-		Bytes: memlimit.Draws(s.chains, s.draws, params, s.warmup+s.draws*s.thin),
+		Bytes: memlimit.Kept(s.chains, s.draws, params),
 		Fix:   "use fewer --draws (with --thin to cover the same iterations) or fewer --chains",
+	}, memlimit.Item{
+		What:  fmt.Sprintf("the iterations' records (%s × (%d warm-up + %d × %d thinned) iterations)", plural.Count(s.chains, "chain", "chains"), s.warmup, s.draws, s.thin),
+		Bytes: memlimit.Iterations(s.chains, iters),
+		Fix:   iterFix,
 	})
 	if err := memlimit.Check(items, limit, src); err != nil {
 		return usageError{err}
@@ -52,55 +60,15 @@ func (s *samplerFlags) checkRunMemory(model memlimit.Item, params int) error {
 	return nil
 }
 
-// csvShape returns a quick estimate of a CSV file's data rows and columns
-// (non-blank lines after the first, and the first line's commas plus one;
-// quotes are not parsed), reading it once without keeping it. ok is false
-// when the file cannot be read; its reader reports why.
-func csvShape(path string) (rows, cols int, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, false
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	header, nonblank := false, false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !header {
-			cols += bytes.Count(chunk, []byte{','})
-		}
-		if len(bytes.TrimSpace(chunk)) > 0 {
-			nonblank = true
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if nonblank {
-			if header {
-				rows++
-			} else {
-				header, cols = true, cols+1
-			}
-		}
-		nonblank = false
-		if err != nil {
-			break
-		}
-	}
-	return rows, cols, true
-}
-
 // checkGPMemory checks the memory of the gp command's run: the synthetic
-// data's size or, with --data, the file's.
-func (f *gpFlags) checkGPMemory(be linalg.Backend) error {
+// data's size or, with --data, that of data, read from the file (the
+// data's own memory is small beside the model's: N·(D+1) numbers against
+// N² per chain).
+func (f *gpFlags) checkGPMemory(be linalg.Backend, data *gp.Data) error {
 	n, d, what := f.n, f.dims, fmt.Sprintf("the GP model (--n %d --dims %d)", f.n, f.dims)
 	fix := "use a smaller --n"
-	if f.data != "" {
-		rows, cols, ok := csvShape(f.data)
-		if !ok {
-			return nil
-		}
-		n, d = rows, max(cols-1, 1)
+	if data != nil {
+		n, d = data.N, data.D
 		what = fmt.Sprintf("the GP model (%s: %d rows, %d inputs)", f.data, n, d)
 		fix = "use fewer rows of --data (a random subset)"
 	}
@@ -108,16 +76,13 @@ func (f *gpFlags) checkGPMemory(be linalg.Backend) error {
 	return f.checkRunMemory(model, d+2)
 }
 
-// checkMVNMemory checks the memory of the mvn command's run.
-func (f *mvnFlags) checkMVNMemory() error {
+// checkMVNMemory checks the memory of the mvn command's run: the synthetic
+// data's size or, with --data, that of data, read from the file.
+func (f *mvnFlags) checkMVNMemory(data *mvn.Data) error {
 	n, d, what := f.n, f.dims, fmt.Sprintf("the MVN model (--n %d --dims %d)", f.n, f.dims)
 	fix := "use a smaller --n or --dims"
-	if f.data != "" {
-		rows, cols, ok := csvShape(f.data)
-		if !ok {
-			return nil
-		}
-		n, d = rows, cols
+	if data != nil {
+		n, d = data.N, data.D
 		what = fmt.Sprintf("the MVN model (%s: %d rows, %d dimensions)", f.data, n, d)
 		fix = "use fewer rows of --data"
 	}
@@ -125,18 +90,15 @@ func (f *mvnFlags) checkMVNMemory() error {
 	return f.checkRunMemory(model, d)
 }
 
-// checkEvalMemory checks the memory of eval's model of the file at path.
-func checkEvalMemory(path, maxMemory string, be linalg.Backend) error {
+// checkEvalMemory checks the memory of eval's model of data, read from the
+// file at path.
+func checkEvalMemory(path, maxMemory string, be linalg.Backend, data *gp.Data) error {
 	limit, src, err := memoryLimit(maxMemory)
 	if err != nil {
 		return err
 	}
-	rows, cols, ok := csvShape(path)
-	if !ok {
-		return nil
-	}
-	model := memlimit.Item{What: fmt.Sprintf("the GP model (%s: %d rows, %d inputs)", path, rows, max(cols-1, 1)),
-		Bytes: memlimit.GP(rows, max(cols-1, 1), 0, false, be.Name() == "cuda"), Fix: "use fewer rows of --data"}
+	model := memlimit.Item{What: fmt.Sprintf("the GP model (%s: %d rows, %d inputs)", path, data.N, data.D),
+		Bytes: memlimit.GP(data.N, data.D, 0, false, be.Name() == "cuda"), Fix: "use fewer rows of --data"}
 	if err := memlimit.Check([]memlimit.Item{model}, limit, src); err != nil {
 		return usageError{err}
 	}

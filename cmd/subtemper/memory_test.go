@@ -36,6 +36,9 @@ func TestMemoryRefused(t *testing.T) {
 		{[]string{"gp", "--data", big}, []string{"60000 rows", "fewer rows"}},
 		{[]string{"eval", "gp", "--data", big, "--lengthscales", "1,1", "--sf", "1", "--sn", "1"}, []string{"60000 rows"}},
 		{[]string{"gp", "--draws", "3000000", "--dims", "1", "--chains", "1", "--max-memory", "500M"}, []string{"the draws", "500 MiB available (--max-memory)"}},
+		{[]string{"gp", "--warmup", "1000000000000", "--max-memory", "8G"}, []string{"1000000000000 warm-up", "use fewer --warmup iterations"}},
+		{[]string{"gp", "--thin", "1000000000000", "--max-memory", "8G"}, []string{"2000 × 1000000000000 thinned", "use a smaller --thin"}},
+		{[]string{"gp", "--max-memory", "1K"}, []string{"the program itself 32 MiB", "1 KiB available", "set --max-memory to at least"}},
 	} {
 		args := append(c.args, "--max-memory", "16G")
 		if strings.Contains(strings.Join(c.args, " "), "--max-memory") {
@@ -48,6 +51,16 @@ func TestMemoryRefused(t *testing.T) {
 		for _, w := range append(c.want, "needs about") {
 			if !strings.Contains(r.stderr, w) {
 				t.Errorf("%v: stderr lacks %q: %s", c.args, w, r.stderr)
+			}
+		}
+		for _, bad := range []string{"()", "; ,"} {
+			if strings.Contains(r.stderr, bad) {
+				t.Errorf("%v: stderr holds %q: %s", c.args, bad, r.stderr)
+			}
+		}
+		if strings.Contains(strings.Join(c.args, " "), "--warmup") || strings.Contains(strings.Join(c.args, " "), "--thin") {
+			if strings.Contains(r.stderr, "fewer --draws") {
+				t.Errorf("%v: the fix offered is fewer --draws: %s", c.args, r.stderr)
 			}
 		}
 		if el > 2*time.Second {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/subtemper/subtemper/internal/errmsg"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/mvn"
 	"github.com/subtemper/subtemper/targets"
@@ -90,14 +91,25 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			return usagef("--data needs --sigma SIGMA.csv, the known covariance of the observations")
 		}
 	}
-	if err := f.checkMVNMemory(); err != nil {
-		return err
-	}
+	// --out first, so that a bad one fails before the data are read (and
+	// stale staging folders of killed runs are removed by any run).
 	if err := f.prepareOut(); err != nil {
 		return err
 	}
-
 	var data *mvn.Data
+	if !synthetic {
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*mvn.Data, error) { return mvn.ReadCSV(r, f.data) })
+		if errors.Is(err, errInterrupted) {
+			return err
+		}
+		if err != nil {
+			return inputErr(err)
+		}
+	}
+	if err := f.checkMVNMemory(data); err != nil {
+		return err
+	}
+
 	var sigma *mat.SymDense
 	desc := map[string]any{"prior_sd": f.priorSD}
 	var line string
@@ -105,7 +117,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		var opt mvn.SynthOptions
 		opt.Sigma0 = f.priorSD
 		if f.sigma != "" {
-			s, err := mvn.ReadSigmaCSVFile(f.sigma, f.dims)
+			s, err := readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, f.dims) })
 			if err != nil {
 				return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 			}
@@ -138,11 +150,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			line += "; written to " + p
 		}
 	} else {
-		data, err = mvn.ReadCSVFile(f.data)
-		if err != nil {
-			return inputErr(err)
-		}
-		sigma, err = mvn.ReadSigmaCSVFile(f.sigma, data.D)
+		sigma, err = readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, data.D) })
 		if err != nil {
 			return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 		}

@@ -22,7 +22,10 @@ import (
 // by the next run with the same --out. A run interrupted before it kept
 // any draw does not replace an earlier result (one with a summary.json):
 // it writes nothing and says so. Files in --out that subtemper does not
-// write are carried over into the new folder.
+// write are carried over into the new folder: hard-linked into the
+// staging folder before the swap (linkForeign), so that a kill at any
+// instant leaves them in --out, and what could not be linked moved after
+// it (carryForeign).
 
 var (
 	stagingMu   sync.Mutex
@@ -45,6 +48,19 @@ func removeStaging() {
 // --out).
 func (s *samplerFlags) stageOut() error {
 	final := filepath.Clean(s.out)
+	if fi, err := os.Lstat(final); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// The folder the link points to is the one replaced (swapping
+		// the link itself would turn it into a folder and leave its
+		// target to be emptied).
+		target, err := filepath.EvalSymlinks(final)
+		if err != nil {
+			return usagef("--out %s: a symbolic link that cannot be followed: %v", s.out, err)
+		}
+		final = target
+	}
+	if err := checkSwappable(s.out, final); err != nil {
+		return err
+	}
 	parent, base := filepath.Split(final)
 	if parent == "" {
 		parent = "."
@@ -83,6 +99,37 @@ func (s *samplerFlags) stageOut() error {
 	stagingDirs = append(stagingDirs, dir)
 	stagingMu.Unlock()
 	s.finalOut, s.out = final, dir
+	return nil
+}
+
+// checkSwappable refuses, before any work, an --out (given as given,
+// resolved to final) that cannot be replaced in one step at the end of
+// the run: the root folder, the current folder or one that holds it (".",
+// "..") and a mount point.
+func checkSwappable(given, final string) error {
+	abs, err := filepath.Abs(final)
+	if err != nil {
+		return usagef("--out %s: %v", given, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	suggest := filepath.Join(given, "run")
+	if filepath.Dir(abs) == abs {
+		return usagef("--out %s is the root folder, which a run cannot replace: give a folder for the run's files, e.g. --out %s", given, suggest)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if real, err := filepath.EvalSymlinks(wd); err == nil {
+			wd = real
+		}
+		if rel, err := filepath.Rel(abs, wd); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			return usagef("--out %s is the current folder or holds it, which a run cannot replace (the run's folder is swapped in whole): give a folder for the run's files, e.g. --out %s", given, suggest)
+		}
+	}
+	var st, pst syscall.Stat_t
+	if syscall.Stat(abs, &st) == nil && syscall.Stat(filepath.Dir(abs), &pst) == nil && st.Dev != pst.Dev {
+		return usagef("--out %s is a mount point, which a run cannot replace (the run's folder is swapped in whole): give a folder inside it, e.g. --out %s", given, suggest)
+	}
 	return nil
 }
 
@@ -138,6 +185,12 @@ func commitOut(f *samplerFlags, written []string, noDraws bool) (paths []string,
 			return nil, true, nil
 		}
 	}
+	// The user's files are linked into the new folder before the swap,
+	// so that they are in --out whatever instant the process is killed
+	// at (moved after the swap only, a kill between the two left them in
+	// the old folder, which the next run removes as a stale staging
+	// folder).
+	linkForeign(f.finalOut, f.out)
 	old, err := fileio.SwapDir(f.out, f.finalOut)
 	if err != nil {
 		return nil, false, fmt.Errorf("putting the results in place of %s: %w", f.finalOut, err)
@@ -145,6 +198,9 @@ func commitOut(f *samplerFlags, written []string, noDraws bool) (paths []string,
 	stagingMu.Lock()
 	stagingDirs = append(stagingDirs, old) // removed on the way out
 	stagingMu.Unlock()
+	if afterSwap != nil {
+		afterSwap()
+	}
 	if old != "" {
 		carryForeign(old, f.finalOut)
 	}
@@ -152,6 +208,67 @@ func commitOut(f *samplerFlags, written []string, noDraws bool) (paths []string,
 		paths = append(paths, f.finalPath(p))
 	}
 	return paths, false, nil
+}
+
+// afterSwap, when set (by tests), runs between the swap and carryForeign:
+// what --out holds then is what a kill at that instant would leave.
+var afterSwap func()
+
+// linkForeign mirrors into staged the entries of dir (if it exists) that
+// subtemper does not write: files as hard links, folders as folders of
+// the same, symbolic links as links to the same target. An entry that
+// cannot be mirrored whole (another file system inside --out, a file
+// system without hard links) is left out, for carryForeign to move after
+// the swap.
+func linkForeign(dir, staged string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if ours(n) {
+			continue
+		}
+		dst := filepath.Join(staged, n)
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if err := linkTree(filepath.Join(dir, n), dst); err != nil {
+			os.RemoveAll(dst) // links only: the originals stay in dir
+		}
+	}
+}
+
+// linkTree mirrors src at dst; see linkForeign.
+func linkTree(src, dst string) error {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, dst)
+	case fi.IsDir():
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if err := linkTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
+		}
+		return os.Chmod(dst, fi.Mode().Perm())
+	}
+	return os.Link(src, dst)
 }
 
 // carryForeign moves the entries of old that subtemper does not write into

@@ -34,6 +34,10 @@ func (f num) MarshalJSON() ([]byte, error) {
 type runSummary struct {
 	Command     string `json:"command"`
 	Interrupted bool   `json:"interrupted"`
+	// InterruptedDuring names the phase after sampling that a Ctrl-C cut
+	// short ("prediction": every draw was made, the predictions were
+	// not); empty when sampling itself was interrupted, or nothing was.
+	InterruptedDuring string `json:"interrupted_during,omitempty"`
 	// Converged is the verdict of current practice (Vehtari et al. 2021):
 	// every variable's R-hat < 1.01 and bulk- and tail-ESS ≥ 100 per
 	// chain. ConvergedPaper is the paper's criterion, median R-hat < 1.1.
@@ -377,7 +381,10 @@ func kernelLine(f *samplerFlags, s *runSummary, name string) string {
 // printRun prints a run's human-readable summary.
 func printRun(w io.Writer, j *job, s *runSummary) {
 	f := j.flags
-	if s.Interrupted {
+	switch {
+	case s.InterruptedDuring != "":
+		fmt.Fprintf(w, "*** INTERRUPTED during the %s: every draw was made (%v per chain); see the warnings ***\n\n", s.InterruptedDuring, s.Draws.PerChain)
+	case s.Interrupted:
 		fmt.Fprintf(w, "*** INTERRUPTED: the run was stopped early; the figures below use the draws made so far (%v per chain) ***\n\n", s.Draws.PerChain)
 	}
 	kern := kernelLine(f, s, s.Inner)

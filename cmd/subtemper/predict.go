@@ -54,14 +54,20 @@ type predictionsJSON struct {
 const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
 	"4000 (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
 
-// readPredictInputs reads the test file for fit's inputs: usage errors
-// (exit 2) for missing columns, NaN and the like.
-func readPredictInputs(path string, data *gp.Data) (*subtemper.TestData, error) {
+// readPredictInputs reads the test file for fit's inputs through
+// readInput (capped by maxMemory, stopped by ctx): usage errors (exit 2)
+// for missing columns, NaN and the like, errInterrupted on Ctrl-C.
+func readPredictInputs(ctx context.Context, path, maxMemory string, data *gp.Data) (*subtemper.TestData, error) {
 	names := make([]string, data.D)
 	for j := range names {
 		names[j] = data.InputName(j)
 	}
-	td, err := subtemper.ReadTestCSV(path, names, data.TargetName())
+	td, err := readInput(ctx, "the test file", path, maxMemory, 1, func(r *fileio.Reader) (*subtemper.TestData, error) {
+		return subtemper.ReadTestCSVFrom(r, path, names, data.TargetName())
+	})
+	if errors.Is(err, errInterrupted) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -90,7 +96,12 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	if plots {
 		probs = plotProbs
 	}
-	pred, err := fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: probs})
+	pred, err := predictInterruptible(ctx, func() (*gp.Predictive, error) {
+		return fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: probs})
+	})
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("predicting: %w", errmsg.Trim(err, "subtemper: "))
 	}
@@ -213,8 +224,8 @@ to predictions.json.`)
 	if err != nil {
 		return err
 	}
-	defer fit.Close()
-	td, err := readPredictInputs(f.data, fit.Data)
+	defer closeUnlessInterrupted(ctx, fit)
+	td, err := readPredictInputs(ctx, f.data, "", fit.Data)
 	if err != nil {
 		return err
 	}
@@ -226,7 +237,60 @@ to predictions.json.`)
 		fmt.Fprintf(io.err, "subtemper predict: fit %s (N = %d, D = %d, %s), %s from %s\n", f.fit, fit.Data.N, fit.Data.D,
 			plural.Count(len(fit.PooledDraws(1<<62)), "draw", "draws"), plural.Count(td.N, "test point", "test points"), f.data)
 	}
-	return predictAndWrite(ctx, io, "predict", fit, td, f.data, out, out, f.draws, f.plots, f.quiet)
+	if err := predictAndWrite(ctx, io, "predict", fit, td, f.data, out, out, f.draws, f.plots, f.quiet); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C while the files were written: written whole.
+		return fmt.Errorf("%w while the files were written: the predictions are complete, every file written", errInterrupted)
+	}
+	return nil
+}
+
+// predictGrace is how long predictInterruptible waits, after a
+// cancellation, for the prediction to notice it (it does between draws)
+// before it gives up on it.
+const predictGrace = 300 * time.Millisecond
+
+// predictInterruptible runs predict (a GPFit.Predict with ctx) in a
+// goroutine. If ctx is cancelled, it returns interruptedDuring("the
+// prediction") as soon as predict returns, or after predictGrace at the
+// latest, abandoning it: a draw's factorisation under way (seconds for
+// large N on a loaded machine) is not waited for; the process is about to
+// exit, and the fit must then not be closed (its Close would wait for the
+// abandoned prediction): see closeUnlessInterrupted.
+func predictInterruptible(ctx context.Context, predict func() (*gp.Predictive, error)) (*gp.Predictive, error) {
+	type result struct {
+		p   *gp.Predictive
+		err error
+	}
+	c := make(chan result, 1) // buffered: an abandoned prediction does not block
+	go func() {
+		p, err := predict()
+		c <- result{p, err}
+	}()
+	select {
+	case r := <-c:
+		if r.err != nil && ctx.Err() != nil {
+			return nil, interruptedDuring("the prediction")
+		}
+		return r.p, r.err
+	case <-ctx.Done():
+	}
+	select {
+	case <-c:
+	case <-time.After(predictGrace):
+	}
+	return nil, interruptedDuring("the prediction")
+}
+
+// closeUnlessInterrupted closes fit, unless ctx was cancelled: a
+// prediction abandoned by predictInterruptible may still hold it, and the
+// process is about to exit.
+func closeUnlessInterrupted(ctx context.Context, fit *subtemper.GPFit) {
+	if ctx.Err() == nil {
+		fit.Close()
+	}
 }
 
 // gpPredictDone returns the gp command's done hook: save the fit to out
@@ -235,21 +299,21 @@ to predictions.json.`)
 // The files go into out, the staging folder of --out, which is put in
 // place of shown (--out itself) after the hook returns: messages name
 // shown.
-func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, shown string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool) func([][][]float64) error {
+func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, shown string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool, notes *[]string) func([][][]float64) error {
 	if shown == "" {
 		shown = out
 	}
 	return func(d [][][]float64) error {
 		fit.Draws = d
-		defer fit.Close()
+		defer closeUnlessInterrupted(ctx, fit)
 		if out != "" {
 			if err := fit.Save(out, flags); err != nil {
 				return fmt.Errorf("saving the fit to %s: %w", shown, err)
 			}
-			if !quiet {
-				fmt.Fprintf(io.err, "subtemper gp: saved the fit to %s (%s, %s: `subtemper predict --fit %s --data new.csv` reuses it)\n",
-					shown, subtemper.FitFile, subtemper.FitDataFile, shown)
-			}
+			// Said once the folder is in place (out may be the staging
+			// folder of --out).
+			*notes = append(*notes, fmt.Sprintf("saved the fit to %s (%s, %s: `subtemper predict --fit %s --data new.csv` reuses it)",
+				shown, subtemper.FitFile, subtemper.FitDataFile, shown))
 		}
 		if td == nil {
 			return nil

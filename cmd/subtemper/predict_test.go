@@ -122,7 +122,8 @@ func TestGPPredictAndReuse(t *testing.T) {
 
 // TestPredictBadInput: missing columns, NaN cells, folders without a
 // complete fit and missing flags exit with code 2 and say what is wrong;
-// gp --predict checks its test file before sampling.
+// gp --predict checks its test file before sampling; /dev/zero as the test
+// file is refused at the record cap (it used to be read for ever).
 func TestPredictBadInput(t *testing.T) {
 	dir := t.TempDir()
 	trainPath, data := writeGPData(t, dir, 20, 2)
@@ -154,6 +155,8 @@ func TestPredictBadInput(t *testing.T) {
 		{[]string{"predict", "--data", good}, "--fit DIR and --data FILE are both required"},
 		{[]string{"predict", "--fit", out, "--data", good, "--predict-draws", "-1"}, "--predict-draws must be ≥ 0"},
 		{[]string{"gp", "--data", trainPath, "--predict", missing, "--draws", "1000000"}, `missing input column "x1"`},
+		{[]string{"predict", "--fit", out, "--data", "/dev/zero"}, "record longer than 4 MiB"},
+		{[]string{"gp", "--data", trainPath, "--predict", "/dev/zero", "--draws", "1000000"}, "record longer than 4 MiB"},
 	} {
 		r := runBin(t, "", c.args...)
 		mustCode(t, r, 2, c.args...)

@@ -316,10 +316,23 @@ type job struct {
 	dataLine string                  // the same, one line for humans
 	extra    func(*runSummary) error // adds command-specific content
 	// done, if set, runs after the outputs are written, with the result
-	// (the gp command saves the fit and predicts).
-	done func(res *tempering.Result) error
-	diag *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
+	// (the gp command saves the fit and predicts). When ctx is cancelled
+	// while it runs and it fails, the run is kept as interrupted during
+	// donePhase, with the warning doneCut (what was left out, how to make
+	// it).
+	done      func(res *tempering.Result) error
+	donePhase string
+	doneCut   string
+	notes     []string // printed once the files are in place
+	// startHint, if not empty, follows the error of a run that cannot
+	// start: a likely cause and its fix.
+	startHint string
+	diag      *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
 }
+
+// beforeWrite, when set (by tests), runs just before runJob writes the
+// files.
+var beforeWrite func()
 
 // runJob samples, writes the files and prints the summary. It returns
 // errInterrupted (after writing everything) if ctx was cancelled.
@@ -372,7 +385,10 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	if err != nil {
 		if cause := explainStart(j.target, st.Chains); cause != nil {
-			return fmt.Errorf("sampling failed: %w", cause)
+			err = cause
+		}
+		if j.startHint != "" {
+			return fmt.Errorf("sampling failed: %w; %s", err, j.startHint)
 		}
 		return fmt.Errorf("sampling failed: %w", err)
 	}
@@ -398,6 +414,18 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	var derr error
 	if j.done != nil && !res.Interrupted {
 		derr = j.done(res)
+		if derr != nil && ctx.Err() != nil {
+			// Ctrl-C during the command's own phase: the draws are
+			// complete and are kept, marked as interrupted, with what
+			// was left out; the exit code is that of any interruption.
+			derr = nil
+			sum.Interrupted, res.Interrupted = true, true
+			sum.InterruptedDuring = j.donePhase
+			sum.Warnings = append(sum.Warnings, j.doneCut)
+		}
+	}
+	if beforeWrite != nil {
+		beforeWrite()
 	}
 	// The summary goes to stdout even when writing the files fails, so
 	// that a full disk does not lose the whole run.
@@ -425,11 +453,23 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	if chatty && len(written) > 0 {
 		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", j.command, strings.Join(written, ", "))
 	}
+	if chatty && werr == nil {
+		for _, n := range j.notes {
+			fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, n)
+		}
+	}
 	if werr != nil || derr != nil {
 		return errors.Join(werr, derr)
 	}
 	if res.Interrupted {
 		return errInterrupted
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C after the sampling and the command's own phase, while
+		// the files were written: they were written whole (the run is
+		// complete, summary.json says so), and the exit code is that
+		// of any interruption.
+		return fmt.Errorf("%w while the files were written: the run is complete, every file written", errInterrupted)
 	}
 	return nil
 }

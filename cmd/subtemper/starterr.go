@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/tempering"
+	"gonum.org/v1/gonum/stat"
 )
 
 // starter is implemented by targets that choose each chain's starting
@@ -24,8 +27,12 @@ func explainStart(t tempering.Target, chains int) error {
 	u := make([]float64, t.Dim())
 	for c := range chains {
 		s.Start(c, chains, u)
-		if _, err := t.LogLik(nil, u, nil); err != nil {
+		ll, err := t.LogLik(nil, u, nil)
+		if err != nil {
 			return fmt.Errorf("chain %d cannot start: the model cannot be evaluated at its starting point: %w", c+1, err)
+		}
+		if math.IsNaN(ll) || math.IsInf(ll, 0) {
+			return fmt.Errorf("chain %d cannot start: the log likelihood at its starting point is %v", c+1, ll)
 		}
 		if lp := t.LogPrior(u, nil); math.IsNaN(lp) || math.IsInf(lp, 0) {
 			return fmt.Errorf("chain %d cannot start: the log prior density at its starting point is %v (check --prior-sd and the data's scale)", c+1, lp)
@@ -58,4 +65,46 @@ func ladderWarning(f *samplerFlags, n int) string {
 		return ""
 	}
 	return fmt.Sprintf("warning: the ladder degenerates over N = %d: subset sizes %v (%d adjacent levels of equal size, %d of a single observation); use fewer --levels or a larger --beta-min", n, sizes, equal, ones)
+}
+
+// scaleNote describes data whose scale is far from 1 (a column, input or
+// target, whose standard deviation is beyond 10⁴ or below 10⁻⁴: the
+// paper's priors put length scales, σf and σn near 1, and values near
+// 10¹⁵⁰ overflow once squared), the likely cause of a model that cannot
+// be evaluated; "" otherwise.
+func scaleNote(d *gp.Data) string {
+	worst, name, sd := 0.0, "", 0.0
+	col := make([]float64, d.N)
+	for j := -1; j < d.D; j++ {
+		for i := range d.N {
+			if j < 0 {
+				col[i] = d.Y[i]
+			} else {
+				col[i] = d.X[i*d.D+j]
+			}
+		}
+		s := stat.StdDev(col, nil)
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			// The squares overflow: the scale is beyond what float64
+			// can sum; report the largest magnitude instead.
+			s = 0
+			for _, v := range col {
+				s = max(s, math.Abs(v))
+			}
+		}
+		if !(s > 0) {
+			continue
+		}
+		if l := math.Abs(math.Log10(s)); l > worst {
+			worst, sd = l, s
+			name = d.TargetName()
+			if j >= 0 {
+				name = d.InputName(j)
+			}
+		}
+	}
+	if worst <= 4 {
+		return ""
+	}
+	return fmt.Sprintf("the data's scale is far from 1 (column %s has a standard deviation of %.3g)", fileio.Quote(name), sd)
 }

@@ -20,7 +20,7 @@
 //	            gathered copy and N×(L+1) batch products; the data)
 //	ladder      C·(L+1)·4 KiB, and C·12·(L+1)² more for spt (per-level state
 //	            and statistics; spt's grows with the square of the levels)
-//	draws       C·K·(192 + 50·P) + 16·C·I
+//	draws       C·K·(192 + 50·P), and 16·C·I for the iterations
 //	            (K kept draws of P parameters per chain, held in the sampling
 //	            space and in natural units, one slice each, the summary's
 //	            per-variable copies, with the garbage collector's headroom;
@@ -80,11 +80,21 @@ func Ladder(levels, chains int, spt bool) float64 {
 }
 
 // Draws is the memory of C chains keeping K draws of P parameters over I
-// iterations each.
+// iterations each: Kept plus Iterations.
 func Draws(chains, kept, params, iters int) float64 {
-	C, K, P, I := float64(chains), float64(kept), float64(params), float64(iters)
-	return C*K*(192+50*P) + 16*C*I
+	return Kept(chains, kept, params) + Iterations(chains, float64(iters))
 }
+
+// Kept is the memory of C chains' K kept draws of P parameters.
+func Kept(chains, kept, params int) float64 {
+	C, K, P := float64(chains), float64(kept), float64(params)
+	return C * K * (192 + 50*P)
+}
+
+// Iterations is the memory of C chains' per-iteration records (timings)
+// over I iterations each (a float, so that warm-up + draws × thin cannot
+// overflow).
+func Iterations(chains int, iters float64) float64 { return 16 * float64(chains) * iters }
 
 // Predictions is the memory of predictions from S draws at N* points.
 func Predictions(s, nstar int) float64 { return 24 * float64(s) * float64(nstar) }
@@ -152,9 +162,13 @@ func ParseSize(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// Format formats a byte count in MiB, GiB or TiB.
+// Format formats a byte count in bytes, KiB, MiB, GiB or TiB.
 func Format(b float64) string {
 	switch {
+	case b < 1<<10:
+		return fmt.Sprintf("%.0f bytes", b)
+	case b < 1<<20:
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
 	case b < 1<<30:
 		return fmt.Sprintf("%.0f MiB", b/(1<<20))
 	case b < 1<<40:
@@ -179,6 +193,9 @@ func Check(items []Item, limit int64, source string) error {
 		return nil
 	}
 	var parts, fixes []string
+	if Base >= 0.05*total {
+		parts = append(parts, fmt.Sprintf("the program itself %s", Format(Base)))
+	}
 	for _, it := range items {
 		if it.Bytes >= 0.05*total {
 			parts = append(parts, fmt.Sprintf("%s %s", it.What, Format(it.Bytes)))
@@ -187,6 +204,14 @@ func Check(items []Item, limit int64, source string) error {
 			}
 		}
 	}
-	return fmt.Errorf("%w: this run needs about %s (%s), more than the %s available (%s); %s, or set --max-memory if the estimate is wrong",
-		ErrTooLarge, Format(total), strings.Join(parts, ", "), Format(float64(limit)), source, strings.Join(fixes, "; "))
+	fix := "set --max-memory if the estimate is wrong"
+	if len(fixes) == 0 || Base > limit {
+		// The program itself does not fit, or nothing else is worth
+		// shrinking: the allowance is what is too small.
+		fix = fmt.Sprintf("set --max-memory to at least %s", Format(total))
+	} else {
+		fix = strings.Join(fixes, "; ") + ", or " + fix
+	}
+	return fmt.Errorf("%w: this run needs about %s (%s), more than the %s available (%s); %s",
+		ErrTooLarge, Format(total), strings.Join(parts, ", "), Format(float64(limit)), source, fix)
 }

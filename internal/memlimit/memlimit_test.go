@@ -52,3 +52,24 @@ func TestCheck(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCheckMessages: a refusal whose estimate is mostly the program itself
+// names it and says what allowance would do, instead of "needs about
+// 32 MiB (), …; , or set …"; allowances under a MiB are not "0 MiB".
+func TestCheckMessages(t *testing.T) {
+	err := Check([]Item{{"the model", 1000, "use less"}}, 1024, "--max-memory")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, bad := range []string{"()", "; ,", "0 MiB available"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("message holds %q: %s", bad, msg)
+		}
+	}
+	for _, want := range []string{"the program itself 32 MiB", "1 KiB available", "set --max-memory to at least 32 MiB"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %s", want, msg)
+		}
+	}
+}
