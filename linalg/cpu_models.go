@@ -13,6 +13,18 @@ import (
 )
 
 func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
+	return c.newGP(KernelSE, x, n, d, y)
+}
+
+// NewGPKernel implements KernelBackend: every family is built in.
+func (c *cpuBackend) NewGPKernel(k Kernel, x []float64, n, d int, y []float64) (GP, error) {
+	if !k.Valid() {
+		return nil, fmt.Errorf("linalg/%s: gp: invalid kernel family %d", c.name, int(k))
+	}
+	return c.newGP(k, x, n, d, y)
+}
+
+func (c *cpuBackend) newGP(kern Kernel, x []float64, n, d int, y []float64) (GP, error) {
 	if n < 1 || d < 1 {
 		return nil, fmt.Errorf("linalg/%s: gp data of %d×%d", c.name, n, d)
 	}
@@ -33,7 +45,7 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 	// padding stays 0), as RowKernels.GradRows wants.
 	ld := (d + 4) &^ 3
 	g := &cpuGP{
-		be: c, n: n, d: d, ld: ld,
+		be: c, kern: kern, n: n, d: d, ld: ld,
 		x: make([]float64, n*d), y: append([]float64(nil), y...),
 		a: make([]float64, n*n), p: make([]float64, n*n),
 		z: make([]float64, n*ld), q: make([]float64, n*ld),
@@ -70,18 +82,23 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 
 type cpuGP struct {
 	be       *cpuBackend
+	kern     Kernel
 	n, d, ld int
 	x, y     []float64
 	jitter   float64
 
-	a, p      []float64 // n×n: kernel → factor → inverse; Kf → P = W∘Kf
+	// a: kernel → factor → inverse. p: the length-scale weights G, with
+	// ∂K_ij/∂log ℓ_d = G_ij·(z_id − z_jd)² (SE: G = Kf, the noise-free
+	// kernel, diagonal σf²; Matérn: maternCov's w, diagonal 0) → P = W∘G.
+	a, p      []float64
 	z, q      []float64 // n×ld: [Z 1 0…], Z the scaled inputs; P·[Z 1 0…]
 	qparts, w []float64 // RowKernels only: q of the gradient parts 1.., scratch
 	ys, alpha []float64
 	sq, ell   []float64
 	sf2, sn2  float64
-	m         int  // size of the subset in the buffers
-	keep      bool // kernelRows also copies Kf to p
+	quad      float64 // yᵀα of the last value
+	m         int     // size of the subset in the buffers
+	keep      bool    // kernelRows also copies Kf to p
 	pool      *rowPool
 
 	// fac: g.a holds the Cholesky factor (and g.p Kf) of the last
@@ -102,7 +119,7 @@ func (g *cpuGP) Close() error {
 	if g.pool != nil {
 		g.pool.close()
 	}
-	*g = cpuGP{be: g.be}
+	*g = cpuGP{be: g.be, kern: g.kern}
 	return nil
 }
 
@@ -131,7 +148,8 @@ func (g *cpuGP) params(u []float64) error {
 }
 
 // build fills g.a (lower) with K_SS + (σn²+jitter)I and, if keep, g.p
-// (lower) with the noise-free kernel Kf.
+// (lower) with the length-scale weights G (for SE the noise-free kernel
+// Kf).
 func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 	g.fac = false
 	m, err := checkSubset(g.be.name, subset, g.n)
@@ -165,8 +183,14 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 		g.sq[k] = s
 		g.ys[k] = g.y[idx]
 	}
-	a := g.a[:m*m]
-	g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*ld], ld, 0, a, m)
+	if g.kern == KernelSE {
+		a := g.a[:m*m]
+		g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*ld], ld, 0, a, m)
+	}
+	// The Matérn families are not smooth in r² at r = 0 (Matérn 1/2 is
+	// linear in r there), so their rows take the squared distances from
+	// explicit differences of the scaled inputs, exact to rounding, and
+	// not from the Gram form.
 	g.keep = keep
 	g.rows(taskKernel, m, 0)
 	return nil
@@ -174,11 +198,24 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 
 // kernelRows turns rows lo..hi−1 of the Gram matrix in g.a (lower) into
 // kernel values, with σn² + jitter on the diagonal, and copies them to g.p
-// when g.keep.
+// when g.keep; for a Matérn family it fills the rows of g.a from the
+// scaled inputs in g.z instead, and those of g.p with the weights G.
 func (g *cpuGP) kernelRows(lo, hi int) {
 	m := g.m
 	a := g.a[:m*m]
 	sf2, diag := g.sf2, g.sf2+g.sn2+g.jitter
+	if g.kern != KernelSE {
+		var w []float64
+		if g.keep {
+			w = g.p[:m*m]
+		}
+		if rk := g.be.rk; rk != nil {
+			rk.MaternRows(g.kern, a, w, g.z[:m*g.ld], m, g.ld, g.d, lo, hi, sf2, diag)
+		} else {
+			maternRows(g.kern, a, w, g.z[:m*g.ld], m, g.ld, g.d, lo, hi, sf2, diag)
+		}
+		return
+	}
 	if rk := g.be.rk; rk != nil {
 		var kf []float64
 		if g.keep {
@@ -205,8 +242,33 @@ func (g *cpuGP) kernelRows(lo, hi int) {
 	}
 }
 
-// pRows sets P = (ααᵀ − K⁻¹) ∘ Kf on rows lo..hi−1 of the lower triangle,
-// with K⁻¹ in g.a and Kf in g.p.
+// maternRows is RowKernels.MaternRows in Go.
+func maternRows(fam Kernel, a, w, z []float64, m, ld, d, lo, hi int, sf2, diag float64) {
+	for i := lo; i < hi; i++ {
+		row := a[i*m : i*m+i]
+		zi := z[i*ld : i*ld+d]
+		for j := range row {
+			zj := z[j*ld : j*ld+d]
+			var s float64
+			for q, v := range zi {
+				t := v - zj[q]
+				s += t * t
+			}
+			v, wv := maternCov(fam, math.Sqrt(s), sf2)
+			row[j] = v
+			if w != nil {
+				w[i*m+j] = wv
+			}
+		}
+		a[i*m+i] = diag
+		if w != nil {
+			w[i*m+i] = 0
+		}
+	}
+}
+
+// pRows sets P = (ααᵀ − K⁻¹) ∘ G on rows lo..hi−1 of the lower triangle,
+// with K⁻¹ in g.a and G in g.p.
 func (g *cpuGP) pRows(lo, hi int) {
 	m := g.m
 	alpha := g.alpha[:m]
@@ -405,6 +467,7 @@ func (g *cpuGP) value(ks []int, pre []float64) (float64, error) {
 	for i, v := range ys {
 		quad += v * alpha[i]
 	}
+	g.quad = quad
 	ll := -0.5*quad - 0.5*logDetChol(m, a) - 0.5*float64(m)*math.Log(2*math.Pi)
 	if math.IsInf(quad, 0) || math.IsNaN(quad) {
 		// The factor is fine; the targets are too large for the kernel's
@@ -417,7 +480,7 @@ func (g *cpuGP) value(ks []int, pre []float64) (float64, error) {
 	return ll, nil
 }
 
-// gradient fills grad from the Cholesky factor in g.a, Kf in g.p and α,
+// gradient fills grad from the Cholesky factor in g.a, G in g.p and α,
 // overwriting the factor with K⁻¹.
 func (g *cpuGP) gradient(grad []float64) error {
 	m, d := g.m, g.d
@@ -426,14 +489,14 @@ func (g *cpuGP) gradient(grad []float64) error {
 	if !g.be.la.Dpotri(blas.Lower, m, a, m) {
 		return fmt.Errorf("linalg/%s: gp: inverse of %d×%d kernel: %w", g.be.name, m, m, ErrNotPositiveDefinite)
 	}
-	// P = (ααᵀ − K⁻¹) ∘ Kf on the lower triangle (elementwise), and
+	// P = (ααᵀ − K⁻¹) ∘ G on the lower triangle (elementwise), and
 	// tr(ααᵀ − K⁻¹).
 	var trW float64
 	for i, ai := range alpha {
 		trW += ai*ai - a[i*m+i]
 	}
 	// Q = P·[Z 1]: its column d is r = P·1. With ∂K_ij/∂log ℓ_d =
-	// Kf_ij (z_id − z_jd)², ½ Σ_ij P_ij (z_id − z_jd)² = Σ_i z_id (z_id r_i −
+	// G_ij (z_id − z_jd)², ½ Σ_ij P_ij (z_id − z_jd)² = Σ_i z_id (z_id r_i −
 	// Q_id); ∂K/∂log σf = 2Kf gives Σ_ij P_ij = Σ_i r_i; ∂K/∂log σn = 2σn² I
 	// gives σn² tr(W).
 	ld := g.ld
@@ -463,6 +526,11 @@ func (g *cpuGP) gradient(grad []float64) error {
 		for j, zv := range zi {
 			grad[j] += zv * (zv*ri - qi[j])
 		}
+	}
+	if g.kern != KernelSE {
+		// G is not Kf here: ½tr(W·2Kf) = tr(W·A) − (σn²+jitter)·tr(W)
+		// with A = Kf + (σn²+jitter)·I and tr(W·A) = αᵀAα − m = yᵀα − m.
+		gf = g.quad - float64(m) - (g.sn2+g.jitter)*trW
 	}
 	grad[d] = gf
 	grad[d+1] = g.sn2 * trW

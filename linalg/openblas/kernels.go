@@ -328,6 +328,124 @@ static void subtemper_grad_rows(const double *a, const double *kf, const double 
 		}
 	}
 }
+
+// The Matérn families (linalg.Kernel: 1 = ν 1/2, 2 = ν 3/2, 3 = ν 5/2).
+// The square roots need no errno, which lets GCC vectorise them.
+#pragma GCC optimize ("no-math-errno")
+
+// MATERN_APPLY turns the n squared scaled distances in c into Matérn
+// covariances and, when w is not NULL, w into the length-scale weights
+// −(∂k/∂r)/r (0 at r = 0), with the exponential of SERows.
+#define MATERN_LOOP(VAL, WT)                                               \
+	if (w) {                                                               \
+		for (long j = 0; j < n; j++) {                                     \
+			double r = __builtin_sqrt(c[j]);                               \
+			double v, wt;                                                  \
+			VAL;                                                           \
+			WT;                                                            \
+			c[j] = v;                                                      \
+			w[j] = wt;                                                     \
+		}                                                                  \
+	} else {                                                               \
+		for (long j = 0; j < n; j++) {                                     \
+			double r = __builtin_sqrt(c[j]);                               \
+			double v;                                                      \
+			VAL;                                                           \
+			c[j] = v;                                                      \
+		}                                                                  \
+	}
+#define MATERN_APPLY_BODY                                                  \
+	switch (fam) {                                                         \
+	case 1: {                                                              \
+		MATERN_LOOP(double e = sf2 * se_exp(-r); v = e,                    \
+			wt = r > 0 ? e / r : 0)                                        \
+		break;                                                             \
+	}                                                                      \
+	case 2: {                                                              \
+		MATERN_LOOP(double a = 1.7320508075688772 * r;                     \
+			double e = sf2 * se_exp(-a); v = (1 + a) * e,                  \
+			wt = 3 * e)                                                    \
+		break;                                                             \
+	}                                                                      \
+	default: {                                                             \
+		MATERN_LOOP(double a = 2.23606797749979 * r;                       \
+			double e = sf2 * se_exp(-a); v = (1 + a + a * a / 3) * e,      \
+			wt = 5.0 / 3 * (1 + a) * e)                                    \
+		break;                                                             \
+	}                                                                      \
+	}
+
+// One row of a Matérn kernel: the squared distances of z_i (zi) to the
+// rows z_j, j < n, of z from explicit differences over d columns, in c;
+// then the covariances.
+#define MATERN_ROW_BODY                                                    \
+	for (long j = 0; j < n; j++) {                                         \
+		const double *zj = z + j * ld;                                     \
+		double s = 0;                                                      \
+		for (long q = 0; q < d; q++) {                                     \
+			double t = zi[q] - zj[q];                                      \
+			s += t * t;                                                    \
+		}                                                                  \
+		c[j] = s;                                                          \
+	}                                                                      \
+	MATERN_APPLY_BODY
+
+// One row of a Matérn cross-kernel: c[t] for t < n from the row zt and
+// the d×n zT, the squares summed over j in order.
+#define MATERN_CROSS_ROW_BODY                                              \
+	for (long t = 0; t < n; t++) {                                         \
+		c[t] = 0;                                                          \
+	}                                                                      \
+	for (long j = 0; j < d; j++) {                                         \
+		double zj = zt[j];                                                 \
+		const double *col = zT + j * n;                                    \
+		for (long t = 0; t < n; t++) {                                     \
+			double r = zj - col[t];                                        \
+			c[t] += r * r;                                                 \
+		}                                                                  \
+	}                                                                      \
+	double *w = 0;                                                         \
+	MATERN_APPLY_BODY
+
+static void matern_row_base(int fam, double *c, double *w, const double *zi, const double *z, long n, long ld, long d, double sf2) { MATERN_ROW_BODY }
+static void matern_cross_row_base(int fam, double *restrict c, const double *restrict zt, const double *restrict zT, long n, long d, double sf2) { MATERN_CROSS_ROW_BODY }
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma")))
+static void matern_row_avx2(int fam, double *c, double *w, const double *zi, const double *z, long n, long ld, long d, double sf2) { MATERN_ROW_BODY }
+__attribute__((target("avx2,fma")))
+static void matern_cross_row_avx2(int fam, double *restrict c, const double *restrict zt, const double *restrict zT, long n, long d, double sf2) { MATERN_CROSS_ROW_BODY }
+#else
+#define matern_row_avx2 matern_row_base
+#define matern_cross_row_avx2 matern_cross_row_base
+#endif
+
+static void subtemper_matern_rows(int fam, double *a, double *w, const double *z, long m, long ld, long d, long lo, long hi, double sf2, double diag) {
+	int avx = have_avx2();
+	for (long i = lo; i < hi; i++) {
+		double *row = a + i * m;
+		double *wrow = w ? w + i * m : 0;
+		if (avx) {
+			matern_row_avx2(fam, row, wrow, z + i * ld, z, i, ld, d, sf2);
+		} else {
+			matern_row_base(fam, row, wrow, z + i * ld, z, i, ld, d, sf2);
+		}
+		row[i] = diag;
+		if (wrow) {
+			wrow[i] = 0;
+		}
+	}
+}
+
+static void subtemper_matern_cross(int fam, double *c, const double *za, const double *zbT, long m, long k, long d, double sf2) {
+	int avx = have_avx2();
+	for (long i = 0; i < m; i++) {
+		if (avx) {
+			matern_cross_row_avx2(fam, c + i * k, za + i * d, zbT, k, d, sf2);
+		} else {
+			matern_cross_row_base(fam, c + i * k, za + i * d, zbT, k, d, sf2);
+		}
+	}
+}
 */
 import "C"
 
@@ -405,6 +523,35 @@ func (Kernels) ColSumSquares(dst, x []float64, m, k int) {
 		return
 	}
 	C.subtemper_col_sum_sq((*C.double)(&dst[0]), (*C.double)(&x[0]), C.long(m), C.long(k))
+}
+
+// MaternRows implements linalg.RowKernels: the squared distances from
+// explicit differences, then the covariances and weights with the
+// exponential of SERows.
+func (Kernels) MaternRows(fam linalg.Kernel, a, w, z []float64, m, ld, d, lo, hi int, sf2, diag float64) {
+	if lo >= hi {
+		return
+	}
+	if fam == linalg.KernelSE || !fam.Valid() || d < 1 || ld < d || len(a) < m*m || len(z) < m*ld || lo < 0 || hi > m || (w != nil && len(w) < m*m) {
+		panic(fmt.Sprintf("openblas: MaternRows: kernel %v, d = %d, ld = %d, buffers %d, %d, %d for m = %d, rows %d..%d", fam, d, ld, len(a), len(w), len(z), m, lo, hi))
+	}
+	var wp *C.double
+	if w != nil {
+		wp = (*C.double)(unsafe.Pointer(&w[0]))
+	}
+	C.subtemper_matern_rows(C.int(fam), (*C.double)(&a[0]), wp, (*C.double)(&z[0]), C.long(m), C.long(ld), C.long(d), C.long(lo), C.long(hi), C.double(sf2), C.double(diag))
+}
+
+// MaternCross implements linalg.RowKernels, with the exponential of
+// SERows.
+func (Kernels) MaternCross(fam linalg.Kernel, c, za, zbT []float64, m, k, d int, sf2 float64) {
+	if m <= 0 || k <= 0 {
+		return
+	}
+	if fam == linalg.KernelSE || !fam.Valid() || d < 1 || len(c) < m*k || len(za) < m*d || len(zbT) < d*k {
+		panic(fmt.Sprintf("openblas: MaternCross: kernel %v, buffers %d, %d, %d for a %d×%d block of %d dimensions", fam, len(c), len(za), len(zbT), m, k, d))
+	}
+	C.subtemper_matern_cross(C.int(fam), (*C.double)(&c[0]), (*C.double)(&za[0]), (*C.double)(&zbT[0]), C.long(m), C.long(k), C.long(d), C.double(sf2))
 }
 
 // ISA levels of the C loops, as setMaxISA takes them.

@@ -40,6 +40,15 @@ func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, backend(t)) }
 func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, backend(t)) }
 func TestState(t *testing.T)     { linalgtest.StateTest(t, backend(t)) }
 func TestAllocs(t *testing.T)    { linalgtest.AllocTest(t, backend(t), 128) }
+
+// TestKernelReference and TestMatern run at every level of the C loops
+// the CPU has.
+func TestKernelReference(t *testing.T) {
+	forEachPath(t, func(t *testing.T) { linalgtest.KernelReferenceTest(t, backend(t)) })
+}
+func TestMatern(t *testing.T) {
+	forEachPath(t, func(t *testing.T) { linalgtest.MaternTest(t, backend(t)) })
+}
 func TestAllocsLarge(t *testing.T) {
 	linalgtest.AllocTest(t, backend(t), 512)
 }
