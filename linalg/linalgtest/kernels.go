@@ -87,26 +87,33 @@ const KernelReferenceTolerance = 1e-10
 // with a log line, and so fails nothing: the refusal is the contract.
 func KernelReferenceTest(t *testing.T, b linalg.Backend) {
 	t.Helper()
+	if err := checkKernelReference(b, t.Logf); err != nil {
+		t.Error(err)
+	}
+}
+
+func checkKernelReference(b linalg.Backend, logf func(format string, args ...any)) error {
+	var f failures
 	cases, src, err := referenceCases()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	agree := map[string]*KernelAgreement{}
 	for ci, c := range cases {
 		fam, err := linalg.ParseKernel(c.Kernel)
 		if err != nil {
-			t.Fatalf("case %d: %v", ci, err)
+			return fmt.Errorf("case %d: %w", ci, err)
 		}
 		what := fmt.Sprintf("%s N=%d D=%d subset=%d jitter=%g", c.Kernel, c.N, c.D, len(c.Subset), c.Jitter)
 		g, err := linalg.NewGPKernel(b, fam, c.X, c.N, c.D, c.Y)
 		if err != nil {
 			if fam != linalg.KernelSE {
 				if _, ok := b.(linalg.KernelBackend); !ok {
-					t.Logf("%s: refused: %v", what, err)
+					logf("%s: refused: %v", what, err)
 					continue
 				}
 			}
-			t.Errorf("%s: new gp: %v", what, err)
+			f.errorf("%s: new gp: %v", what, err)
 			continue
 		}
 		g.SetJitter(c.Jitter)
@@ -121,7 +128,7 @@ func KernelReferenceTest(t *testing.T, b linalg.Backend) {
 		}
 		k := make([]float64, m*m)
 		if err := g.Kernel(k, c.Subset, c.U); err != nil {
-			t.Errorf("%s: kernel: %v", what, err)
+			f.errorf("%s: kernel: %v", what, err)
 			continue
 		}
 		for i, w := range c.K {
@@ -140,7 +147,7 @@ func KernelReferenceTest(t *testing.T, b linalg.Backend) {
 		grad := make([]float64, c.D+2)
 		ll, err := g.LogLik(c.Subset, c.U, grad)
 		if err != nil {
-			t.Errorf("%s: loglik: %v", what, err)
+			f.errorf("%s: loglik: %v", what, err)
 			continue
 		}
 		a.LogLik = math.Max(a.LogLik, relErr(ll, c.LogLik, math.Abs(c.LogLik)))
@@ -154,11 +161,11 @@ func KernelReferenceTest(t *testing.T, b linalg.Backend) {
 		if c.NT > 0 {
 			ph, ok := g.(linalg.PredictGP)
 			if !ok {
-				t.Logf("%s: handle has no Predict", what)
+				logf("%s: handle has no Predict", what)
 			} else {
 				mean, varf := make([]float64, c.NT), make([]float64, c.NT)
 				if err := ph.Predict(c.XT, c.NT, c.U, mean, varf); err != nil {
-					t.Errorf("%s: predict: %v", what, err)
+					f.errorf("%s: predict: %v", what, err)
 				} else {
 					var mmax float64
 					for _, v := range c.Mean {
@@ -179,16 +186,17 @@ func KernelReferenceTest(t *testing.T, b linalg.Backend) {
 		if a == nil {
 			continue
 		}
-		t.Logf("%s vs %s: max relative difference: kernel %.2g, loglik %.2g, gradient %.2g, mean %.2g, latent variance %.2g", b.Name(), name, a.Kernel, a.LogLik, a.Grad, a.Mean, a.VarF)
+		logf("%s vs %s: max relative difference: kernel %.2g, loglik %.2g, gradient %.2g, mean %.2g, latent variance %.2g", b.Name(), name, a.Kernel, a.LogLik, a.Grad, a.Mean, a.VarF)
 		for _, q := range []struct {
 			what string
 			v    float64
 		}{{"kernel", a.Kernel}, {"loglik", a.LogLik}, {"gradient", a.Grad}, {"mean", a.Mean}, {"latent variance", a.VarF}} {
 			if !(q.v <= KernelReferenceTolerance) {
-				t.Errorf("%s kernel: %s differs from scikit-learn (%s) by %.3g relative, tolerance %g", name, q.what, src, q.v, KernelReferenceTolerance)
+				f.errorf("%s kernel: %s differs from scikit-learn (%s) by %.3g relative, tolerance %g", name, q.what, src, q.v, KernelReferenceTolerance)
 			}
 		}
 	}
+	return f.err()
 }
 
 // relErr is |got − want| / scale (scale floored at the smallest normal

@@ -458,7 +458,8 @@ import (
 
 // Kernels is the linalg.RowKernels of this backend: the two O(n²)
 // elementwise passes of the GP evaluation, and the cross-kernel of its
-// predictions, as C loops that GCC vectorises (AVX2 and FMA when the CPU
+// predictions, for the squared exponential and the Matérn families
+// (MaternRows, MaternCross), as C loops that GCC vectorises (AVX2 and FMA when the CPU
 // has them, chosen at run time; SSE2 otherwise). The gradient pass forms P and P·[Z 1] in one sweep, where
 // the generic CPU backend writes P and then calls Dsymm. Measured on two
 // cores (BenchmarkGPStepRowKernels, -count 3), a log-likelihood with
