@@ -54,6 +54,9 @@ func (c *cpuBackend) newGP(kern Kernel, x []float64, n, d int, y []float64) (GP,
 		facU: make([]float64, d+2), facSub: make([]int, n),
 		xmean: make([]float64, d),
 	}
+	if kern != KernelSE {
+		g.zt = make([]float64, d*n)
+	}
 	if c.rk != nil {
 		parts := gradSplit(n)
 		g.qparts = make([]float64, (parts-1)*n*ld)
@@ -92,6 +95,7 @@ type cpuGP struct {
 	// kernel, diagonal σf²; Matérn: maternCov's w, diagonal 0) → P = W∘G.
 	a, p      []float64
 	z, q      []float64 // n×ld: [Z 1 0…], Z the scaled inputs; P·[Z 1 0…]
+	zt        []float64 // Matérn only: Zᵀ of the subset, d×m
 	qparts, w []float64 // RowKernels only: q of the gradient parts 1.., scratch
 	ys, alpha []float64
 	sq, ell   []float64
@@ -180,6 +184,11 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 			return fmt.Errorf("linalg/%s: gp: observation %d's inputs divided by the length scales have squared norm %v, too large to form squared distances: the inputs are too large for the length scales (standardize them)", g.be.name, idx, s)
 		}
 		g.z[k*ld+d] = 1 // the column of ones gives P·1 from the same product
+		if g.zt != nil {
+			for j, v := range row {
+				g.zt[j*m+k] = v
+			}
+		}
 		g.sq[k] = s
 		g.ys[k] = g.y[idx]
 	}
@@ -210,9 +219,9 @@ func (g *cpuGP) kernelRows(lo, hi int) {
 			w = g.p[:m*m]
 		}
 		if rk := g.be.rk; rk != nil {
-			rk.MaternRows(g.kern, a, w, g.z[:m*g.ld], m, g.ld, g.d, lo, hi, sf2, diag)
+			rk.MaternRows(g.kern, a, w, g.zt[:g.d*m], m, g.d, lo, hi, sf2, diag)
 		} else {
-			maternRows(g.kern, a, w, g.z[:m*g.ld], m, g.ld, g.d, lo, hi, sf2, diag)
+			maternRows(g.kern, a, w, g.zt[:g.d*m], m, g.d, lo, hi, sf2, diag)
 		}
 		return
 	}
@@ -243,17 +252,19 @@ func (g *cpuGP) kernelRows(lo, hi int) {
 }
 
 // maternRows is RowKernels.MaternRows in Go.
-func maternRows(fam Kernel, a, w, z []float64, m, ld, d, lo, hi int, sf2, diag float64) {
+func maternRows(fam Kernel, a, w, zt []float64, m, d, lo, hi int, sf2, diag float64) {
 	for i := lo; i < hi; i++ {
 		row := a[i*m : i*m+i]
-		zi := z[i*ld : i*ld+d]
-		for j := range row {
-			zj := z[j*ld : j*ld+d]
-			var s float64
-			for q, v := range zi {
-				t := v - zj[q]
-				s += t * t
+		clear(row)
+		for q := range d {
+			col := zt[q*m : q*m+i]
+			zq := zt[q*m+i]
+			for j, v := range col {
+				t := zq - v
+				row[j] += t * t
 			}
+		}
+		for j, s := range row {
 			v, wv := maternCov(fam, math.Sqrt(s), sf2)
 			row[j] = v
 			if w != nil {

@@ -149,6 +149,20 @@ func benchDirect(b *testing.B, c float64, f func(n int, w []float64) (string, in
 	}
 }
 
+// BenchmarkGPStepKernel times a GP log-likelihood with gradient for each
+// kernel family on this backend (D = linalgtest.BenchGPDim), the
+// families alternating at each size so that all see the same machine.
+func BenchmarkGPStepKernel(b *testing.B) {
+	c := backend(b)
+	for _, n := range []int{512, 1024} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			for _, k := range linalg.Kernels() {
+				b.Run("kernel="+k.String(), func(b *testing.B) { linalgtest.BenchGPStepKernelAt(b, c, k, n) })
+			}
+		})
+	}
+}
+
 // BenchmarkGPStepRowKernels times a GP log-likelihood with gradient on
 // this backend ("kernels=c") and on the same BLAS and LAPACK with the
 // generic Go elementwise passes and Dsymm ("kernels=go"), alternating at
