@@ -44,7 +44,8 @@ type gpFlags struct {
 func gpFlagSet(f *gpFlags) *flagSet {
 	fs := newFlagSet("subtemper gp", "subtemper gp [--data FILE.csv [--target COL] [--standardize]] [flags]",
 		`Samples the hyperparameters θ = (ℓ_1..ℓ_D, σf, σn) of Gaussian-process regression with an
-ARD kernel (--kernel: squared exponential by default, or Matérn 1/2, 3/2, 5/2), in log space u = log θ, under the paper's priors by default
+ARD kernel (--kernel: the squared exponential by default, or Matérn 1/2, 3/2, 5/2), in log
+space u = log θ, under the paper's priors by default
 (ℓ_d ~ LogNormal(0.5, 1), σf ~ Gamma(4, rate 1), σn ~ Gamma(2, rate 2); set them with
 --prior-ell, --prior-sf and --prior-sn, in the units of the data as sampled: standardised
 ones with --standardize).
