@@ -102,10 +102,10 @@ type cpuGP struct {
 	sf2, sn2  float64
 	quad      float64 // yᵀα of the last value
 	m         int     // size of the subset in the buffers
-	keep      bool    // kernelRows also copies Kf to p
+	keep      bool    // kernelRows also fills p (Kf, or a Matérn family's G)
 	pool      *rowPool
 
-	// fac: g.a holds the Cholesky factor (and g.p Kf) of the last
+	// fac: g.a holds the Cholesky factor (and g.p G) of the last
 	// evaluation, made without gradient at facU on the observations
 	// facSub[:m], for LogLikResume.
 	fac    bool
@@ -208,7 +208,7 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 // kernelRows turns rows lo..hi−1 of the Gram matrix in g.a (lower) into
 // kernel values, with σn² + jitter on the diagonal, and copies them to g.p
 // when g.keep; for a Matérn family it fills the rows of g.a from the
-// scaled inputs in g.z instead, and those of g.p with the weights G.
+// scaled inputs in g.zt instead, and those of g.p with the weights G.
 func (g *cpuGP) kernelRows(lo, hi int) {
 	m := g.m
 	a := g.a[:m*m]
@@ -375,7 +375,7 @@ func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 	if grad != nil && len(grad) != g.d+2 {
 		return 0, fmt.Errorf("linalg/%s: gp: gradient of length %d, want %d", g.be.name, len(grad), g.d+2)
 	}
-	// Kf is kept without gradient too, for LogLikResume: the copy is made
+	// Kf (or G) is kept without gradient too, for LogLikResume: the copy is made
 	// in the same pass and costs nothing measurable.
 	if err := g.build(subset, u, true); err != nil {
 		return 0, err
@@ -434,7 +434,7 @@ func (g *cpuGP) LogLikResume(subset []int, u, grad []float64) (float64, bool, er
 	}
 	g.fac = false
 	if m := g.m; k < m {
-		// The leading k×k blocks of the factor and of Kf, repacked with
+		// The leading k×k blocks of the factor and of Kf (or G), repacked with
 		// row length k; row i moves to an earlier place than any later
 		// row's source, so copying in order is safe.
 		for i := 1; i < k; i++ {
