@@ -25,7 +25,9 @@ import (
 // Files of a saved fit.
 const (
 	// FitFile is the fit's description: format, data file, standardisation,
-	// prior, jitter, settings and the draws of u = log θ.
+	// kernel family, prior, jitter, settings and the draws of u = log θ.
+	// A fit.json without "kernel" (written before the Matérn kernels) is
+	// read as the squared exponential.
 	FitFile = "fit.json"
 	// FitDataFile holds the training data as used, in the data's units
 	// (numbers written in the shortest form that reads back exactly).
@@ -49,6 +51,7 @@ type fitJSON struct {
 	Target          string         `json:"target"`
 	Standardized    bool           `json:"standardized"`
 	Standardization *stdJSON       `json:"standardization,omitempty"`
+	Kernel          string         `json:"kernel,omitempty"`
 	Prior           gp.Prior       `json:"prior"`
 	Jitter          float64        `json:"jitter"`
 	Backend         string         `json:"backend"`
@@ -122,7 +125,7 @@ func (f *GPFit) Save(dir string, flags map[string]any) error {
 	fj := fitJSON{
 		Format: fitFormat, Version: fitVersion, DataFile: FitDataFile, DataSHA256: sha256Hex(written),
 		N: f.Data.N, D: f.Data.D, Target: f.Data.TargetName(),
-		Standardized: f.standardized(), Prior: f.Prior, Jitter: f.Jitter, Backend: f.Backend,
+		Standardized: f.standardized(), Kernel: f.Kernel.String(), Prior: f.Prior, Jitter: f.Jitter, Backend: f.Backend,
 		Settings: settingsMap(f.Settings), Flags: flags, Names: f.Names(), DrawsU: f.Draws,
 	}
 	for j := range f.Data.D {
@@ -185,6 +188,12 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 			}
 		}
 	}
+	kern := gp.SE
+	if fj.Kernel != "" {
+		if kern, err = gp.ParseKernel(fj.Kernel); err != nil {
+			return nil, incomplete("%s: kernel %q is not one this build knows (se, matern12, matern32, matern52)", FitFile, fj.Kernel)
+		}
+	}
 	if fj.Standardized && fj.Standardization == nil {
 		return nil, incomplete("%s says the data were standardised but holds no standardisation", FitFile)
 	}
@@ -220,7 +229,7 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	if backend == "" {
 		backend = linalg.FastestName()
 	}
-	f := &GPFit{Data: data, Prior: fj.Prior, Jitter: fj.Jitter, Backend: backend, Draws: fj.DrawsU}
+	f := &GPFit{Data: data, Prior: fj.Prior, Jitter: fj.Jitter, Kernel: kern, Backend: backend, Draws: fj.DrawsU}
 	if s := fj.Standardization; fj.Standardized {
 		f.Std = gp.Standardization{XMean: s.XMean, XSD: s.XSD, YMean: s.YMean, YSD: s.YSD}
 	}

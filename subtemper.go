@@ -84,6 +84,8 @@ type GPOptions struct {
 	Prior gp.Prior
 	// Jitter is added to the kernel's diagonal on top of σn² (≥ 0).
 	Jitter float64
+	// Kernel is the covariance family (zero value: gp.SE).
+	Kernel gp.Kernel
 	// Settings are the sampler's settings; nil means DefaultGPSettings().
 	Settings *tempering.Settings
 }
@@ -107,6 +109,8 @@ type GPFit struct {
 	// jitter.
 	Prior  gp.Prior
 	Jitter float64
+	// Kernel is the covariance family (zero value: gp.SE).
+	Kernel gp.Kernel
 	// Backend is the name of the backend the model runs on.
 	Backend string
 	// Settings are the sampler's settings as given to tempering.Run.
@@ -138,7 +142,7 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	if opt.Settings != nil {
 		st = *opt.Settings
 	}
-	f := &GPFit{Data: data, Jitter: opt.Jitter, Settings: st}
+	f := &GPFit{Data: data, Jitter: opt.Jitter, Kernel: opt.Kernel, Settings: st}
 	pr, err := opt.Prior.WithDefaults()
 	if err != nil {
 		return nil, err
@@ -194,7 +198,7 @@ func (f *GPFit) modelLocked() (*gp.Model, error) {
 		}
 		data = d
 	}
-	m, err := gp.New(be, data, gp.Options{Prior: f.Prior, Jitter: f.Jitter})
+	m, err := gp.New(be, data, gp.Options{Prior: f.Prior, Jitter: f.Jitter, Kernel: f.Kernel})
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
-// Package gp is Gaussian-process regression with the squared-exponential
-// ARD kernel, as a Bayesian model whose hyperparameters are sampled:
-// the log marginal likelihood of any subset of the observations and its
-// gradient, the paper's priors, synthetic data (paper §4.2) and user data
-// from CSV files.
+// Package gp is Gaussian-process regression with an ARD kernel (the
+// squared exponential, or Matérn 1/2, 3/2, 5/2: [Kernel]), as a Bayesian
+// model whose hyperparameters are sampled: the log marginal likelihood of
+// any subset of the observations and its gradient, the paper's priors,
+// synthetic data (paper §4.2) and user data from CSV files.
 //
 // # Model
 //
@@ -10,6 +10,10 @@
 //
 //	k(x, x') = σf² exp(−Σ_d (x_d − x'_d)² / (2 ℓ_d²)),
 //	y_S ~ N(0, K_SS + (σn² + jitter)·I),
+//
+// for the squared exponential (SE, the default); [Options].Kernel chooses
+// a Matérn family instead, the same function of the scaled distance
+// r² = Σ_d (x_d − x'_d)²/ℓ_d² as [linalg.Kernel] gives, with the same θ.
 //
 // with θ = (ℓ_1, …, ℓ_D, σf, σn), |θ| = D+2. The likelihood does not factor
 // over observations: a subset S means the kernel matrix of that subset. The

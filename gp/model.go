@@ -13,8 +13,35 @@ import (
 // is not positive definite in floating point. It is linalg's sentinel.
 var ErrNotPositiveDefinite = linalg.ErrNotPositiveDefinite
 
+// Kernel is the covariance family of a Model, with ARD length scales:
+// SE (the squared exponential, the paper's and the default), Matern12,
+// Matern32 or Matern52 (linalg.Kernel gives the formulas). The
+// parameters are the same for every family: θ = (ℓ_1, …, ℓ_D, σf, σn).
+type Kernel = linalg.Kernel
+
+// The kernel families.
+const (
+	SE       = linalg.KernelSE
+	Matern12 = linalg.KernelMatern12
+	Matern32 = linalg.KernelMatern32
+	Matern52 = linalg.KernelMatern52
+)
+
+// ParseKernel returns the family named s: "se", "matern12", "matern32" or
+// "matern52".
+func ParseKernel(s string) (Kernel, error) {
+	k, err := linalg.ParseKernel(s)
+	if err != nil {
+		return 0, fmt.Errorf("gp: %w", err)
+	}
+	return k, nil
+}
+
 // Options configures a Model. The zero value is the paper's setting.
 type Options struct {
+	// Kernel is the covariance family; the zero value is SE. A backend
+	// without the family (the cuda backend has only SE) refuses it in New.
+	Kernel Kernel
 	// Prior on θ; the zero value is the paper's prior.
 	Prior Prior
 	// Jitter is a constant added to the diagonal of every kernel matrix on
@@ -32,6 +59,7 @@ type Model struct {
 	data   *Data
 	prior  Prior
 	jitter float64
+	kern   Kernel
 	h      linalg.GP
 }
 
@@ -48,10 +76,13 @@ func New(be linalg.Backend, data *Data, opt Options) (*Model, error) {
 	if !(opt.Jitter >= 0) || math.IsInf(opt.Jitter, 0) {
 		return nil, fmt.Errorf("gp: jitter %v, want ≥ 0 and finite", opt.Jitter)
 	}
+	if !opt.Kernel.Valid() {
+		return nil, fmt.Errorf("gp: invalid kernel family %d", int(opt.Kernel))
+	}
 	if be == nil {
 		be = linalg.Default()
 	}
-	m := &Model{be: be, data: data, prior: pr, jitter: opt.Jitter}
+	m := &Model{be: be, data: data, prior: pr, jitter: opt.Jitter, kern: opt.Kernel}
 	if err := m.open(); err != nil {
 		return nil, err
 	}
@@ -59,9 +90,9 @@ func New(be linalg.Backend, data *Data, opt Options) (*Model, error) {
 }
 
 func (m *Model) open() error {
-	h, err := m.be.NewGP(m.data.X, m.data.N, m.data.D, m.data.Y)
+	h, err := linalg.NewGPKernel(m.be, m.kern, m.data.X, m.data.N, m.data.D, m.data.Y)
 	if err != nil {
-		return fmt.Errorf("gp: uploading %d×%d data to backend %s: %w", m.data.N, m.data.D, m.be.Name(), err)
+		return fmt.Errorf("gp: uploading %d×%d data to backend %s for the %s kernel: %w", m.data.N, m.data.D, m.be.Name(), m.kern, err)
 	}
 	h.SetJitter(m.jitter)
 	m.h = h
@@ -71,7 +102,7 @@ func (m *Model) open() error {
 // Clone returns an independent Model over the same (read-only) data, with
 // its own backend handle and workspaces, for use by another goroutine.
 func (m *Model) Clone() (*Model, error) {
-	c := &Model{be: m.be, data: m.data, prior: m.prior, jitter: m.jitter}
+	c := &Model{be: m.be, data: m.data, prior: m.prior, jitter: m.jitter, kern: m.kern}
 	if err := c.open(); err != nil {
 		return nil, err
 	}
@@ -103,6 +134,9 @@ func (m *Model) Prior() Prior { return m.prior }
 // Jitter returns the constant added to the kernel diagonal (0 unless set
 // in Options).
 func (m *Model) Jitter() float64 { return m.jitter }
+
+// Kernel returns the covariance family.
+func (m *Model) Kernel() Kernel { return m.kern }
 
 // Backend returns the name of the backend the model evaluates on.
 func (m *Model) Backend() string { return m.be.Name() }

@@ -97,7 +97,7 @@ func (m *Model) predictDense(xt []float64, nt int, u, mean, varf []float64) erro
 					r := (v - xi[j]) / ell[j]
 					d2 += r * r
 				}
-				row[c] = sf2 * math.Exp(-0.5*d2)
+				row[c] = m.kern.Cov(d2, sf2)
 			}
 		}
 		for c := range b {

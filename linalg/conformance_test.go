@@ -33,3 +33,6 @@ func TestState(t *testing.T)     { linalgtest.StateTest(t, gonumBackend) }
 // Dpotrf/Dpotri through their panel updates at larger orders. So the
 // zero-allocation check of this backend runs at order 64.
 func TestAllocs(t *testing.T) { linalgtest.AllocTest(t, gonumBackend, 64) }
+
+func TestKernelReference(t *testing.T) { linalgtest.KernelReferenceTest(t, gonumBackend) }
+func TestMatern(t *testing.T)          { linalgtest.MaternTest(t, gonumBackend) }

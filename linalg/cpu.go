@@ -46,6 +46,17 @@ type RowKernels interface {
 	// ColSumSquares sets dst[t] = Σ_i x[i,t]² for the k columns of the m×k
 	// row-major x, the rows added in order.
 	ColSumSquares(dst, x []float64, m, k int)
+	// MaternRows fills rows lo..hi−1 of the lower triangle of a with the
+	// Matérn kernel fam (not KernelSE) of the scaled inputs, given as the
+	// d×m row-major zt (column j: input j): for j < i, with r the
+	// Euclidean distance between inputs i and j from explicit differences,
+	// the squares summed in order of the d rows of zt, a[i,j] ← the
+	// covariance at r and, if w is not nil, w[i,j] ← the length-scale
+	// weight −(∂k/∂r)/r (0 at r = 0); a[i,i] ← diag and w[i,i] ← 0
+	// (Kernel documents the families).
+	MaternRows(fam Kernel, a, w, zt []float64, m, d, lo, hi int, sf2, diag float64)
+	// MaternCross is SECross for the Matérn kernel fam (not KernelSE).
+	MaternCross(fam Kernel, c, za, zbT []float64, m, k, d int, sf2 float64)
 }
 
 // NewCPU returns a host-memory backend named name that runs the dense

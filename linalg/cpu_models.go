@@ -13,6 +13,18 @@ import (
 )
 
 func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
+	return c.newGP(KernelSE, x, n, d, y)
+}
+
+// NewGPKernel implements KernelBackend: every family is built in.
+func (c *cpuBackend) NewGPKernel(k Kernel, x []float64, n, d int, y []float64) (GP, error) {
+	if !k.Valid() {
+		return nil, fmt.Errorf("linalg/%s: gp: invalid kernel family %d", c.name, int(k))
+	}
+	return c.newGP(k, x, n, d, y)
+}
+
+func (c *cpuBackend) newGP(kern Kernel, x []float64, n, d int, y []float64) (GP, error) {
 	if n < 1 || d < 1 {
 		return nil, fmt.Errorf("linalg/%s: gp data of %d×%d", c.name, n, d)
 	}
@@ -33,7 +45,7 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 	// padding stays 0), as RowKernels.GradRows wants.
 	ld := (d + 4) &^ 3
 	g := &cpuGP{
-		be: c, n: n, d: d, ld: ld,
+		be: c, kern: kern, n: n, d: d, ld: ld,
 		x: make([]float64, n*d), y: append([]float64(nil), y...),
 		a: make([]float64, n*n), p: make([]float64, n*n),
 		z: make([]float64, n*ld), q: make([]float64, n*ld),
@@ -41,6 +53,9 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 		ell:  make([]float64, d),
 		facU: make([]float64, d+2), facSub: make([]int, n),
 		xmean: make([]float64, d),
+	}
+	if kern != KernelSE {
+		g.zt = make([]float64, d*n)
 	}
 	if c.rk != nil {
 		parts := gradSplit(n)
@@ -70,21 +85,27 @@ func (c *cpuBackend) NewGP(x []float64, n, d int, y []float64) (GP, error) {
 
 type cpuGP struct {
 	be       *cpuBackend
+	kern     Kernel
 	n, d, ld int
 	x, y     []float64
 	jitter   float64
 
-	a, p      []float64 // n×n: kernel → factor → inverse; Kf → P = W∘Kf
+	// a: kernel → factor → inverse. p: the length-scale weights G, with
+	// ∂K_ij/∂log ℓ_d = G_ij·(z_id − z_jd)² (SE: G = Kf, the noise-free
+	// kernel, diagonal σf²; Matérn: maternCov's w, diagonal 0) → P = W∘G.
+	a, p      []float64
 	z, q      []float64 // n×ld: [Z 1 0…], Z the scaled inputs; P·[Z 1 0…]
+	zt        []float64 // Matérn only: Zᵀ of the subset, d×m
 	qparts, w []float64 // RowKernels only: q of the gradient parts 1.., scratch
 	ys, alpha []float64
 	sq, ell   []float64
 	sf2, sn2  float64
-	m         int  // size of the subset in the buffers
-	keep      bool // kernelRows also copies Kf to p
+	quad      float64 // yᵀα of the last value
+	m         int     // size of the subset in the buffers
+	keep      bool    // kernelRows also fills p (Kf, or a Matérn family's G)
 	pool      *rowPool
 
-	// fac: g.a holds the Cholesky factor (and g.p Kf) of the last
+	// fac: g.a holds the Cholesky factor (and g.p G) of the last
 	// evaluation, made without gradient at facU on the observations
 	// facSub[:m], for LogLikResume.
 	fac    bool
@@ -102,7 +123,7 @@ func (g *cpuGP) Close() error {
 	if g.pool != nil {
 		g.pool.close()
 	}
-	*g = cpuGP{be: g.be}
+	*g = cpuGP{be: g.be, kern: g.kern}
 	return nil
 }
 
@@ -131,7 +152,8 @@ func (g *cpuGP) params(u []float64) error {
 }
 
 // build fills g.a (lower) with K_SS + (σn²+jitter)I and, if keep, g.p
-// (lower) with the noise-free kernel Kf.
+// (lower) with the length-scale weights G (for SE the noise-free kernel
+// Kf).
 func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 	g.fac = false
 	m, err := checkSubset(g.be.name, subset, g.n)
@@ -162,11 +184,22 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 			return fmt.Errorf("linalg/%s: gp: observation %d's inputs divided by the length scales have squared norm %v, too large to form squared distances: the inputs are too large for the length scales (standardize them)", g.be.name, idx, s)
 		}
 		g.z[k*ld+d] = 1 // the column of ones gives P·1 from the same product
+		if g.zt != nil {
+			for j, v := range row {
+				g.zt[j*m+k] = v
+			}
+		}
 		g.sq[k] = s
 		g.ys[k] = g.y[idx]
 	}
-	a := g.a[:m*m]
-	g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*ld], ld, 0, a, m)
+	if g.kern == KernelSE {
+		a := g.a[:m*m]
+		g.be.bl.Dsyrk(blas.Lower, blas.NoTrans, m, d, 1, g.z[:m*ld], ld, 0, a, m)
+	}
+	// The Matérn families are not smooth in r² at r = 0 (Matérn 1/2 is
+	// linear in r there), so their rows take the squared distances from
+	// explicit differences of the scaled inputs, exact to rounding, and
+	// not from the Gram form.
 	g.keep = keep
 	g.rows(taskKernel, m, 0)
 	return nil
@@ -174,11 +207,24 @@ func (g *cpuGP) build(subset []int, u []float64, keep bool) error {
 
 // kernelRows turns rows lo..hi−1 of the Gram matrix in g.a (lower) into
 // kernel values, with σn² + jitter on the diagonal, and copies them to g.p
-// when g.keep.
+// when g.keep; for a Matérn family it fills the rows of g.a from the
+// scaled inputs in g.zt instead, and those of g.p with the weights G.
 func (g *cpuGP) kernelRows(lo, hi int) {
 	m := g.m
 	a := g.a[:m*m]
 	sf2, diag := g.sf2, g.sf2+g.sn2+g.jitter
+	if g.kern != KernelSE {
+		var w []float64
+		if g.keep {
+			w = g.p[:m*m]
+		}
+		if rk := g.be.rk; rk != nil {
+			rk.MaternRows(g.kern, a, w, g.zt[:g.d*m], m, g.d, lo, hi, sf2, diag)
+		} else {
+			maternRows(g.kern, a, w, g.zt[:g.d*m], m, g.d, lo, hi, sf2, diag)
+		}
+		return
+	}
 	if rk := g.be.rk; rk != nil {
 		var kf []float64
 		if g.keep {
@@ -205,8 +251,35 @@ func (g *cpuGP) kernelRows(lo, hi int) {
 	}
 }
 
-// pRows sets P = (ααᵀ − K⁻¹) ∘ Kf on rows lo..hi−1 of the lower triangle,
-// with K⁻¹ in g.a and Kf in g.p.
+// maternRows is RowKernels.MaternRows in Go.
+func maternRows(fam Kernel, a, w, zt []float64, m, d, lo, hi int, sf2, diag float64) {
+	for i := lo; i < hi; i++ {
+		row := a[i*m : i*m+i]
+		clear(row)
+		for q := range d {
+			col := zt[q*m : q*m+i]
+			zq := zt[q*m+i]
+			for j, v := range col {
+				t := zq - v
+				row[j] += t * t
+			}
+		}
+		for j, s := range row {
+			v, wv := maternCov(fam, math.Sqrt(s), sf2)
+			row[j] = v
+			if w != nil {
+				w[i*m+j] = wv
+			}
+		}
+		a[i*m+i] = diag
+		if w != nil {
+			w[i*m+i] = 0
+		}
+	}
+}
+
+// pRows sets P = (ααᵀ − K⁻¹) ∘ G on rows lo..hi−1 of the lower triangle,
+// with K⁻¹ in g.a and G in g.p.
 func (g *cpuGP) pRows(lo, hi int) {
 	m := g.m
 	alpha := g.alpha[:m]
@@ -302,7 +375,7 @@ func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 	if grad != nil && len(grad) != g.d+2 {
 		return 0, fmt.Errorf("linalg/%s: gp: gradient of length %d, want %d", g.be.name, len(grad), g.d+2)
 	}
-	// Kf is kept without gradient too, for LogLikResume: the copy is made
+	// Kf (or G) is kept without gradient too, for LogLikResume: the copy is made
 	// in the same pass and costs nothing measurable.
 	if err := g.build(subset, u, true); err != nil {
 		return 0, err
@@ -361,7 +434,7 @@ func (g *cpuGP) LogLikResume(subset []int, u, grad []float64) (float64, bool, er
 	}
 	g.fac = false
 	if m := g.m; k < m {
-		// The leading k×k blocks of the factor and of Kf, repacked with
+		// The leading k×k blocks of the factor and of Kf (or G), repacked with
 		// row length k; row i moves to an earlier place than any later
 		// row's source, so copying in order is safe.
 		for i := 1; i < k; i++ {
@@ -405,6 +478,7 @@ func (g *cpuGP) value(ks []int, pre []float64) (float64, error) {
 	for i, v := range ys {
 		quad += v * alpha[i]
 	}
+	g.quad = quad
 	ll := -0.5*quad - 0.5*logDetChol(m, a) - 0.5*float64(m)*math.Log(2*math.Pi)
 	if math.IsInf(quad, 0) || math.IsNaN(quad) {
 		// The factor is fine; the targets are too large for the kernel's
@@ -417,7 +491,7 @@ func (g *cpuGP) value(ks []int, pre []float64) (float64, error) {
 	return ll, nil
 }
 
-// gradient fills grad from the Cholesky factor in g.a, Kf in g.p and α,
+// gradient fills grad from the Cholesky factor in g.a, G in g.p and α,
 // overwriting the factor with K⁻¹.
 func (g *cpuGP) gradient(grad []float64) error {
 	m, d := g.m, g.d
@@ -426,14 +500,14 @@ func (g *cpuGP) gradient(grad []float64) error {
 	if !g.be.la.Dpotri(blas.Lower, m, a, m) {
 		return fmt.Errorf("linalg/%s: gp: inverse of %d×%d kernel: %w", g.be.name, m, m, ErrNotPositiveDefinite)
 	}
-	// P = (ααᵀ − K⁻¹) ∘ Kf on the lower triangle (elementwise), and
+	// P = (ααᵀ − K⁻¹) ∘ G on the lower triangle (elementwise), and
 	// tr(ααᵀ − K⁻¹).
 	var trW float64
 	for i, ai := range alpha {
 		trW += ai*ai - a[i*m+i]
 	}
 	// Q = P·[Z 1]: its column d is r = P·1. With ∂K_ij/∂log ℓ_d =
-	// Kf_ij (z_id − z_jd)², ½ Σ_ij P_ij (z_id − z_jd)² = Σ_i z_id (z_id r_i −
+	// G_ij (z_id − z_jd)², ½ Σ_ij P_ij (z_id − z_jd)² = Σ_i z_id (z_id r_i −
 	// Q_id); ∂K/∂log σf = 2Kf gives Σ_ij P_ij = Σ_i r_i; ∂K/∂log σn = 2σn² I
 	// gives σn² tr(W).
 	ld := g.ld
@@ -463,6 +537,11 @@ func (g *cpuGP) gradient(grad []float64) error {
 		for j, zv := range zi {
 			grad[j] += zv * (zv*ri - qi[j])
 		}
+	}
+	if g.kern != KernelSE {
+		// G is not Kf here: ½tr(W·2Kf) = tr(W·A) − (σn²+jitter)·tr(W)
+		// with A = Kf + (σn²+jitter)·I and tr(W·A) = αᵀAα − m = yᵀα − m.
+		gf = g.quad - float64(m) - (g.sn2+g.jitter)*trW
 	}
 	grad[d] = gf
 	grad[d+1] = g.sn2 * trW

@@ -15,7 +15,8 @@
 //
 //   - Matrix: upload a square matrix, in-place Cholesky, log-determinant,
 //     solve and inverse from the factor, GEMM.
-//   - GP: the squared-exponential ARD kernel of a subset with the noise
+//   - GP: an ARD kernel (squared exponential, or Matérn 1/2, 3/2, 5/2
+//     through NewGPKernel on a KernelBackend) of a subset with the noise
 //     variance (and an optional jitter) on the diagonal; the log-likelihood
 //     and its gradient ½·Σ_ij (α_i α_j − (K⁻¹)_ij)·∂K_ij/∂u for all D+2
 //     log-hyperparameters u.

@@ -32,7 +32,8 @@ type Backend interface {
 	// NewMatrix returns a square workspace for matrices up to maxN×maxN.
 	NewMatrix(maxN int) (Matrix, error)
 	// NewGP uploads the inputs x (n×d, row-major) and targets y (n) of a
-	// GP regression with the squared-exponential ARD kernel.
+	// GP regression with the squared-exponential ARD kernel (other
+	// families: NewGPKernel).
 	NewGP(x []float64, n, d int, y []float64) (GP, error)
 	// NewMVN uploads n observations w (n×d, row-major) of a multivariate
 	// normal mean model, already whitened by the caller.
@@ -71,10 +72,11 @@ type Matrix interface {
 }
 
 // GP evaluates Gaussian-process regression likelihoods on resident data
-// with the squared-exponential ARD kernel
+// with a stationary ARD kernel, the squared exponential
 //
 //	k(x, x') = σf² exp(−Σ_d (x_d − x'_d)² / (2 ℓ_d²))
 //
+// unless the handle was built for another family (Kernel, NewGPKernel),
 // and noise variance σn². Hyperparameters are passed in log space,
 // u = (log ℓ_1, …, log ℓ_D, log σf, log σn), len D+2.
 type GP interface {

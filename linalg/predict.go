@@ -110,9 +110,14 @@ func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 		}
 		// ks = K*ᵀ, n×b: the test inputs' kernel vectors in its columns,
 		// the layout in which OpenBLAS's DTRMM ran fastest.
-		if rk := g.be.rk; rk != nil {
+		switch rk := g.be.rk; {
+		case g.kern != KernelSE && rk != nil:
+			rk.MaternCross(g.kern, ks, zo, ztT, n, b, d, g.sf2)
+		case g.kern != KernelSE:
+			maternCross(g.kern, ks, zo, ztT, n, b, d, g.sf2)
+		case rk != nil:
 			rk.SECross(ks, zo, ztT, n, b, d, g.sf2)
-		} else {
+		default:
 			seCross(ks, zo, ztT, n, b, d, g.sf2)
 		}
 		g.be.bl.Dgemv(blas.Trans, n, b, 1, ks, b, alpha, 1, 0, mean[lo:lo+b], 1)
@@ -143,6 +148,23 @@ func seCross(c, za, zbT []float64, m, k, d int, sf2 float64) {
 		}
 		for t, d2 := range row {
 			row[t] = sf2 * math.Exp(-0.5*d2)
+		}
+	}
+}
+
+// maternCross is RowKernels.MaternCross in Go.
+func maternCross(fam Kernel, c, za, zbT []float64, m, k, d int, sf2 float64) {
+	for i := range m {
+		row := c[i*k : i*k+k]
+		clear(row)
+		for j, w := range za[i*d : i*d+d] {
+			for t, v := range zbT[j*k : j*k+k] {
+				r := w - v
+				row[t] += r * r
+			}
+		}
+		for t, d2 := range row {
+			row[t], _ = maternCov(fam, math.Sqrt(d2), sf2)
 		}
 	}
 }

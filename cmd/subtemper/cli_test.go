@@ -958,3 +958,46 @@ func TestStaleFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalKernel checks `eval gp --kernel K --json` against gp.Model with
+// that kernel, for every family.
+func TestEvalKernel(t *testing.T) {
+	dir := t.TempDir()
+	path, data := writeGPData(t, dir, 20, 3)
+	theta := []float64{1, 2, 0.5, 1.5, 0.2}
+	u, _ := gp.LogTheta(nil, theta)
+	for _, k := range []gp.Kernel{gp.SE, gp.Matern12, gp.Matern32, gp.Matern52} {
+		var o, e bytes.Buffer
+		io := &stdio{in: strings.NewReader(""), out: &o, err: &e}
+		code := run(context.Background(), []string{"eval", "gp", "--data", path, "--kernel", k.String(), "--lengthscales", "1,2,0.5", "--sf", "1.5", "--sn", "0.2", "--json"}, io)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", k, code, e.String())
+		}
+		var got struct {
+			LML      float64   `json:"log_marginal_likelihood"`
+			Gradient []float64 `json:"gradient"`
+		}
+		if err := json.Unmarshal(o.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		m, err := gp.New(linalg.Default(), data, gp.Options{Kernel: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		grad := make([]float64, len(u))
+		ll, err := m.LogLik(nil, u, grad)
+		m.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+		if !close(got.LML, ll) {
+			t.Errorf("%s: log_marginal_likelihood %v, model %v", k, got.LML, ll)
+		}
+		for i := range grad {
+			if !close(got.Gradient[i], grad[i]) {
+				t.Errorf("%s: gradient[%d] %v, model %v", k, i, got.Gradient[i], grad[i])
+			}
+		}
+	}
+}

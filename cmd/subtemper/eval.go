@@ -130,6 +130,10 @@ units (no standardisation):
 	if err != nil {
 		return err
 	}
+	kern, err := model.kernelFamily()
+	if err != nil {
+		return err
+	}
 	copt, err := model.csvOptions(target)
 	if err != nil {
 		return err
@@ -152,7 +156,7 @@ units (no standardisation):
 		return usagef("--lengthscales has %s but %s has %s (%s)", plural.Count(len(ell), "value", "values"), data,
 			plural.Count(d.D, "input column", "input columns"), strings.Join(names, ", "))
 	}
-	m, err := gp.New(be, d, gp.Options{Jitter: jitter, Prior: prior})
+	m, err := gp.New(be, d, gp.Options{Jitter: jitter, Prior: prior, Kernel: kern})
 	if err != nil {
 		return inputErr(err)
 	}

@@ -44,8 +44,9 @@ type gpFlags struct {
 
 func gpFlagSet(f *gpFlags) *flagSet {
 	fs := newFlagSet("subtemper gp", "subtemper gp [--data FILE.csv [--target COL] [--standardize]] [flags]",
-		`Samples the hyperparameters θ = (ℓ_1..ℓ_D, σf, σn) of Gaussian-process regression with a
-squared-exponential ARD kernel, in log space u = log θ, under the paper's priors by default
+		`Samples the hyperparameters θ = (ℓ_1..ℓ_D, σf, σn) of Gaussian-process regression with an
+ARD kernel (--kernel: the squared exponential by default, or Matérn 1/2, 3/2, 5/2), in log
+space u = log θ, under the paper's priors by default
 (ℓ_d ~ LogNormal(0.5, 1), σf ~ Gamma(4, rate 1), σn ~ Gamma(2, rate 2); set them with
 --prior-ell, --prior-sf and --prior-sn, in the units of the data as sampled: standardised
 ones with --standardize).
@@ -94,6 +95,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		return usagef("--jitter must be ≥ 0 and finite, got %v", f.jitter)
 	}
 	prior, err := f.model.prior()
+	if err != nil {
+		return err
+	}
+	kern, err := f.model.kernelFamily()
 	if err != nil {
 		return err
 	}
@@ -191,6 +196,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if len(csvOpt.Inputs)+len(csvOpt.Exclude) > 0 {
 		line += "; inputs " + strings.Join(inputs, ", ")
 	}
+	desc["kernel"] = kern.String()
+	if kern != gp.SE {
+		line += "; kernel " + kern.String()
+	}
 	desc["prior"] = priorJSON(prior)
 	if paper, _ := (gp.Prior{}).WithDefaults(); prior != paper {
 		line += "; prior " + priorLine(prior)
@@ -221,7 +230,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		return err
 	}
 	m, err := interruptible(ctx, "the model's set-up", func() (*gp.Model, error) {
-		return gp.New(be, fit, gp.Options{Jitter: f.jitter, Prior: prior})
+		return gp.New(be, fit, gp.Options{Jitter: f.jitter, Prior: prior, Kernel: kern})
 	})
 	if errors.Is(err, errInterrupted) {
 		return err
@@ -244,7 +253,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			std.Original(dst, dst)
 		},
 	}
-	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Backend: be.Name(), Settings: *st}
+	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Kernel: kern, Backend: be.Name(), Settings: *st}
 	flags := flagValues(fs)
 	if f.finalOut != "" {
 		flags["out"] = f.finalOut

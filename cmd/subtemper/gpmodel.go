@@ -11,9 +11,10 @@ import (
 )
 
 // gpModelFlags are the flags that shape the GP model itself, shared by gp
-// and eval: the prior of each hyperparameter family and the choice of
-// input columns.
+// and eval: the kernel family, the prior of each hyperparameter family and
+// the choice of input columns.
 type gpModelFlags struct {
+	kernel                     string
 	priorEll, priorSF, priorSN string
 	inputs, exclude            string
 }
@@ -27,11 +28,21 @@ const (
 
 func (f *gpModelFlags) define(fs *flagSet) {
 	fs.group("Model")
+	fs.str(&f.kernel, "kernel", gp.SE.String(), "covariance family, with ARD length scales: se (squared exponential), matern12, matern32 or matern52 (Matérn ν = 1/2, 3/2, 5/2)")
 	fs.str(&f.priorEll, "prior-ell", fmt.Sprintf("lognormal:%g,%g", gp.PaperLengthMu, gp.PaperLengthSigma), priorEllHelp)
 	fs.str(&f.priorSF, "prior-sf", fmt.Sprintf("gamma:%g,%g", gp.PaperSignalShape, gp.PaperSignalRate), priorSFHelp)
 	fs.str(&f.priorSN, "prior-sn", fmt.Sprintf("gamma:%g,%g", gp.PaperNoiseShape, gp.PaperNoiseRate), priorSNHelp)
 	fs.str(&f.inputs, "inputs", "", "comma-separated input columns of --data to use, in this order (default: every column but the target)")
 	fs.str(&f.exclude, "exclude", "", "comma-separated input columns of --data to leave out (the others are used in file order)")
+}
+
+// kernelFamily parses --kernel.
+func (f *gpModelFlags) kernelFamily() (gp.Kernel, error) {
+	k, err := gp.ParseKernel(strings.TrimSpace(strings.ToLower(f.kernel)))
+	if err != nil {
+		return 0, usagef("--kernel %q: want se, matern12, matern32 or matern52", f.kernel)
+	}
+	return k, nil
 }
 
 // prior parses the prior flags.

@@ -189,7 +189,7 @@ func cmdPredict(ctx context.Context, args []string, io *stdio) error {
 	var f predictFlags
 	fs := newFlagSet("subtemper predict", "subtemper predict --fit DIR --data new.csv [flags]",
 		`Predicts at new inputs from a fit saved by `+"`subtemper gp --out DIR`"+` (DIR holds fit.json and
-fit-data.csv: the training data, standardisation, prior and draws), averaging the GP's
+fit-data.csv: the training data, standardisation, kernel, prior and draws), averaging the GP's
 predictive over the posterior draws. Writes predictions.csv: the input columns, then
 y_mean, y_sd, y_q05, y_q50, y_q95 (a new observation y*, with noise) and f_mean, f_sd,
 f_q05, f_q50, f_q95 (the latent f*), in the data's units; quantiles are those of the

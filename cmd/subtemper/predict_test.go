@@ -165,3 +165,59 @@ func TestPredictBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestGPKernelFlag: gp --kernel matern32 records the kernel in
+// summary.json and fit.json, predict --fit reproduces gp --predict's
+// predictions bit for bit (the saved kernel is used), the same run with
+// the default kernel predicts otherwise, and an unknown kernel is a usage
+// error.
+func TestGPKernelFlag(t *testing.T) {
+	dir := t.TempDir()
+	all, _, err := gp.Synthetic(40, 2, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, _ := all.Prefix(32)
+	trainPath := filepath.Join(dir, "train.csv")
+	if err := gp.WriteCSVFile(trainPath, train); err != nil {
+		t.Fatal(err)
+	}
+	test := writeTestCSV(t, dir, "test.csv", all, 32, 40, true)
+	fit := func(name string, extra ...string) string {
+		out := filepath.Join(dir, name)
+		args := append([]string{"gp", "--data", trainPath, "--sampler", "none", "--inner", "mh", "--warmup", "20", "--draws", "30",
+			"--out", out, "--predict", test, "--quiet"}, extra...)
+		mustCode(t, runBin(t, "", args...), 0, args...)
+		return out
+	}
+	out := fit("m32", "--kernel", "matern32")
+	se := fit("se")
+	if k := readJSON(t, filepath.Join(out, "fit.json"))["kernel"]; k != "matern32" {
+		t.Errorf("fit.json: kernel %v, want matern32", k)
+	}
+	if k := readJSON(t, filepath.Join(se, "fit.json"))["kernel"]; k != "se" {
+		t.Errorf("fit.json of the default: kernel %v, want se", k)
+	}
+	sj, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if !strings.Contains(string(sj), `"kernel": "matern32"`) {
+		t.Error("summary.json does not record the kernel")
+	}
+	re := filepath.Join(dir, "re")
+	args := []string{"predict", "--fit", out, "--data", test, "--out", re, "--quiet"}
+	mustCode(t, runBin(t, "", args...), 0, args...)
+	a, _ := os.ReadFile(filepath.Join(out, "predictions.csv"))
+	b, _ := os.ReadFile(filepath.Join(re, "predictions.csv"))
+	c, _ := os.ReadFile(filepath.Join(se, "predictions.csv"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Error("predict --fit gives other predictions than gp --predict with --kernel matern32")
+	}
+	if string(a) == string(c) {
+		t.Error("--kernel matern32 predicts what the squared exponential does")
+	}
+	args = []string{"gp", "--kernel", "matern", "--quiet"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 2, args...)
+	if !strings.Contains(r.stderr, "--kernel") {
+		t.Errorf("bad --kernel: stderr %q", r.stderr)
+	}
+}

@@ -10,7 +10,8 @@ import (
 
 // AllocTest checks that the hot routines of b do not allocate in the steady
 // state, at order n: Matrix.Set+Cholesky, LogDet, Solve, Inverse, Mul,
-// GP.LogLik with gradient (all observations and a subset) and MVN.SumSq
+// GP.LogLik with gradient (all observations and a subset; for every
+// kernel family when b is a linalg.KernelBackend) and MVN.SumSq
 // with residuals. It uses testing.AllocsPerRun, which runs with
 // GOMAXPROCS = 1.
 //
@@ -121,6 +122,25 @@ func checkAllocs(b linalg.Backend, n int) error {
 		sink += v
 		return err
 	})
+	if _, ok := b.(linalg.KernelBackend); ok {
+		for _, k := range maternFamilies {
+			gk, err := linalg.NewGPKernel(b, k, xs, n, d, ys)
+			if err != nil {
+				return err
+			}
+			gk.SetJitter(1e-6)
+			measure(k.String()+" GP.LogLik+grad", func() error {
+				v, err := gk.LogLik(nil, u, grad)
+				sink += v
+				return err
+			})
+			measure(k.String()+" GP.LogLik+grad on a subset", func() error {
+				v, err := gk.LogLik(sub, u, grad)
+				sink += v
+				return err
+			})
+		}
+	}
 	const B = 16
 	mv, err := b.NewMVN(xs, n, d)
 	if err != nil {

@@ -161,6 +161,12 @@ func BenchGPStep(b *testing.B, be linalg.Backend, sizes []int) {
 
 // BenchGPStepAt is one size of BenchGPStep, timed in b itself.
 func BenchGPStepAt(b *testing.B, be linalg.Backend, n int) {
+	BenchGPStepKernelAt(b, be, linalg.KernelSE, n)
+}
+
+// BenchGPStepKernelAt is BenchGPStepAt for the kernel family k (through
+// linalg.NewGPKernel).
+func BenchGPStepKernelAt(b *testing.B, be linalg.Backend, k linalg.Kernel, n int) {
 	const d = BenchGPDim
 	rng := rand.New(rand.NewPCG(1, 1))
 	x := make([]float64, n*d)
@@ -171,7 +177,7 @@ func BenchGPStepAt(b *testing.B, be linalg.Backend, n int) {
 	for i := range y {
 		y[i] = rng.NormFloat64()
 	}
-	g, err := be.NewGP(x, n, d, y)
+	g, err := linalg.NewGPKernel(be, k, x, n, d, y)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/subtemper/subtemper/linalg"
 )
 
 // forEachPath runs f at each level of the C loops the CPU has: AVX-512
@@ -299,6 +301,30 @@ func BenchmarkSECross(b *testing.B) {
 				Kernels{}.SECross(c, zo, ztT, n, bt, d, 1)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bt*n), "ns/entry")
+		})
+	}
+}
+
+// BenchmarkKernelRows times the kernel rows of all 1024 observations
+// (D = 18) for each family: SERows from a Gram matrix, MaternRows from the
+// scaled inputs (the squared distances included).
+func BenchmarkKernelRows(b *testing.B) {
+	const m, d = 1024, 18
+	rng := rand.New(rand.NewPCG(1, 1))
+	zt := make([]float64, d*m)
+	for i := range zt {
+		zt[i] = rng.NormFloat64() / 4
+	}
+	a, w, sq := make([]float64, m*m), make([]float64, m*m), make([]float64, m)
+	for _, k := range linalg.Kernels() {
+		b.Run(k.String(), func(b *testing.B) {
+			for b.Loop() {
+				if k == linalg.KernelSE {
+					Kernels{}.SERows(a, w, sq, m, 0, m, 1, 1.1)
+				} else {
+					Kernels{}.MaternRows(k, a, w, zt, m, d, 0, m, 1, 1.1)
+				}
+			}
 		})
 	}
 }

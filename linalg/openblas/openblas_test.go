@@ -40,6 +40,15 @@ func TestMVNPrefix(t *testing.T) { linalgtest.MVNPrefixTest(t, backend(t)) }
 func TestNotPD(t *testing.T)     { linalgtest.NotPDTest(t, backend(t)) }
 func TestState(t *testing.T)     { linalgtest.StateTest(t, backend(t)) }
 func TestAllocs(t *testing.T)    { linalgtest.AllocTest(t, backend(t), 128) }
+
+// TestKernelReference and TestMatern run at every level of the C loops
+// the CPU has.
+func TestKernelReference(t *testing.T) {
+	forEachPath(t, func(t *testing.T) { linalgtest.KernelReferenceTest(t, backend(t)) })
+}
+func TestMatern(t *testing.T) {
+	forEachPath(t, func(t *testing.T) { linalgtest.MaternTest(t, backend(t)) })
+}
 func TestAllocsLarge(t *testing.T) {
 	linalgtest.AllocTest(t, backend(t), 512)
 }
@@ -135,6 +144,20 @@ func benchDirect(b *testing.B, c float64, f func(n int, w []float64) (string, in
 			}
 			if s := b.Elapsed().Seconds(); s > 0 {
 				b.ReportMetric(c*math.Pow(float64(n), 3)*float64(b.N)/s/1e9, "GFLOP/s")
+			}
+		})
+	}
+}
+
+// BenchmarkGPStepKernel times a GP log-likelihood with gradient for each
+// kernel family on this backend (D = linalgtest.BenchGPDim), the
+// families alternating at each size so that all see the same machine.
+func BenchmarkGPStepKernel(b *testing.B) {
+	c := backend(b)
+	for _, n := range []int{512, 1024} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			for _, k := range linalg.Kernels() {
+				b.Run("kernel="+k.String(), func(b *testing.B) { linalgtest.BenchGPStepKernelAt(b, c, k, n) })
 			}
 		})
 	}
