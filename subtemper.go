@@ -88,6 +88,51 @@ type GPOptions struct {
 	Kernel gp.Kernel
 	// Settings are the sampler's settings; nil means DefaultGPSettings().
 	Settings *tempering.Settings
+	// WarmStart says whether the chains start from the posterior mode
+	// (tempering.FindMode: L-BFGS on nested subsets of the data, the
+	// Laplace approximation at the mode). The zero value, WarmStartAuto,
+	// starts there when N ≥ WarmStartMinN and Settings is nil.
+	WarmStart WarmStartMode
+	// MAP asks for the posterior mode only: no sampling; the fit holds
+	// one draw, the mode, in one chain (its predictions are the GP's at
+	// θ_MAP) and its Mode field the warm start.
+	MAP bool
+}
+
+// WarmStartMode is GPOptions.WarmStart.
+type WarmStartMode int
+
+const (
+	// WarmStartAuto starts from the posterior mode when N ≥
+	// WarmStartMinN and GPOptions.Settings is nil.
+	WarmStartAuto WarmStartMode = iota
+	// WarmStartOn always starts from the posterior mode.
+	WarmStartOn
+	// WarmStartOff starts the chains as the settings say (by default at
+	// θ*, θ*/2, 2θ*, θ* the prior mean).
+	WarmStartOff
+)
+
+// WarmStartMinN is the smallest N at which WarmStartAuto starts from the
+// posterior mode (the CLI's --warm-start auto too): from there a fit from
+// the prior-mean starts spends most of its work re-learning at full-data
+// cost what the optimisation on subsets finds for a few dozen gradients
+// (docs/LARGE.md); below it the defaults measured against Stan stay.
+const WarmStartMinN = 1024
+
+// WarmSettings returns the settings of a warm-started run on ws: st with
+// ws applied (tempering.WarmStart.Apply), the driver None when ws found
+// one mode, tempering.WarmKernel and its short warm-up unless
+// keepKernel. It is what FitGP and the CLI run from the warm start.
+func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel bool) tempering.Settings {
+	if !keepKernel {
+		st.Kernel, st.Warmup = nil, 0
+		if ws.Unimodal() {
+			st.Driver = tempering.None
+		}
+	}
+	ws.Apply(&st)
+	return st
 }
 
 // GPFit is a fitted GP: the data, how they were transformed, the model's
@@ -123,6 +168,9 @@ type GPFit struct {
 	Result *tempering.Result
 	// Wall is the sampling's wall-clock time (0 for a loaded fit).
 	Wall time.Duration
+	// Mode is the warm start the chains started from (or, with
+	// GPOptions.MAP, the whole fit); nil without one.
+	Mode *tempering.WarmStart
 
 	mu    sync.Mutex // guards model and its use by Predict
 	model *gp.Model
@@ -161,7 +209,27 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 		return nil, err
 	}
 	start := time.Now()
-	res, err := tempering.Run(ctx, targets.GP{Model: m}, &st)
+	t := targets.GP{Model: m}
+	warm := opt.WarmStart == WarmStartOn || opt.MAP ||
+		opt.WarmStart == WarmStartAuto && opt.Settings == nil && data.N >= WarmStartMinN
+	if opt.WarmStart != WarmStartAuto && opt.WarmStart != WarmStartOn && opt.WarmStart != WarmStartOff {
+		return nil, fmt.Errorf("subtemper: unknown warm-start mode %d", int(opt.WarmStart))
+	}
+	if warm {
+		ws, err := tempering.FindMode(ctx, t, tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains})
+		if err != nil {
+			return nil, fmt.Errorf("subtemper: the search for the posterior mode: %w", err)
+		}
+		f.Mode = ws
+		if opt.MAP {
+			f.Wall = time.Since(start)
+			f.Draws = [][][]float64{{append([]float64(nil), ws.Mode...)}}
+			return f, nil
+		}
+		st = WarmSettings(st, ws, opt.Settings != nil)
+		f.Settings = st
+	}
+	res, err := tempering.Run(ctx, t, &st)
 	if err != nil {
 		return nil, err
 	}

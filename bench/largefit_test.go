@@ -32,10 +32,14 @@ var (
 //     iterations, sampling stopped once every ESS ≥ 400 and R̂ < 1.01.
 //   - warm: the large-fit path: tempering.FindMode (the MAP by L-BFGS on
 //     nested subsets, the Laplace approximation at the full data), then
-//     WarmStart.Apply to DefaultGPSettings (the Laplace covariance as a
-//     dense metric, HMC adapting its step size only, the kernel alone on
-//     one mode, 150 warm-up iterations), the same stop rule.
-//   - warm-nuts, warm-hmc5: warm with NUTS, or HMC with L = 5, at the target.
+//     WarmStart.Apply to DefaultGPSettings with tempering.WarmKernel (the
+//     Laplace covariance as a dense metric, HMC of integration time 1.5
+//     adapting its step size only, tempering.WarmStartWarmup warm-up
+//     iterations), the kernel alone (Driver None) when the optimisation
+//     found one mode, the same stop rule.
+//   - warm-nuts, warm-hmc5, warm-len: the warm start with NUTS, HMC with
+//     L = 5, or HMC of integration time -large.length at the target,
+//     under PT.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -143,6 +147,15 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
 		switch method {
 		case "warm":
+			st.Kernel = nil // tempering.WarmKernel()
+			if ws.Unimodal() {
+				st.Driver = tempering.None
+			}
+		case "warm-imh":
+			st.Kernel = tempering.PerLevel{Target: tempering.Independence{}, Hot: tempering.MH{}}
+			if ws.Unimodal() {
+				st.Driver = tempering.None
+			}
 		case "warm-nuts":
 			st.Kernel = tempering.PerLevel{Target: tempering.NUTS{}, Hot: tempering.MH{}}
 		case "warm-len":

@@ -60,6 +60,13 @@ func exactCases() []exactCase {
 		cs = append(cs, exactCase{name: "warm/" + d.String(), driver: d, sched: DEO, draws: 6000, warm: true})
 	}
 	cs = append(cs, exactCase{name: "warm-nuts/none", kernel: NUTS{}, driver: None, draws: 3000, warm: true})
+	// Independence MH from the Laplace approximation: alone, and at the
+	// target level under PT; and from a proposal that fits badly (too
+	// narrow and shifted), whose chain is slower but still exact.
+	for _, d := range []Driver{None, PT} {
+		cs = append(cs, exactCase{name: "warm-imh/" + d.String(), kernel: PerLevel{Target: Independence{}, Hot: MH{}}, driver: d, sched: DEO, draws: 6000, warm: true})
+	}
+	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000})
 	return cs
 }
 

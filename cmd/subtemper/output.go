@@ -48,6 +48,11 @@ type runSummary struct {
 	// trajectories, chains that never moved, ...), one sentence each.
 	Warnings []string       `json:"warnings"`
 	Settings map[string]any `json:"settings"` // every flag's value, given or default
+	// WarmStart describes the search for the posterior mode that the
+	// chains started from (--warm-start); absent without one.
+	WarmStart *warmInfo `json:"warm_start,omitempty"`
+	// StoppedByMaxTime reports that --max-time ended sampling.
+	StoppedByMaxTime bool `json:"stopped_by_max_time,omitempty"`
 	Seed     uint64         `json:"seed"`
 	Backend  string         `json:"backend"`
 	// BLASThreads is the number of OpenBLAS threads (openblas backend only).

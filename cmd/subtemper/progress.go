@@ -15,17 +15,21 @@ import (
 // goroutine sums them and refreshes the bar, so chains never block on it.
 type progress struct {
 	counts []atomic.Int64
-	total  int64
+	total  int64 // the bar's total: the expected iterations, raised as they are passed
+	most   int64 // the most iterations the run can make
 	p      *mpb.Progress
 	bar    *mpb.Bar
 	stopc  chan struct{}
 	wg     sync.WaitGroup
 }
 
-// startProgress starts a bar on w for chains chains of perChain iterations
-// each. force draws it even when w is not a terminal (--progress).
-func startProgress(w io.Writer, chains, perChain int, force bool) *progress {
-	pr := &progress{counts: make([]atomic.Int64, chains), total: int64(chains) * int64(perChain), stopc: make(chan struct{})}
+// startProgress starts a bar on w for chains chains of at most perChain
+// iterations each, of which expected are likely (where the --min-ess rule
+// is expected to stop), so that the ETA is that of the likely run; once
+// the chains pass it, the total grows by a tenth of the rest at a time.
+// force draws it even when w is not a terminal (--progress).
+func startProgress(w io.Writer, chains, expected, perChain int, force bool) *progress {
+	pr := &progress{counts: make([]atomic.Int64, chains), total: int64(chains) * int64(min(expected, perChain)), most: int64(chains) * int64(perChain), stopc: make(chan struct{})}
 	pr.p = mpb.New(
 		mpb.WithOutput(w),
 		mpb.WithRefreshRate(200*time.Millisecond),
@@ -57,7 +61,12 @@ func startProgress(w io.Writer, chains, perChain int, force bool) *progress {
 			case <-pr.stopc:
 				return
 			case <-t.C:
-				pr.bar.SetCurrent(pr.sum())
+				n := pr.sum()
+				if n >= pr.total && pr.total < pr.most {
+					pr.total = min(pr.most, n+max((pr.most-n)/10, int64(len(pr.counts))))
+					pr.bar.SetTotal(pr.total, false)
+				}
+				pr.bar.SetCurrent(n)
 			}
 		}
 	}()
@@ -87,9 +96,10 @@ func (pr *progress) stop(stoppedEarly bool) {
 	switch {
 	case stoppedEarly:
 		pr.bar.SetTotal(n, true)
-	case n < pr.total:
+	case n < pr.most:
 		pr.bar.Abort(false)
 	default:
+		pr.bar.SetTotal(n, false)
 		pr.bar.EnableTriggerComplete()
 	}
 	pr.p.Wait()

@@ -31,6 +31,7 @@ type samplerFlags struct {
 	out                                string
 	adapt, ladder                      string
 	maxMemory                          string
+	warmStart, maxTime                 string
 	finalOut                           string // --out while out is its staging folder (see outdir.go)
 	chains, warmup, draws, thin        int
 	levels, leapfrog, baseSteps        int
@@ -98,6 +99,8 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.integer(&s.baseSteps, "base-steps", 1, "tt and stt: ordinary transitions at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; 0: Neal's form, the target moves only through accepted tempered transitions)")
 	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2}): fixed with --adapt none, the initial one otherwise (diag and dense also adapt a proposal sd per coordinate: mh's covariance is diagonal)")
 	fs.integer(&s.mhSteps, "mh-steps", 1, "mh: proposals per transition (each one log-density evaluation without gradient)")
+	fs.str(&s.warmStart, "warm-start", "auto", fmt.Sprintf("start from the posterior mode: on finds it by L-BFGS on nested subsets of the data (N/16, N/8, …, N), then the chains start around it with the Laplace covariance as metric, HMC of fixed integration time adapting its step size over %d warm-up iterations, and the kernel alone (--sampler none) when one mode was found, unless --sampler, --warmup or kernel flags say otherwise; auto: on from N = %d (docs/LARGE.md); off: the chains start at θ*, θ*/2, 2θ*", tempering.WarmStartWarmup, subtemper.WarmStartMinN))
+	fs.str(&s.maxTime, "max-time", "", "stop sampling after this wall-clock `duration` (90s, 45m, 2h), keep the draws made and judge them; \"\" or 0: no limit")
 	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
 	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
 
@@ -328,6 +331,10 @@ type job struct {
 	// start: a likely cause and its fix.
 	startHint string
 	diag      *diagCutter // bounds the summary's time after a Ctrl-C (cancel.go)
+	// warm describes the warm start, if the run made one; warmKernel
+	// reports that it runs tempering.WarmKernel.
+	warm       *warmInfo
+	warmKernel bool
 }
 
 // beforeWrite, when set (by tests), runs just before runJob writes the
@@ -341,12 +348,48 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	st := j.settings
 	chatty := !f.quiet
 	fixStagedPaths(j)
-	perChain := f.warmup + st.Draws*st.Thin
+	maxTime, err := f.parseMaxTime()
+	if err != nil {
+		return err
+	}
+	warm, err := f.warmStartOn(j.target.NumObs())
+	if err != nil {
+		return err
+	}
+	// --max-time bounds the warm start and the sampling; the phases
+	// after them (the summary, the fit, predictions, the files) run on
+	// ctx, which only Ctrl-C cancels.
+	sctx := ctx
+	start := time.Now()
+	if maxTime > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeoutCause(ctx, maxTime, errMaxTime)
+		defer cancel()
+	}
 	stop := ""
 	if f.minESS > 0 {
 		st.Stop = diag.StopRule{MinESS: f.minESS, Transform: j.natural}
 		stop = fmt.Sprintf(", stopping early once every ESS ≥ %.0f", max(f.minESS, diag.ESSPerChainMin*float64(st.Chains)))
 	}
+	var ws *tempering.WarmStart
+	if warm {
+		if chatty {
+			fmt.Fprintf(io.err, "subtemper %s: warm start: looking for the posterior mode (N = %d; --warm-start off skips it)\n", j.command, j.target.NumObs())
+		}
+		ws, err = findMode(sctx, j)
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime) {
+				return fmt.Errorf("--max-time %s ran out while looking for the posterior mode, before any draw: give more time", f.maxTime)
+			}
+			return err
+		}
+		applyWarmStart(j, ws)
+	}
+	expected := f.warmup + expectedDraws(st, f.minESS)*st.Thin
+	if ws != nil && chatty {
+		printWarmStart(io.err, j, ws, expected-f.warmup)
+	}
+	perChain := f.warmup + st.Draws*st.Thin
 	if chatty {
 		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s%s; Ctrl-C stops and keeps the draws so far\n",
 			j.command, plural.Count(st.Chains, "chain", "chains"), f.warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
@@ -357,7 +400,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	var pr *progress
 	if chatty && (io.errIsTerminal || f.progress) {
-		pr = startProgress(io.err, st.Chains, perChain, f.progress)
+		pr = startProgress(io.err, st.Chains, expected, perChain, f.progress)
 		st.Progress = pr.callback
 	}
 	// Each chain runs locked to its own OS thread (tempering.Run, for its
@@ -369,10 +412,24 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	if runtime.GOMAXPROCS(0) < st.Chains {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(st.Chains))
 	}
-	start := time.Now()
 	cpu0, cpuOK := tempering.ProcessCPU()
-	res, err := runSampler(ctx, j.target, st)
+	res, err := runSampler(sctx, j.target, st)
 	wall := time.Since(start)
+	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime)
+	if timedOut && errors.Is(err, errInterrupted) {
+		return fmt.Errorf("--max-time %s ran out while the chains were set up, before any draw: give more time", f.maxTime)
+	}
+	if timedOut && err == nil && res.Interrupted {
+		// Not an interruption: the run ends where --max-time said, its
+		// draws are judged, saved and used as any run's.
+		res.Interrupted = false
+		if chatty {
+			fmt.Fprintf(io.err, "subtemper %s: --max-time %s reached: sampling stopped with %s per chain; judging and keeping them\n",
+				j.command, f.maxTime, plural.Count(minDraws(res), "draw", "draws"))
+		}
+	} else {
+		timedOut = false
+	}
 	var procCPU time.Duration
 	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
 		procCPU = cpu1 - cpu0
@@ -398,6 +455,11 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 
 	j.diag = newDiagCutter(ctx)
 	sum, nat := summarize(j, res, wall, procCPU)
+	sum.WarmStart = j.warm
+	if timedOut {
+		sum.StoppedByMaxTime = true
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("--max-time %s stopped sampling before --draws or the --min-ess rule did", f.maxTime))
+	}
 	j.diag.close()
 	j.diag.finish(sum, res)
 	if f.finalOut != "" {
@@ -646,7 +708,7 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		Seed:        f.seed,
 		Backend:     j.backend,
 		BLASThreads: blasThreads(j.backend),
-		Sampler:     strings.ToLower(f.sampler),
+		Sampler:     strings.ToLower(st.Driver.String()),
 		Inner:       strings.ToLower(f.inner),
 		Hot:         hotSummary(f),
 		Adapt:       adaptSummary(f, st),

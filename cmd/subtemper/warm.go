@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/internal/plural"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// warmLeapfrogs is the number of leapfrog steps per transition that the
+// time estimate assumes for tempering.WarmKernel (integration time 1.5 at
+// the step sizes of 0.6–0.85 measured on the GP).
+const warmLeapfrogs = 2
+
+// warmStartOn reports whether the run starts from the warm start, as
+// --warm-start and N decide.
+func (s *samplerFlags) warmStartOn(n int) (bool, error) {
+	switch strings.ToLower(s.warmStart) {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	case "auto":
+		return n >= subtemper.WarmStartMinN && !s.paper, nil
+	}
+	return false, usagef("--warm-start %q: want auto, on or off", s.warmStart)
+}
+
+// parseMaxTime returns --max-time as a duration (0: no limit).
+func (s *samplerFlags) parseMaxTime() (time.Duration, error) {
+	if s.maxTime == "" || s.maxTime == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s.maxTime)
+	if err != nil || d <= 0 {
+		return 0, usagef("--max-time %q: want a positive duration such as 90s, 45m or 2h", s.maxTime)
+	}
+	return d, nil
+}
+
+// warmInfo is what summary.json says of the warm start.
+type warmInfo struct {
+	Stages          []tempering.StageWork `json:"stages"`
+	GradEquivalents float64               `json:"grad_equivalents"`
+	Modes           int                   `json:"modes"`
+	Mode            []float64             `json:"mode_u"`
+	LaplaceSD       []float64             `json:"laplace_sd_u"`
+	LogPost         float64               `json:"log_posterior"`
+	SecondsPerGrad  float64               `json:"seconds_per_full_gradient"`
+	WallSeconds     float64               `json:"wall_seconds"`
+	EstimateSeconds float64               `json:"estimated_sampling_seconds"`
+}
+
+// findMode runs the warm start on j's target for j's chains.
+func findMode(ctx context.Context, j *job) (*tempering.WarmStart, error) {
+	st := j.settings
+	ws, err := tempering.FindMode(ctx, j.target, tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interruptedDuring("the search for the posterior mode")
+		}
+		return nil, fmt.Errorf("the search for the posterior mode failed: %w", err)
+	}
+	return ws, nil
+}
+
+// applyWarmStart starts j's run from ws: the driver becomes none (the
+// kernel alone) on one mode unless --sampler was given, the kernel
+// tempering.WarmKernel unless one was chosen by flags, the warm-up
+// tempering.WarmStartWarmup unless --warmup was given; and the flags
+// are updated so that the summary tells what ran.
+func applyWarmStart(j *job, ws *tempering.WarmStart) {
+	f, st := j.flags, j.settings
+	fs := f.fs
+	kernelChosen := false
+	for _, name := range []string{"inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps"} {
+		kernelChosen = kernelChosen || fs.isSet(name)
+	}
+	ns := subtemper.WarmSettings(*st, ws, kernelChosen)
+	if fs.isSet("sampler") {
+		ns.Driver = st.Driver
+	}
+	if fs.isSet("warmup") {
+		ns.Warmup = st.Warmup
+	}
+	*st = ns
+	f.sampler = strings.ToLower(st.Driver.String())
+	f.warmup = st.Warmup
+	if f.adapt != "none" {
+		f.adapt = "step"
+	}
+	j.warm = &warmInfo{
+		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
+		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
+		WallSeconds: ws.Wall.Seconds(),
+	}
+	if !kernelChosen {
+		j.warmKernel = true
+	}
+}
+
+// expectedDraws is the number of draws per chain after which the --min-ess
+// rule is likely to stop sampling: 1.5·ESS/chains draws (the tail-ESS of
+// nearly independent draws lags the bulk-ESS), on the rule's checkpoints,
+// at most --draws.
+func expectedDraws(st *tempering.Settings, minESS float64) int {
+	if minESS <= 0 || st.Stop == nil {
+		return st.Draws
+	}
+	every := st.StopEvery
+	if every == 0 {
+		every = tempering.DefaultStopEvery
+	}
+	n := int(math.Ceil(1.5 * max(minESS, 100*float64(st.Chains)) / float64(st.Chains)))
+	n = (n + every - 1) / every * every
+	return min(st.Draws, n)
+}
+
+// warmEstimate returns the expected and the longest sampling time of a
+// warm-started run with the warm kernel: iterations × leapfrog steps ×
+// the measured time of a full-data gradient, the chains sharing the
+// processors.
+func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int) (exp, most time.Duration) {
+	share := float64(st.Chains) / float64(max(1, min(st.Chains, runtime.NumCPU())))
+	per := warmLeapfrogs * ws.SecondsPerGrad * share
+	sec := func(draws int) time.Duration {
+		return time.Duration(float64(st.Warmup+draws*st.Thin) * per * float64(time.Second))
+	}
+	return sec(expected), sec(st.Draws)
+}
+
+// printWarmStart tells the user what the warm start found and what to
+// expect of the rest of the run.
+func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) {
+	sizes := make([]string, len(ws.Stages))
+	evals := make([]string, len(ws.Stages))
+	for i, s := range ws.Stages {
+		sizes[i], evals[i] = fmt.Sprint(s.Size), fmt.Sprint(s.Evals)
+	}
+	what := "one mode: sampling with the kernel alone"
+	if j.settings.Driver != tempering.None {
+		what = fmt.Sprintf("%s: sampling with %s", plural.Count(ws.Modes, "mode", "modes"), strings.ToUpper(j.flags.sampler))
+	}
+	fmt.Fprintf(w, "subtemper %s: warm start: posterior mode found in %s by L-BFGS on %s observations (%s evaluations, %.0f full-data gradients' worth); %s, from over-dispersed starts around it with the Laplace covariance as metric\n",
+		j.command, ws.Wall.Round(time.Millisecond), strings.Join(sizes, ", "), strings.Join(evals, ", "), j.warm.GradEquivalents, what)
+	if !j.warmKernel {
+		fmt.Fprintf(w, "subtemper %s: a full-data gradient takes %s\n", j.command, fmtSeconds(ws.SecondsPerGrad))
+		return
+	}
+	exp, most := warmEstimate(j.settings, j.warm, expected)
+	j.warm.EstimateSeconds = exp.Seconds()
+	fmt.Fprintf(w, "subtemper %s: a full-data gradient takes %s: expect about %s of sampling (%d warm-up + about %d draws per chain), at most %s (%d draws)\n",
+		j.command, fmtSeconds(ws.SecondsPerGrad), fmtDuration(exp), j.settings.Warmup, expected, fmtDuration(most), j.settings.Draws)
+}
+
+func fmtSeconds(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.0f ms", s*1000)
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+// fmtDuration rounds d for a human: seconds below two minutes, then
+// minutes, then hours and minutes.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%.0f s", math.Max(1, d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%.0f min", d.Minutes())
+	}
+	h := int(d.Hours())
+	return fmt.Sprintf("%d h %02d min", h, int(d.Minutes())-60*h)
+}
+
+// errMaxTime marks a run that --max-time stopped.
+var errMaxTime = errors.New("--max-time reached")
+
+// minDraws returns the fewest draws any chain of res holds.
+func minDraws(res *tempering.Result) int {
+	n := -1
+	for _, d := range res.Draws {
+		if n < 0 || len(d) < n {
+			n = len(d)
+		}
+	}
+	return max(n, 0)
+}
+
+// mapJSON is map.json: the posterior mode and the Laplace approximation
+// there.
+type mapJSON struct {
+	Command string         `json:"command"`
+	Units   string         `json:"units"`
+	Data    map[string]any `json:"data"`
+	// Variables: each hyperparameter at the mode and its Laplace 90%
+	// interval (exp(u* ± 1.645 sd(u)), mapped to the data's units).
+	Variables []mapVar  `json:"variables"`
+	Warm      *warmInfo `json:"warm_start"`
+}
+
+type mapVar struct {
+	Name  string  `json:"name"`
+	MAP   float64 `json:"map"`
+	Lower float64 `json:"laplace_q5"`
+	Upper float64 `json:"laplace_q95"`
+}
+
+// runMAP is gp --map: the posterior mode, printed and saved as a fit of
+// one point, predictions from it with --predict.
+func runMAP(ctx context.Context, io *stdio, j *job, save func([][][]float64) error) error {
+	f := j.flags
+	chatty := !f.quiet
+	fixStagedPaths(j)
+	if chatty {
+		fmt.Fprintf(io.err, "subtemper %s: --map: looking for the posterior mode (N = %d)\n", j.command, j.target.NumObs())
+	}
+	cpu0, _ := tempering.ProcessCPU()
+	ws, err := findMode(ctx, j)
+	if err != nil {
+		return err
+	}
+	cpu1, _ := tempering.ProcessCPU()
+	j.warm = &warmInfo{
+		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
+		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
+		WallSeconds: ws.Wall.Seconds(),
+	}
+	d := len(ws.Mode)
+	mode, lo, hi := make([]float64, d), make([]float64, d), make([]float64, d)
+	j.natural(mode, ws.Mode)
+	sd := ws.SD()
+	ul, uh := make([]float64, d), make([]float64, d)
+	for i := range d {
+		ul[i], uh[i] = ws.Mode[i]-1.6448536269514722*sd[i], ws.Mode[i]+1.6448536269514722*sd[i]
+	}
+	j.natural(lo, ul)
+	j.natural(hi, uh)
+	out := mapJSON{Command: j.command + " --map", Units: j.units, Data: j.data, Warm: j.warm}
+	for i, name := range j.names {
+		out.Variables = append(out.Variables, mapVar{Name: name, MAP: mode[i], Lower: min(lo[i], hi[i]), Upper: max(lo[i], hi[i])})
+	}
+	if f.json {
+		if err := writeJSON(io.out, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(io.out, "posterior mode (MAP) of %s, %s\n", j.dataLine, j.units)
+		fmt.Fprintf(io.out, "log posterior density %.6g; %s; found in %s wall, %.2f CPU-s (%.0f full-data gradients' worth)\n",
+			ws.LogPost, plural.Count(ws.Modes, "mode", "modes"), ws.Wall.Round(time.Millisecond), (cpu1 - cpu0).Seconds(), j.warm.GradEquivalents)
+		fmt.Fprintf(io.out, "%-16s %12s %12s %12s\n", "parameter", "MAP", "Laplace 5%", "Laplace 95%")
+		for _, v := range out.Variables {
+			fmt.Fprintf(io.out, "%-16s %12s %12s %12s\n", v.Name, fmtNum(v.MAP), fmtNum(v.Lower), fmtNum(v.Upper))
+		}
+	}
+	if f.out == "" {
+		if save != nil {
+			return save([][][]float64{{ws.Mode}})
+		}
+		return nil
+	}
+	if err := writeJSONFile(filepath.Join(f.out, "map.json"), out); err != nil {
+		return fmt.Errorf("writing map.json: %w", err)
+	}
+	if save != nil {
+		if err := save([][][]float64{{ws.Mode}}); err != nil {
+			return err
+		}
+	}
+	written, _, err := commitOut(f, []string{filepath.Join(f.out, "map.json")}, false)
+	if err != nil {
+		return err
+	}
+	if chatty {
+		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", j.command, strings.Join(written, ", "))
+		for _, n := range j.notes {
+			fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, n)
+		}
+	}
+	return nil
+}

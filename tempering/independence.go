@@ -1,0 +1,181 @@
+package tempering
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Independence is the independence Metropolis–Hastings kernel: every
+// proposal is drawn from one fixed distribution, a multivariate Student-t
+// with DF degrees of freedom, location Center and scale matrix
+// Scale·Cov/β (β the level's inverse temperature), and accepted with
+// probability min(1, h(u′)q(u)/(h(u)q(u′))). Built from a Laplace
+// approximation (WarmStart.Apply fills Center and Cov when they are
+// empty), it suits the concentrated, nearly Gaussian posteriors of large
+// data: a transition costs one log density evaluation without gradient
+// (for a GP a Cholesky factorisation, a third of a gradient's cost), and
+// an accepted proposal is independent of the state it replaces. The
+// t's heavier tails keep the ratio h/q bounded where the posterior's
+// tails are lighter, so the chain does not stick in the tails. Nothing
+// adapts; the exactness of the chain does not depend on how well q fits,
+// only its efficiency does (its acceptance rate is the diagnostic).
+type Independence struct {
+	// Center is the proposal's location (len Dim) and Cov its scale
+	// matrix (Dim×Dim, row-major, symmetric positive definite).
+	Center, Cov []float64
+	// Scale multiplies Cov. Zero means 1.
+	Scale float64
+	// DF is the Student-t's degrees of freedom (> 0; +Inf: Gaussian).
+	// Zero means 7.
+	DF float64
+}
+
+var _ Kernel = Independence{}
+
+// NeedsGrad returns false: the kernel uses log density values only.
+func (Independence) NeedsGrad() bool { return false }
+
+// NewLevel returns the kernel's transition at a level of inverse
+// temperature beta, whose proposal's scale matrix is Scale·Cov/β.
+func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
+	scale, df := k.Scale, k.DF
+	if scale == 0 {
+		scale = 1
+	}
+	if df == 0 {
+		df = 7
+	}
+	switch {
+	case len(k.Center) != dim || len(k.Cov) != dim*dim:
+		return nil, fmt.Errorf("tempering: independence kernel needs a centre of length %d and a %d×%d scale matrix, got %d and %d entries", dim, dim, dim, len(k.Center), len(k.Cov))
+	case !(scale > 0) || math.IsInf(scale, 0):
+		return nil, fmt.Errorf("tempering: independence kernel's scale must be positive and finite, got %v", scale)
+	case !(df > 0):
+		return nil, fmt.Errorf("tempering: independence kernel's degrees of freedom must be positive, got %v", df)
+	case !(beta > 0 && beta <= 1):
+		return nil, fmt.Errorf("tempering: independence kernel level needs β in (0,1], got %v", beta)
+	}
+	for _, v := range k.Center {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, errors.New("tempering: independence kernel's centre is not finite")
+		}
+	}
+	l := &indepLevel{center: append([]float64(nil), k.Center...), df: df, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
+	a := make([]float64, dim*dim)
+	for i, v := range k.Cov {
+		a[i] = v * scale / beta
+	}
+	if !cholesky(a, l.chol, dim) {
+		return nil, errors.New("tempering: independence kernel's scale matrix is not positive definite")
+	}
+	return l, nil
+}
+
+type indepLevel struct {
+	center []float64
+	df     float64
+	chol   []float64 // lower Cholesky factor of the scale matrix
+	z      []float64
+	prop   *State
+}
+
+func (l *indepLevel) Init(d *Density, s *State) { d.Eval(s, false) }
+func (l *indepLevel) Adapt(int)                 {}
+func (l *indepLevel) EndWarmup()                {}
+
+// Tuning returns the scale matrix as InvMetricDense (the product of its
+// factor), for the record.
+func (l *indepLevel) Tuning() Tuning {
+	D := len(l.center)
+	t := Tuning{StepSize: 1, InvMetricDense: make([]float64, D*D)}
+	for i := range D {
+		for j := range D {
+			var v float64
+			for k := 0; k <= min(i, j); k++ {
+				v += l.chol[i*D+k] * l.chol[j*D+k]
+			}
+			t.InvMetricDense[i*D+j] = v
+		}
+	}
+	return t
+}
+
+// SetTuning does nothing: the proposal is fixed when the kernel is built.
+func (l *indepLevel) SetTuning(Tuning) {}
+
+// logQ returns the proposal's log density at u up to a constant.
+func (l *indepLevel) logQ(u []float64) float64 {
+	D := len(u)
+	var m float64
+	for i := range D {
+		v := u[i] - l.center[i]
+		for k := range i {
+			v -= l.chol[i*D+k] * l.z[k]
+		}
+		l.z[i] = v / l.chol[i*D+i]
+		m += l.z[i] * l.z[i]
+	}
+	if math.IsInf(l.df, 1) {
+		return -0.5 * m
+	}
+	return -0.5 * (l.df + float64(D)) * math.Log1p(m/l.df)
+}
+
+func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
+	D := len(l.center)
+	q := l.prop
+	q.CopyFrom(s)
+	w := 1.0
+	if !math.IsInf(l.df, 1) {
+		// A χ²_ν/ν draw as a Gamma(ν/2, rate ν/2) one.
+		w = gammaRand(rng, l.df/2) * 2 / l.df
+	}
+	for i := range D {
+		l.z[i] = rng.NormFloat64()
+	}
+	sc := 1 / math.Sqrt(w)
+	for i := D - 1; i >= 0; i-- {
+		var v float64
+		for k := 0; k <= i; k++ {
+			v += l.chol[i*D+k] * l.z[k]
+		}
+		q.U[i] = l.center[i] + sc*v
+	}
+	info := StepInfo{StepSize: 1}
+	if math.IsInf(d.Eval(q, false), -1) {
+		info.Failed = true
+		return info
+	}
+	logA := (q.LogDensity - s.LogDensity) - (l.logQ(q.U) - l.logQ(s.U))
+	info.AcceptProb = math.Exp(min(0, logA))
+	if logA >= 0 || math.Log(rng.Float64()) < logA {
+		info.Accepted = true
+		q.Replica = s.Replica
+		s.CopyFrom(q)
+	}
+	return info
+}
+
+// gammaRand draws from Gamma(shape a, rate 1) by Marsaglia and Tsang's
+// method (boosted for a < 1).
+func gammaRand(rng *rand.Rand, a float64) float64 {
+	if a < 1 {
+		return gammaRand(rng, a+1) * math.Pow(rng.Float64(), 1/a)
+	}
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
+}
