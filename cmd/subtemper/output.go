@@ -52,9 +52,9 @@ type runSummary struct {
 	// chains started from (--warm-start); absent without one.
 	WarmStart *warmInfo `json:"warm_start,omitempty"`
 	// StoppedByMaxTime reports that --max-time ended sampling.
-	StoppedByMaxTime bool `json:"stopped_by_max_time,omitempty"`
-	Seed     uint64         `json:"seed"`
-	Backend  string         `json:"backend"`
+	StoppedByMaxTime bool   `json:"stopped_by_max_time,omitempty"`
+	Seed             uint64 `json:"seed"`
+	Backend          string `json:"backend"`
 	// BLASThreads is the number of OpenBLAS threads (openblas backend only).
 	BLASThreads int    `json:"openblas_threads,omitempty"`
 	Sampler     string `json:"sampler"`
