@@ -120,11 +120,19 @@ const (
 // (docs/LARGE.md); below it the defaults measured against Stan stay.
 const WarmStartMinN = 1024
 
-// WarmSettings returns the settings of a warm-started run on ws: st with
-// ws applied (tempering.WarmStart.Apply), the driver None when ws found
-// one mode, tempering.WarmKernel and its short warm-up unless
-// keepKernel. It is what FitGP and the CLI run from the warm start.
+// WarmSettings returns the settings of a warm-started run on ws. When ws
+// found one mode: st with ws applied (tempering.WarmStart.Apply), the
+// driver None, tempering.WarmKernel and its short warm-up unless
+// keepKernel. When it found more, st unchanged: one mode's Laplace
+// approximation misleads a kernel in the others (on the GP at N = 256,
+// D = 8, two modes, PT from it needed 1 850 draws per chain where PT
+// from the prior-mean starts needed 200), and chains started around one
+// mode would hide the others from R̂. It is what FitGP and the CLI run
+// from the warm start.
 func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel bool) tempering.Settings {
+	if !ws.Unimodal() {
+		return st
+	}
 	if !keepKernel {
 		st.Kernel, st.Warmup = nil, 0
 		if ws.Unimodal() {

@@ -30,16 +30,16 @@ var (
 //   - default: DefaultGPSettings from the prior-mean starts (θ*, θ*/2,
 //     2θ*): PT with HMC at the target and MH above, 400 warm-up
 //     iterations, sampling stopped once every ESS ≥ 400 and R̂ < 1.01.
-//   - warm: the large-fit path: tempering.FindMode (the MAP by L-BFGS on
-//     nested subsets, the Laplace approximation at the full data), then
-//     WarmStart.Apply to DefaultGPSettings with tempering.WarmKernel (the
-//     Laplace covariance as a dense metric, HMC of integration time 1.5
-//     adapting its step size only, tempering.WarmStartWarmup warm-up
-//     iterations), the kernel alone (Driver None) when the optimisation
-//     found one mode, the same stop rule.
-//   - warm-nuts, warm-hmc5, warm-len: the warm start with NUTS, HMC with
-//     L = 5, or HMC of integration time -large.length at the target,
-//     under PT.
+//   - warm: the large-fit path as FitGP runs it: tempering.FindMode (the
+//     MAP by L-BFGS on nested subsets, the Laplace approximation at the
+//     full data), then subtemper.WarmSettings: on one mode the kernel
+//     alone, tempering.WarmKernel from over-dispersed starts around the
+//     mode with the Laplace covariance as metric, tempering.WarmStartWarmup
+//     warm-up iterations; on more, DefaultGPSettings unchanged. The same
+//     stop rule.
+//   - warm-imh, warm-nuts, warm-len: warm with, on one mode, independence
+//     MH from the Laplace approximation, NUTS, or HMC of integration time
+//     -large.length instead (-large.warmup sets their warm-up).
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -145,28 +145,24 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		r.warmCPU = (cpu1 - cpu0).Seconds()
 		r.modes = ws.Modes
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
-		switch method {
-		case "warm":
-			st.Kernel = nil // tempering.WarmKernel()
-			if ws.Unimodal() {
-				st.Driver = tempering.None
+		st = subtemper.WarmSettings(st, ws, false)
+		if ws.Unimodal() {
+			switch method {
+			case "warm":
+			case "warm-imh":
+				st.Kernel = tempering.Independence{}
+			case "warm-nuts":
+				st.Kernel = tempering.NUTS{}
+			case "warm-len":
+				st.Kernel = tempering.HMC{Length: *largeLength, Jitter: 0.2}
+			default:
+				return nil, fmt.Errorf("unknown method %q", method)
 			}
-		case "warm-imh":
-			st.Kernel = tempering.PerLevel{Target: tempering.Independence{}, Hot: tempering.MH{}}
-			if ws.Unimodal() {
-				st.Driver = tempering.None
+			if *largeWarmup > 0 {
+				st.Warmup = *largeWarmup
 			}
-		case "warm-nuts":
-			st.Kernel = tempering.PerLevel{Target: tempering.NUTS{}, Hot: tempering.MH{}}
-		case "warm-len":
-			st.Kernel = tempering.PerLevel{Target: tempering.HMC{Length: *largeLength, Jitter: 0.2}, Hot: tempering.MH{}}
-		case "warm-hmc5":
-			st.Kernel = tempering.PerLevel{Target: tempering.HMC{Steps: 5, Jitter: 0.2}, Hot: tempering.MH{}}
-		default:
-			return nil, fmt.Errorf("unknown method %q", method)
+			ws.Apply(&st)
 		}
-		st.Warmup = *largeWarmup
-		ws.Apply(&st)
 	}
 	res, err := tempering.Run(ctx, t, &st)
 	if err != nil {

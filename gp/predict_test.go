@@ -381,7 +381,7 @@ func errorsIsNPD(err error) bool { return errors.Is(err, ErrNotPositiveDefinite)
 // test inputs from S draws at N = 442, D = 10 (the diabetes data's size):
 // synthetic inputs N(0, 1) and targets, and draws near a plausible θ
 // (length scales e^0.8 ≈ 2.2, σf ≈ 1, σn ≈ 0.5, each perturbed). S = 1000
-// is the case of issue 19 (at most 30 s on two cores with OpenBLAS):
+// is the README's prediction case (at most 30 s on two cores with OpenBLAS):
 //
 //	go test -tags openblas -run '^$' -bench 'PredictDraws/openblas/N=442/Nt=10000/S=1000$' -benchtime 1x ./gp/
 //

@@ -6,7 +6,7 @@ import (
 )
 
 // TestZeroSettingsDefaults: a zero (or nil) Settings resolves to the
-// measured defaults of issue 18 (PT on 10 levels, adapted HMC with L = 10 and jitter
+// measured defaults (docs/ADAPTATION.md: PT on 10 levels, adapted HMC with L = 10 and jitter
 // 0.2, DEO swaps, the adaptive ladder, one base step for TT and STT, 400
 // warm-up iterations, 3 chains of 1000 draws), and Warmup: NoWarmup runs
 // no warm-up.

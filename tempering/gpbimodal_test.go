@@ -11,7 +11,7 @@ import (
 	"github.com/subtemper/subtemper/tempering"
 )
 
-// The GP test of DESIGN.md's "How correctness is shown" and issue 18: a GP
+// The GP test of DESIGN.md's "How correctness is shown": a GP
 // whose hyperparameter posterior is genuinely bimodal (gp.BimodalExample: a
 // short length scale with low noise against a long length scale with high
 // noise, Rasmussen & Williams §5.4.1), sampled with the sampler under test,

@@ -12,7 +12,7 @@ import (
 // H(proposal) − H(current) exceeds MaxEnergyError, or that reaches a point
 // of log density −∞, is divergent: it is rejected and counted.
 //
-// During warm-up (Settings.Warmup, 1000 iterations by default) each level
+// During warm-up (Settings.Warmup, DefaultWarmup = 400 iterations by default) each level
 // adapts as Adapt says, in Stan's windowed scheme: the step size by dual
 // averaging (Hoffman & Gelman 2014) towards acceptance TargetAccept, the
 // metric from the level's states in slow windows of doubling length. When

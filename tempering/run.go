@@ -13,10 +13,10 @@ import (
 
 // Settings configures Run (and NewChain). Zero fields take the documented
 // defaults, so a nil or zero Settings is valid and is the measured best
-// sampler (issue 18): PT with adapted HMC (L = 10 leapfrog steps, step
+// sampler (docs/ADAPTATION.md): PT with adapted HMC (L = 10 leapfrog steps, step
 // jitter 0.2, step size and diagonal metric tuned in Stan's windows) at
 // the target level and adapted random-walk MH at the 10 levels above it
-// (DefaultKernel), the adaptive ladder, DEO swaps, 3 chains of 1000
+// (DefaultKernel), the adaptive ladder, DEO swaps, 3 chains of 400 (DefaultWarmup)
 // warm-up iterations and 1000 draws. The paper's settings are all explicit: a
 // Driver, HMC or MH with Adapt AdaptNone, Ladder LadderFixed, Swap Sweep,
 // and Warmup NoWarmup where the paper ran none.
@@ -172,8 +172,8 @@ type StopRule interface {
 // jittered by ±20%; the levels above it run random-walk MH, one proposal
 // per transition; both adapt during warm-up (step size or scale, and a
 // diagonal metric or proposal sd: the zero Adapt, AdaptDiag). HMC gave
-// more bulk-ESS per CPU-second than NUTS on the GP posteriors measured for
-// issue 18; MH at the hotter levels made PT about seven times cheaper
+// more bulk-ESS per CPU-second than NUTS on the GP posteriors measured in
+// docs/ADAPTATION.md; MH at the hotter levels made PT about seven times cheaper
 // than HMC there, for the same mode switching on a bimodal GP posterior
 // (docs/ADAPTATION.md).
 func DefaultKernel() Kernel { return PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}} }

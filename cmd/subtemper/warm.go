@@ -85,6 +85,14 @@ func applyWarmStart(j *job, ws *tempering.WarmStart) {
 	for _, name := range []string{"inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps"} {
 		kernelChosen = kernelChosen || fs.isSet(name)
 	}
+	j.warm = &warmInfo{
+		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
+		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
+		WallSeconds: ws.Wall.Seconds(),
+	}
+	if !ws.Unimodal() {
+		return
+	}
 	ns := subtemper.WarmSettings(*st, ws, kernelChosen)
 	if fs.isSet("sampler") {
 		ns.Driver = st.Driver
@@ -98,14 +106,7 @@ func applyWarmStart(j *job, ws *tempering.WarmStart) {
 	if f.adapt != "none" {
 		f.adapt = "step"
 	}
-	j.warm = &warmInfo{
-		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
-		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
-		WallSeconds: ws.Wall.Seconds(),
-	}
-	if !kernelChosen {
-		j.warmKernel = true
-	}
+	j.warmKernel = !kernelChosen
 }
 
 // expectedDraws is the number of draws per chain after which the --min-ess
@@ -146,11 +147,14 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 	for i, s := range ws.Stages {
 		sizes[i], evals[i] = fmt.Sprint(s.Size), fmt.Sprint(s.Evals)
 	}
-	what := "one mode: sampling with the kernel alone"
-	if j.settings.Driver != tempering.None {
-		what = fmt.Sprintf("%s: sampling with %s", plural.Count(ws.Modes, "mode", "modes"), strings.ToUpper(j.flags.sampler))
+	what := "one mode: sampling from over-dispersed starts around it with the Laplace covariance as metric"
+	switch {
+	case !ws.Unimodal():
+		what = fmt.Sprintf("%d modes: sampling with %s from the usual starts, as without the warm start", ws.Modes, strings.ToUpper(j.flags.sampler))
+	case j.settings.Driver != tempering.None:
+		what = fmt.Sprintf("one mode: sampling with %s from over-dispersed starts around it with the Laplace covariance as metric", strings.ToUpper(j.flags.sampler))
 	}
-	fmt.Fprintf(w, "subtemper %s: warm start: posterior mode found in %s by L-BFGS on %s observations (%s evaluations, %.0f full-data gradients' worth); %s, from over-dispersed starts around it with the Laplace covariance as metric\n",
+	fmt.Fprintf(w, "subtemper %s: warm start: posterior mode found in %s by L-BFGS on %s observations (%s evaluations, %.0f full-data gradients' worth); %s\n",
 		j.command, ws.Wall.Round(time.Millisecond), strings.Join(sizes, ", "), strings.Join(evals, ", "), j.warm.GradEquivalents, what)
 	if !j.warmKernel {
 		fmt.Fprintf(w, "subtemper %s: a full-data gradient takes %s\n", j.command, fmtSeconds(ws.SecondsPerGrad))
