@@ -35,7 +35,12 @@ Reports JSON (stdout, and --out; DIR/sklearn.json by default):
   log_marginal_likelihood (sklearn's log_marginal_likelihood_value_, of the
   standardised target) and the same in the original units of y
   (minus n_train * log(sd(y))), rmse, mlpd, coverage90 (and coverage50) of the
-  test targets in the original units, and each optimiser start's result.
+  test targets in the original units, and each optimiser start's result
+  (optimizer_starts: start 0 is the initial kernel, the others sklearn's
+  log-uniform draws within the bounds; their initial_theta_std and theta_std
+  are sklearn's kernel hyperparameters in standardised units, in its order:
+  constant = sf^2, ell_1..ell_D, noise_level = sn^2; lml at the optimum; nfev
+  evaluations of the log marginal likelihood and its gradient; cpu_s, wall_s).
 
 Use Debian's python3 (/usr/bin/python3) with python3-sklearn.
 """
