@@ -37,9 +37,11 @@ var (
 //     mode with the Laplace covariance as metric, tempering.WarmStartWarmup
 //     warm-up iterations; on more, DefaultGPSettings unchanged. The same
 //     stop rule.
-//   - warm-imh, warm-nuts, warm-len: warm with, on one mode, independence
-//     MH from the Laplace approximation, NUTS, or HMC of integration time
-//     -large.length instead (-large.warmup sets their warm-up).
+//   - warm-imh, warm-nuts, warm-len, warm-dense: warm with, on one mode,
+//     independence MH from the Laplace approximation, NUTS, HMC of
+//     integration time -large.length, or the warm kernel adapting a dense
+//     metric from the Laplace covariance instead of keeping it
+//     (-large.warmup sets their warm-up).
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -148,7 +150,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		st = subtemper.WarmSettings(st, ws, false)
 		if ws.Unimodal() {
 			switch method {
-			case "warm":
+			case "warm", "warm-dense":
 			case "warm-imh":
 				st.Kernel = tempering.Independence{}
 			case "warm-nuts":
@@ -162,6 +164,11 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 				st.Warmup = *largeWarmup
 			}
 			ws.Apply(&st)
+			if method == "warm-dense" {
+				// Apply's kernel, adapting a dense metric from the
+				// Laplace covariance instead of keeping it.
+				st.Kernel = tempering.HMC{Length: 1.5, Jitter: 0.2, Adapt: tempering.AdaptDense}
+			}
 		}
 	}
 	res, err := tempering.Run(ctx, t, &st)

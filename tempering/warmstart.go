@@ -48,7 +48,9 @@ type WarmStartOptions struct {
 }
 
 // StageWork counts a warm-start stage's evaluations: Evals log-likelihood
-// evaluations with gradient on Size observations.
+// evaluations on Size observations, with gradient but for the few checks
+// of the full-data stage (modes, Drops), which are counted as if they
+// had one.
 type StageWork struct {
 	Size  int
 	Evals int
@@ -80,6 +82,16 @@ type WarmStart struct {
 	Optima       [][]float64
 	OptimaLogPos []float64
 	Modes        int
+	// Drops[i] holds the fall of the log density from the mode to
+	// Mode ∓ 2·sd_i along parameter i (the others at the mode): [below,
+	// above]. A Gaussian posterior falls by the same 2·Σ_ii·(Σ⁻¹)_ii ≥ 2
+	// each way; very unequal falls mark a parameter whose posterior the
+	// Laplace approximation misdescribes (a flat tail, a boundary),
+	// where the warm-started kernel may mix slowly. NonGaussian lists
+	// those parameters' indices: the falls differ by more than 1 and
+	// one is more than twice the other (or a side cannot be evaluated).
+	Drops       [][2]float64
+	NonGaussian []int
 	// Stages is the work of each stage, smallest subset first; the last
 	// entry (Size N) includes the Hessian's evaluations.
 	Stages []StageWork
@@ -332,6 +344,26 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		return nil, fmt.Errorf("tempering: warm start: %w", err)
 	}
 	w.Cov = cov
+
+	// How Gaussian the posterior is along each parameter, two value
+	// evaluations each.
+	w.Drops = make([][2]float64, dim)
+	u := make([]float64, dim)
+	for i := range dim {
+		for side, sgn := range []float64{-1, 1} {
+			copy(u, w.Mode)
+			u[i] += sgn * 2 * math.Sqrt(cov[i*dim+i])
+			drop := math.Inf(1)
+			if lp, err := logPost(pool[0], nil, u, nil); err == nil {
+				drop = w.LogPost - lp
+			}
+			w.Drops[i][side] = drop
+		}
+		if d := w.Drops[i]; math.IsInf(d[0], 1) || math.IsInf(d[1], 1) || math.Abs(d[0]-d[1]) > 1 && max(d[0], d[1]) > 2*min(d[0], d[1]) {
+			w.NonGaussian = append(w.NonGaussian, i)
+		}
+	}
+	w.Stages[len(w.Stages)-1].Evals += 2 * dim
 
 	// Over-dispersed starting points, each with a finite log density.
 	var chol mat.Cholesky

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestFindModeGaussian checks the warm start on the MVN model, whose
@@ -37,6 +39,29 @@ func TestFindModeGaussian(t *testing.T) {
 				t.Errorf("Laplace cov[%d,%d] = %.8g, posterior %.8g (relative to sd·sd: %.2g)", i, j, ws.Cov[i*D+j], cov[i*D+j], e)
 			}
 		}
+	}
+	// A Gaussian falls by ½(2 sd_i)²(Σ⁻¹)_ii = 2·Σ_ii·(Σ⁻¹)_ii each way
+	// at ±2 sd along coordinate i with the others held.
+	var prec mat.SymDense
+	{
+		var chol mat.Cholesky
+		if !chol.Factorize(mat.NewSymDense(D, append([]float64(nil), cov...))) {
+			t.Fatal("posterior covariance not positive definite")
+		}
+		if err := chol.InverseTo(&prec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, d := range ws.Drops {
+		want := 2 * cov[i*D+i] * prec.At(i, i)
+		for _, v := range d {
+			if math.Abs(v-want) > 1e-2*want {
+				t.Errorf("log density falls by %v at ∓2 sd along parameter %d, want %.4f", d, i, want)
+			}
+		}
+	}
+	if len(ws.NonGaussian) != 0 {
+		t.Errorf("parameters %v flagged as not Gaussian", ws.NonGaussian)
 	}
 	if ws.Modes != 1 || len(ws.Optima) != 1 {
 		t.Errorf("%d modes and %d optima on a Gaussian posterior, want 1 and 1", ws.Modes, len(ws.Optima))
@@ -143,5 +168,41 @@ func TestHMCLength(t *testing.T) {
 	}
 	if _, err := (HMC{Length: -1}).NewLevel(2, 1); err == nil {
 		t.Error("negative Length accepted")
+	}
+}
+
+// skewTarget's posterior is a Gamma(2, 1) density of θ = exp(u_0), in
+// u_0 (heavy on the left, light on the right), times a standard normal
+// in u_1; each of its 512 observations carries 1/512 of the
+// log-likelihood.
+type skewTarget struct{}
+
+func (skewTarget) Dim() int                        { return 2 }
+func (skewTarget) NumObs() int                     { return 512 }
+func (skewTarget) Clone() (Target, error)          { return skewTarget{}, nil }
+func (skewTarget) LogPrior(u, g []float64) float64 { clear(g); return 0 }
+func (skewTarget) LogLik(subset []int, u, g []float64) (float64, error) {
+	w := 1.0
+	if subset != nil {
+		w = float64(len(subset)) / 512
+	}
+	if g != nil {
+		g[0], g[1] = w*(2-math.Exp(u[0])), -w*u[1]
+	}
+	return w * (2*u[0] - math.Exp(u[0]) - 0.5*u[1]*u[1]), nil
+}
+
+// TestFindModeNonGaussian checks that the warm start flags the skewed
+// parameter, and only it.
+func TestFindModeNonGaussian(t *testing.T) {
+	ws, err := FindMode(context.Background(), skewTarget{}, WarmStartOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ws.Mode[0]-math.Log(2)) > 1e-3 || math.Abs(ws.Mode[1]) > 1e-3 {
+		t.Errorf("mode %v, want (log 2, 0)", ws.Mode)
+	}
+	if len(ws.NonGaussian) != 1 || ws.NonGaussian[0] != 0 {
+		t.Errorf("non-Gaussian parameters %v (falls %v), want [0]", ws.NonGaussian, ws.Drops)
 	}
 }

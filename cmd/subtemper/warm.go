@@ -58,6 +58,22 @@ type warmInfo struct {
 	SecondsPerGrad  float64               `json:"seconds_per_full_gradient"`
 	WallSeconds     float64               `json:"wall_seconds"`
 	EstimateSeconds float64               `json:"estimated_sampling_seconds"`
+	// NonGaussian names the parameters along which the log density
+	// falls very unequally at ∓2 Laplace sd (tempering.WarmStart.Drops).
+	NonGaussian []string `json:"non_gaussian"`
+}
+
+// newWarmInfo describes ws for summary.json and map.json.
+func newWarmInfo(j *job, ws *tempering.WarmStart) *warmInfo {
+	w := &warmInfo{
+		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
+		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
+		WallSeconds: ws.Wall.Seconds(), NonGaussian: []string{},
+	}
+	for _, i := range ws.NonGaussian {
+		w.NonGaussian = append(w.NonGaussian, j.names[i])
+	}
+	return w
 }
 
 // findMode runs the warm start on j's target for j's chains.
@@ -85,11 +101,7 @@ func applyWarmStart(j *job, ws *tempering.WarmStart) {
 	for _, name := range []string{"inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps"} {
 		kernelChosen = kernelChosen || fs.isSet(name)
 	}
-	j.warm = &warmInfo{
-		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
-		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
-		WallSeconds: ws.Wall.Seconds(),
-	}
+	j.warm = newWarmInfo(j, ws)
 	if !ws.Unimodal() {
 		return
 	}
@@ -156,6 +168,10 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 	}
 	fmt.Fprintf(w, "subtemper %s: warm start: posterior mode found in %s by L-BFGS on %s observations (%s evaluations, %.0f full-data gradients' worth); %s\n",
 		j.command, ws.Wall.Round(time.Millisecond), strings.Join(sizes, ", "), strings.Join(evals, ", "), j.warm.GradEquivalents, what)
+	if len(j.warm.NonGaussian) > 0 && ws.Unimodal() {
+		fmt.Fprintf(w, "subtemper %s: warning: the posterior of %s is far from Gaussian around the mode (a flat tail or a boundary): the chains may mix slowly there and need more draws; the verdict tells\n",
+			j.command, strings.Join(j.warm.NonGaussian, ", "))
+	}
 	if !j.warmKernel {
 		fmt.Fprintf(w, "subtemper %s: a full-data gradient takes %s\n", j.command, fmtSeconds(ws.SecondsPerGrad))
 		return
@@ -234,11 +250,7 @@ func runMAP(ctx context.Context, io *stdio, j *job, save func([][][]float64) err
 		return err
 	}
 	cpu1, _ := tempering.ProcessCPU()
-	j.warm = &warmInfo{
-		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
-		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
-		WallSeconds: ws.Wall.Seconds(),
-	}
+	j.warm = newWarmInfo(j, ws)
 	d := len(ws.Mode)
 	mode, lo, hi := make([]float64, d), make([]float64, d), make([]float64, d)
 	j.natural(mode, ws.Mode)
@@ -264,6 +276,9 @@ func runMAP(ctx context.Context, io *stdio, j *job, save func([][][]float64) err
 		fmt.Fprintf(io.out, "%-16s %12s %12s %12s\n", "parameter", "MAP", "Laplace 5%", "Laplace 95%")
 		for _, v := range out.Variables {
 			fmt.Fprintf(io.out, "%-16s %12s %12s %12s\n", v.Name, fmtNum(v.MAP), fmtNum(v.Lower), fmtNum(v.Upper))
+		}
+		if len(j.warm.NonGaussian) > 0 {
+			fmt.Fprintf(io.out, "the posterior of %s is far from Gaussian around the mode: its Laplace interval misdescribes it (sampling without --map gives the real one)\n", strings.Join(j.warm.NonGaussian, ", "))
 		}
 	}
 	if f.out == "" {
