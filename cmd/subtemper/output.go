@@ -365,6 +365,9 @@ func kernelLine(f *samplerFlags, s *runSummary, name string) string {
 	switch name {
 	case "hmc":
 		kern = fmt.Sprintf("HMC L=%d", f.leapfrog)
+		if f.hmcLength > 0 {
+			kern = fmt.Sprintf("HMC T=%g (L·ε), the Laplace metric", f.hmcLength)
+		}
 	case "nuts":
 		kern = fmt.Sprintf("NUTS max depth %d", f.maxDepth)
 	default:

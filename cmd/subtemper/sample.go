@@ -32,7 +32,8 @@ type samplerFlags struct {
 	adapt, ladder                      string
 	maxMemory                          string
 	warmStart, maxTime                 string
-	finalOut                           string // --out while out is its staging folder (see outdir.go)
+	hmcLength                          float64 // the warm kernel's integration time, once it is chosen
+	finalOut                           string  // --out while out is its staging folder (see outdir.go)
 	chains, warmup, draws, thin        int
 	levels, leapfrog, baseSteps        int
 	mhSteps                            int

@@ -119,6 +119,11 @@ func applyWarmStart(j *job, ws *tempering.WarmStart) {
 		f.adapt = "step"
 	}
 	j.warmKernel = !kernelChosen
+	if pl, ok := st.Kernel.(tempering.PerLevel); ok && j.warmKernel {
+		if h, ok := pl.Target.(tempering.HMC); ok {
+			f.hmcLength = h.Length
+		}
+	}
 }
 
 // expectedDraws is the number of draws per chain after which the --min-ess
