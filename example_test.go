@@ -3,6 +3,7 @@ package subtemper_test
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
@@ -49,4 +50,36 @@ func Example() {
 	// sf: R-hat < 1.1: true
 	// sn: R-hat < 1.1: true
 	// 20 test points, 600 draws; 90% interval coverage ≥ 0.8: true
+}
+
+// ExampleFitGP_map finds the posterior mode of a GP's hyperparameters
+// (the point estimate scikit-learn's ML-II gives, with the prior), with
+// the Laplace approximation's standard deviations, and predicts from it.
+func ExampleFitGP_map() {
+	data, theta, err := gp.Synthetic(300, 2, 5, gp.Prior{})
+	if err != nil {
+		panic(err)
+	}
+	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Backend: "gonum", MAP: true})
+	if err != nil {
+		panic(err)
+	}
+	defer fit.Close()
+	sd := fit.Mode.SD()
+	for i, name := range fit.Names() {
+		// Within 3 Laplace sd (of u = log θ) of the θ the data were drawn from.
+		z := (fit.Mode.Mode[i] - math.Log(theta[i])) / sd[i]
+		fmt.Printf("%s: near the truth: %v\n", name, math.Abs(z) < 3)
+	}
+	pred, err := fit.Predict(context.Background(), data.X[:2*5], 5, subtemper.PredictOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d predictions from %d draw (the mode)\n", pred.N, pred.Draws)
+	// Output:
+	// ell_x1: near the truth: true
+	// ell_x2: near the truth: true
+	// sf: near the truth: true
+	// sn: near the truth: true
+	// 5 predictions from 1 draw (the mode)
 }
