@@ -188,6 +188,9 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 }
 
 func fmtSeconds(s float64) string {
+	if s < 1e-3 {
+		return fmt.Sprintf("%.0f µs", s*1e6)
+	}
 	if s < 1 {
 		return fmt.Sprintf("%.0f ms", s*1000)
 	}
