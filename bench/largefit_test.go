@@ -87,10 +87,10 @@ func BenchmarkLargeFit(b *testing.B) {
 						b.ReportMetric(r.warmEquiv, "warm_grad_equiv")
 						b.ReportMetric(r.cpu, "cpu_s")
 						b.ReportMetric(r.warmCPU, "warm_cpu_s")
-						b.ReportMetric(b2f(r.verdict.Converged && r.verdict.MinESSBulk >= 400 && r.verdict.MinESSTail >= 400), "converged")
-						b.ReportMetric(r.verdict.MaxRhat, "max_rhat")
-						b.ReportMetric(r.verdict.MinESSBulk, "min_essbulk")
-						b.ReportMetric(r.verdict.MinESSTail, "min_esstail")
+						b.ReportMetric(b2f(r.eff.Converged && r.eff.MinESSBulk >= 400 && r.eff.MinESSTail >= 400), "converged")
+						b.ReportMetric(r.eff.MaxRhat, "max_rhat")
+						b.ReportMetric(r.eff.MinESSBulk, "min_essbulk")
+						b.ReportMetric(r.eff.MinESSTail, "min_esstail")
 						b.ReportMetric(float64(r.draws), "draws")
 						b.ReportMetric(float64(r.levels), "levels")
 						b.ReportMetric(float64(r.modes), "modes")
@@ -123,7 +123,7 @@ func ints(b *testing.B, s string) []int {
 type largeFitResult struct {
 	gradEquiv, warmEquiv float64
 	cpu, warmCPU         float64
-	verdict              diag.Verdict
+	eff                  *Efficiency
 	draws, levels, modes int
 }
 
@@ -171,7 +171,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			}
 		}
 	}
-	res, err := tempering.Run(ctx, t, &st)
+	e, res, err := Measure(ctx, t, &st)
 	if err != nil {
 		return nil, err
 	}
@@ -181,21 +181,8 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	r.gradEquiv = r.warmEquiv + Predict(levels, cost)/cost.Grad(n)
 	r.levels = len(res.Betas)
 	r.draws = len(res.Draws[0])
-	sums := make([]diag.Summary, t.Dim())
-	for p := range sums {
-		ch := make([][]float64, len(res.Draws))
-		for c, d := range res.Draws {
-			ch[c] = make([]float64, len(d))
-			for i, u := range d {
-				ch[c][i] = u[p]
-			}
-		}
-		if sums[p], err = diag.SummarizeChains(fmt.Sprint(p), ch); err != nil {
-			return nil, err
-		}
-	}
-	r.verdict = diag.Judge(sums, len(res.Draws))
+	r.eff = e
 	fmt.Fprintf(os.Stderr, "largefit N=%d %s: %d draws/chain, levels %d, modes %d, grad-equiv %.0f (warm %.0f), cpu %.1f s (warm %.1f), R-hat %.4f, ESS %.0f/%.0f, tunings %v\n",
-		n, method, r.draws, r.levels, r.modes, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, r.verdict.MaxRhat, r.verdict.MinESSBulk, r.verdict.MinESSTail, res.Tunings[0][0].StepSize)
+		n, method, r.draws, r.levels, r.modes, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, e.MaxRhat, e.MinESSBulk, e.MinESSTail, res.Tunings[0][0].StepSize)
 	return r, nil
 }

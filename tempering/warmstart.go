@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -213,7 +214,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	pool := make([]Target, workers)
 	defer func() {
 		for _, p := range pool {
-			if c, ok := p.(interface{ Close() error }); ok {
+			if c, ok := p.(io.Closer); ok {
 				c.Close()
 			}
 		}
@@ -295,32 +296,18 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	for j := range h {
 		h[j] = 1e-4 * max(1, math.Abs(w.Mode[j]))
 	}
-	var wg sync.WaitGroup
-	jobs := make(chan int)
-	for wi := range workers {
-		wg.Go(func() {
-			for j := range jobs {
-				u := append([]float64(nil), w.Mode...)
-				if j < dim {
-					u[j] += h[j]
-				}
-				g := make([]float64, dim)
-				t0 := time.Now()
-				lps[j], errs[j] = logPost(pool[wi], nil, u, g)
-				secs[j] = time.Since(t0).Seconds()
-				grads[j] = g
-			}
-		})
-	}
-	for j := range dim + 1 {
-		if ctx.Err() != nil {
-			break
+	err := onPool(ctx, pool, dim+1, func(t Target, j int) {
+		u := append([]float64(nil), w.Mode...)
+		if j < dim {
+			u[j] += h[j]
 		}
-		jobs <- j
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+		g := make([]float64, dim)
+		t0 := time.Now()
+		lps[j], errs[j] = logPost(t, nil, u, g)
+		secs[j] = time.Since(t0).Seconds()
+		grads[j] = g
+	})
+	if err != nil {
 		return nil, err
 	}
 	w.Stages[len(w.Stages)-1].Evals += dim + 1
@@ -447,24 +434,10 @@ type optimum struct {
 func optimiseAll(ctx context.Context, pool []Target, subset []int, starts [][]float64, size int) ([]optimum, int, error) {
 	res := make([]optimum, len(starts))
 	evals := make([]int, len(starts))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for wi := range min(len(pool), len(starts)) {
-		wg.Go(func() {
-			for i := range jobs {
-				res[i], evals[i] = optimise(ctx, pool[wi], subset, starts[i], size)
-			}
-		})
-	}
-	for i := range starts {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err := onPool(ctx, pool, len(starts), func(t Target, i int) {
+		res[i], evals[i] = optimise(ctx, t, subset, starts[i], size)
+	})
+	if err != nil {
 		return nil, 0, err
 	}
 	total := 0
@@ -472,6 +445,30 @@ func optimiseAll(ctx context.Context, pool []Target, subset []int, starts [][]fl
 		total += e
 	}
 	return res, total, nil
+}
+
+// onPool calls f(t, i) for i = 0, …, n−1, each on one of pool's targets,
+// len(pool) calls at a time at most, and returns ctx's error if it was
+// cancelled (calls not yet begun are then skipped).
+func onPool(ctx context.Context, pool []Target, n int, f func(t Target, i int)) error {
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for wi := range min(len(pool), n) {
+		wg.Go(func() {
+			for i := range jobs {
+				f(pool[wi], i)
+			}
+		})
+	}
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return ctx.Err()
 }
 
 // optimise maximises the log posterior on subset from u0 by L-BFGS and

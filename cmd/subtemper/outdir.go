@@ -221,7 +221,18 @@ var afterSwap func()
 // system without hard links) is left out, for carryForeign to move after
 // the swap.
 func linkForeign(dir, staged string) {
-	ents, err := os.ReadDir(dir)
+	eachForeign(dir, staged, func(src, dst string) {
+		if err := linkTree(src, dst); err != nil {
+			os.RemoveAll(dst) // links only: the originals stay in dir
+		}
+	})
+}
+
+// eachForeign calls f(src, dst) for each entry of from that subtemper
+// does not write and that to has no entry of the same name for, with
+// their paths in from and to.
+func eachForeign(from, to string, f func(src, dst string)) {
+	ents, err := os.ReadDir(from)
 	if err != nil {
 		return
 	}
@@ -230,13 +241,11 @@ func linkForeign(dir, staged string) {
 		if ours(n) {
 			continue
 		}
-		dst := filepath.Join(staged, n)
+		dst := filepath.Join(to, n)
 		if _, err := os.Lstat(dst); err == nil {
 			continue
 		}
-		if err := linkTree(filepath.Join(dir, n), dst); err != nil {
-			os.RemoveAll(dst) // links only: the originals stay in dir
-		}
+		f(filepath.Join(from, n), dst)
 	}
 }
 
@@ -274,20 +283,7 @@ func linkTree(src, dst string) error {
 // carryForeign moves the entries of old that subtemper does not write into
 // dir, unless dir has an entry of that name.
 func carryForeign(old, dir string) {
-	ents, err := os.ReadDir(old)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		n := e.Name()
-		if ours(n) {
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-			continue
-		}
-		os.Rename(filepath.Join(old, n), filepath.Join(dir, n))
-	}
+	eachForeign(old, dir, func(src, dst string) { os.Rename(src, dst) })
 }
 
 // ours reports whether a file name is one that subtemper writes into --out.

@@ -18,7 +18,7 @@ import (
 
 // warmLeapfrogs is the number of leapfrog steps per transition that the
 // time estimate assumes for tempering.WarmKernel (integration time 1.5 at
-// the step sizes of 0.6–0.85 measured on the GP).
+// the step sizes of 0.6–0.8 measured on the GP).
 const warmLeapfrogs = 2
 
 // warmStartOn reports whether the run starts from the warm start, as
