@@ -127,17 +127,21 @@ const WarmStartMinN = 1024
 // approximation misleads a kernel in the others (on the GP at N = 256,
 // D = 8, two modes, PT from it needed 1 850 draws per chain where PT
 // from the prior-mean starts needed 200), and chains started around one
-// mode would hide the others from R̂. It is what FitGP and the CLI run
-// from the warm start.
+// mode would hide the others from R̂. On one mode the chains move in
+// gp.VarianceSplit's space (st.Transform, unless st has one), where the
+// ridge that σf and σn form at D = 8 is straight (docs/LARGE.md); the
+// draws are still of u = log θ. It is what FitGP and the CLI run from
+// the warm start.
 func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel bool) tempering.Settings {
 	if !ws.Unimodal() {
 		return st
 	}
 	if !keepKernel {
 		st.Kernel, st.Warmup = nil, 0
-		if ws.Unimodal() {
-			st.Driver = tempering.None
-		}
+		st.Driver = tempering.None
+	}
+	if st.Transform == nil {
+		st.Transform = gp.VarianceSplit{}
 	}
 	ws.Apply(&st)
 	return st

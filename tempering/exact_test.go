@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/subtemper/subtemper/gp"
 )
 
 // exactCase is one kernel × driver configuration of the exactness test.
@@ -17,6 +19,8 @@ type exactCase struct {
 	draws  int
 	ladder LadderMode
 	warm   bool // start from FindMode's warm start (WarmStart.Apply)
+	// transform, if non-nil, is Settings.Transform (set before Apply).
+	transform Transform
 }
 
 func exactCases() []exactCase {
@@ -66,6 +70,14 @@ func exactCases() []exactCase {
 	for _, d := range []Driver{None, PT} {
 		cs = append(cs, exactCase{name: "warm-imh/" + d.String(), kernel: PerLevel{Target: Independence{}, Hot: MH{}}, driver: d, sched: DEO, draws: 6000, warm: true})
 	}
+	// Chains that move in another space (Settings.Transform): the GP's
+	// variance split on the last two coordinates after the warm start (as
+	// large fits run), under SPT too, and a map with a Jacobian that is
+	// not constant.
+	cs = append(cs,
+		exactCase{name: "warm-split/none", driver: None, draws: 6000, warm: true, transform: gp.VarianceSplit{}},
+		exactCase{name: "warm-split/spt", driver: SPT, sched: DEO, draws: 6000, warm: true, transform: gp.VarianceSplit{}},
+		exactCase{name: "sinh/none", kernel: hmc, driver: None, draws: 6000, transform: sinhFirst{}})
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000})
 	return cs
 }
@@ -81,6 +93,7 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 	s := &Settings{
 		Driver: c.driver, Kernel: c.kernel, Swap: c.sched, BaseSteps: c.base,
 		Chains: 3, Warmup: 500, Draws: c.draws, Seed: seed, Ladder: c.ladder, Levels: LevelsFromBarrier,
+		Transform: c.transform,
 	}
 	if c.warm {
 		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: seed})
@@ -179,6 +192,8 @@ func TestExactnessDetectsBrokenRatio(t *testing.T) {
 		{"stt-drop-h0(θ̌0)", dropHook{dropTTDescentLower, 1}, exactCase{name: "mh/stt", kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: STT, sched: Sweep, draws: 30000}},
 		{"pt-drop-lower-level", dropHook{dropSwapLower, 1}, exactCase{name: "mh/pt", kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: PT, sched: Sweep, draws: 30000}},
 		{"spt-stale-cache", dropHook{staleSPTSwap, 0}, exactCase{name: "mh/spt", kernel: MH{Sigma: 0.15, Adapt: AdaptNone}, driver: SPT, sched: Sweep, draws: 30000}},
+		// Not a hook: a transform whose log-Jacobian is left out.
+		{"transform-without-jacobian", dropHook{}, exactCase{name: "sinh/none", kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptDiag}, driver: None, draws: 6000, transform: sinhFirst{noJacobian: true}}},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			testDrop = b.hook

@@ -125,6 +125,12 @@ type Settings struct {
 	// dense inverse metric. A gradient kernel that adapts only its step
 	// size (AdaptStep) or nothing keeps that metric for the whole run.
 	InitTuning *Tuning
+	// Transform, if non-nil, is the space v the chains move in: they
+	// sample Reparam(t, Transform), and each draw is mapped back, u =
+	// g(v), before it is kept, so Result.Draws, the stop rule and Init
+	// are in the target's space u as without it; InitTuning and
+	// Result.Tunings are in v (CovInChainSpace maps a covariance there).
+	Transform Transform
 
 	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
 	// fixedM, the M the caller fixed (0: the adaptation chooses it).
@@ -429,6 +435,27 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 			return nil, fmt.Errorf("tempering: cloning target for chain %d: %w", c, err)
 		}
 	}
+	// starts are the chains' starting points in u, from the target's
+	// clones (Starter) before they are seen through the transform.
+	starts := make([][]float64, C)
+	for c := range C {
+		switch {
+		case len(cfg.Init) == 1:
+			starts[c] = cfg.Init[0]
+		case len(cfg.Init) == C:
+			starts[c] = cfg.Init[c]
+		default:
+			if st, ok := targets[c].(Starter); ok {
+				starts[c] = make([]float64, dim)
+				st.Start(c, C, starts[c])
+			}
+		}
+	}
+	if cfg.Transform != nil {
+		for c := range targets {
+			targets[c] = Reparam(targets[c], cfg.Transform)
+		}
+	}
 
 	res := &Result{
 		Draws:         make([][][]float64, C),
@@ -474,19 +501,20 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 			}
 			rng := chainRand(cfg.Seed, c)
 			u := make([]float64, dim)
-			switch {
-			case len(cfg.Init) == 1:
-				copy(u, cfg.Init[0])
-			case len(cfg.Init) == C:
-				copy(u, cfg.Init[c])
-			default:
-				if st, ok := targets[c].(Starter); ok {
-					st.Start(c, C, u)
-				} else {
-					for i := range u {
-						u[i] = 4*rng.Float64() - 2
-					}
+			if starts[c] != nil {
+				copy(u, starts[c])
+			} else {
+				for i := range u {
+					u[i] = 4*rng.Float64() - 2
 				}
+			}
+			if cfg.Transform != nil {
+				v, err := toChainSpace(cfg.Transform, u)
+				if err != nil {
+					errs[c] = fmt.Errorf("%w (chain %d)", err, c)
+					return
+				}
+				u = v
 			}
 			ch, err := newChain(targets[c], &cfg, rng, u)
 			if err != nil {
@@ -532,7 +560,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 					tSample = time.Now()
 				}
 				if it > cfg.Warmup && (it-cfg.Warmup)%cfg.Thin == 0 {
-					copy(draws[n], ch.Position())
+					if cfg.Transform != nil {
+						cfg.Transform.ToTarget(ch.Position(), draws[n])
+					} else {
+						copy(draws[n], ch.Position())
+					}
 					if times != nil {
 						times[n] = time.Since(start)
 					}

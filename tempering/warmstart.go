@@ -639,9 +639,21 @@ func (w *WarmStart) Unimodal() bool { return w.Modes == 1 }
 // nothing, and an Independence kernel with no Center proposes from the
 // Laplace approximation (centred at Mode, scale matrix Cov). A nil Kernel becomes WarmKernel() and a zero Warmup
 // WarmStartWarmup. The driver is the caller's to choose (see Unimodal).
+//
+// With s.Transform set (before Apply), the metric and an Independence
+// kernel's centre and scale are mapped into the chains' space v
+// (CovInChainSpace at the mode); the starting points stay in u, as Run
+// takes them.
 func (w *WarmStart) Apply(s *Settings) {
 	s.Init = w.Inits
 	t := w.Tuning()
+	mode, cov := w.Mode, w.Cov
+	if s.Transform != nil {
+		cov = CovInChainSpace(s.Transform, w.Mode, w.Cov)
+		mode = make([]float64, len(w.Mode))
+		s.Transform.FromTarget(w.Mode, mode)
+		t.InvMetricDense = cov
+	}
 	s.InitTuning = &t
 	if s.Warmup == 0 {
 		s.Warmup = WarmStartWarmup
@@ -651,21 +663,21 @@ func (w *WarmStart) Apply(s *Settings) {
 		k = WarmKernel()
 	}
 	if pl, ok := k.(PerLevel); ok && pl.Target != nil {
-		pl.Target = w.fit(pl.Target)
+		pl.Target = fitWarm(pl.Target, mode, cov)
 		k = pl
 	} else {
-		k = w.fit(k)
+		k = fitWarm(k, mode, cov)
 	}
 	s.Kernel = k
 }
 
-// fit returns k fitted to the warm start: a gradient kernel adapting its
-// step size only, an Independence kernel with an empty Center centred at
-// the mode with the Laplace covariance.
-func (w *WarmStart) fit(k Kernel) Kernel {
+// fitWarm returns k fitted to the warm start: a gradient kernel adapting
+// its step size only, an Independence kernel with an empty Center centred
+// at the mode with the Laplace covariance (both in the chains' space).
+func fitWarm(k Kernel, mode, cov []float64) Kernel {
 	if ik, ok := k.(Independence); ok && len(ik.Center) == 0 {
-		ik.Center = append([]float64(nil), w.Mode...)
-		ik.Cov = append([]float64(nil), w.Cov...)
+		ik.Center = append([]float64(nil), mode...)
+		ik.Cov = append([]float64(nil), cov...)
 		return ik
 	}
 	return stepOnly(k)

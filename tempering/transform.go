@@ -1,0 +1,151 @@
+package tempering
+
+import (
+	"fmt"
+	"io"
+	"math"
+)
+
+// A Transform is a smooth bijection u = g(v) between the target's space u
+// and a space v that the chains move in (Settings.Transform). The
+// density the chains sample in v is p(g(v))·|det ∂u/∂v|, so the draws,
+// mapped back by g, are draws of the target: a transform changes how
+// well a kernel mixes, never what it samples. A good one makes the
+// posterior in v closer to a Gaussian whose shape one metric fits (a
+// curved ridge straightened, a boundary moved away).
+type Transform interface {
+	// ToTarget sets u = g(v) (len Dim each).
+	ToTarget(v, u []float64)
+	// FromTarget sets v = g⁻¹(u).
+	FromTarget(u, v []float64)
+	// Pullback sets gv = (∂u/∂v)ᵀ·gu: the gradient with respect to v of a
+	// function whose gradient with respect to u = g(v) is gu.
+	Pullback(v, gu, gv []float64)
+	// LogJacobian returns log|det ∂u/∂v| at v and, if grad is non-nil,
+	// adds its gradient with respect to v to grad.
+	LogJacobian(v, grad []float64) float64
+}
+
+// Reparam returns t seen in the space v of tr: its log prior is
+// log p(g(v)) + log|det ∂u/∂v| and its log-likelihood that of g(v), with
+// gradients with respect to v. Run uses it for Settings.Transform; it is
+// exported to find modes, check gradients or evaluate densities in v.
+// The returned Target implements only Target (and io.Closer, closing t):
+// the optional fast paths of t (PrefixLiker, GradResumer, Reorderer) are
+// not used through it, and its chains start where t's Starter would start
+// them, mapped to v, only when Run is given the Transform itself.
+func Reparam(t Target, tr Transform) Target {
+	d := t.Dim()
+	return &reparam{t: t, tr: tr, u: make([]float64, d), gu: make([]float64, d)}
+}
+
+type reparam struct {
+	t     Target
+	tr    Transform
+	u, gu []float64
+}
+
+func (r *reparam) Dim() int    { return r.t.Dim() }
+func (r *reparam) NumObs() int { return r.t.NumObs() }
+
+func (r *reparam) LogPrior(v, grad []float64) float64 {
+	r.tr.ToTarget(v, r.u)
+	if grad == nil {
+		return r.t.LogPrior(r.u, nil) + r.tr.LogJacobian(v, nil)
+	}
+	lp := r.t.LogPrior(r.u, r.gu)
+	r.tr.Pullback(v, r.gu, grad)
+	return lp + r.tr.LogJacobian(v, grad)
+}
+
+func (r *reparam) LogLik(subset []int, v, grad []float64) (float64, error) {
+	r.tr.ToTarget(v, r.u)
+	if grad == nil {
+		return r.t.LogLik(subset, r.u, nil)
+	}
+	ll, err := r.t.LogLik(subset, r.u, r.gu)
+	r.tr.Pullback(v, r.gu, grad)
+	return ll, err
+}
+
+func (r *reparam) Clone() (Target, error) {
+	c, err := r.t.Clone()
+	if err != nil {
+		return nil, err
+	}
+	return Reparam(c, r.tr), nil
+}
+
+func (r *reparam) Close() error {
+	if c, ok := r.t.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// toChainSpace maps a starting point u of the target to v, checking that
+// it maps to a finite point that maps back.
+func toChainSpace(tr Transform, u []float64) ([]float64, error) {
+	v := make([]float64, len(u))
+	tr.FromTarget(u, v)
+	back := make([]float64, len(u))
+	tr.ToTarget(v, back)
+	for i := range v {
+		if math.IsNaN(v[i]) || math.IsInf(v[i], 0) || math.Abs(back[i]-u[i]) > 1e-8*(1+math.Abs(u[i])) {
+			return nil, fmt.Errorf("tempering: the transform does not map the starting point %v to a finite point and back (coordinate %d: %v, back %v)", u, i, v[i], back[i])
+		}
+	}
+	return v, nil
+}
+
+// CovInChainSpace returns the covariance in v of a Gaussian approximation
+// N(m, cov) in u (cov Dim×Dim row-major), linearised at m: J⁻¹·cov·J⁻ᵀ with
+// J⁻¹ = ∂v/∂u at m by central differences of FromTarget. At a mode of the
+// target, with a transform whose log-Jacobian is constant, it is the
+// Laplace approximation in v.
+func CovInChainSpace(tr Transform, m, cov []float64) []float64 {
+	d := len(m)
+	jinv := make([]float64, d*d) // jinv[i*d+k] = ∂v_i/∂u_k
+	up, um := make([]float64, d), make([]float64, d)
+	vp, vm := make([]float64, d), make([]float64, d)
+	for k := range d {
+		h := 1e-6 * (1 + math.Abs(m[k]))
+		copy(up, m)
+		copy(um, m)
+		up[k] += h
+		um[k] -= h
+		tr.FromTarget(up, vp)
+		tr.FromTarget(um, vm)
+		for i := range d {
+			jinv[i*d+k] = (vp[i] - vm[i]) / (2 * h)
+		}
+	}
+	out := make([]float64, d*d)
+	tmp := make([]float64, d*d) // jinv·cov
+	for i := range d {
+		for j := range d {
+			var s float64
+			for k := range d {
+				s += jinv[i*d+k] * cov[k*d+j]
+			}
+			tmp[i*d+j] = s
+		}
+	}
+	for i := range d {
+		for j := range d {
+			var s float64
+			for k := range d {
+				s += tmp[i*d+k] * jinv[j*d+k]
+			}
+			out[i*d+j] = s
+		}
+	}
+	// Symmetrise against rounding.
+	for i := range d {
+		for j := range i {
+			a := (out[i*d+j] + out[j*d+i]) / 2
+			out[i*d+j], out[j*d+i] = a, a
+		}
+	}
+	return out
+}
