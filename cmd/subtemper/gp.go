@@ -141,8 +141,13 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		return err
 	}
 	var data *gp.Data
+	var csvInfo gp.CSVInfo
 	if !synthetic {
-		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, csvOpt) })
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) {
+			d, info, err := gp.ReadCSVInfo(r, f.data, csvOpt)
+			csvInfo = info
+			return d, err
+		})
 		if errors.Is(err, errInterrupted) {
 			return err
 		}
@@ -182,6 +187,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		desc["file"] = f.data
 		line = fmt.Sprintf("%s, N = %d %s, D = %d %s, target %q", f.data, data.N, plural.Word(data.N, "observation", "observations"),
 			data.D, plural.Word(data.D, "input", "inputs"), data.TargetName())
+		if f.model.dropNA {
+			desc["rows_dropped_na"] = csvInfo.Dropped
+			line += fmt.Sprintf(" (--drop-na dropped %s with missing values%s)", plural.Count(csvInfo.Dropped, "row", "rows"), linesList(csvInfo))
+		}
 	}
 	desc["n"], desc["d"] = data.N, data.D
 	inputs := make([]string, data.D)
@@ -276,6 +285,23 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		return runMAP(ctx, io, j, save)
 	}
 	return runJob(ctx, io, j)
+}
+
+// linesList lists the lines of the rows --drop-na dropped: ": lines 6,
+// 7, …" ("" if none).
+func linesList(info gp.CSVInfo) string {
+	if info.Dropped == 0 {
+		return ""
+	}
+	s := make([]string, len(info.DroppedLines))
+	for i, l := range info.DroppedLines {
+		s[i] = fmt.Sprint(l)
+	}
+	more := ""
+	if info.Dropped > len(info.DroppedLines) {
+		more = ", …"
+	}
+	return ": " + plural.Word(info.Dropped, "line", "lines") + " " + strings.Join(s, ", ") + more
 }
 
 // fmtVec formats a short vector with 4 significant digits.

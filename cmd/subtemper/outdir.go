@@ -94,6 +94,10 @@ func (s *samplerFlags) stageOut() error {
 	if err != nil {
 		return usagef("--out %s: cannot write beside it: %v", s.out, err)
 	}
+	// MkdirTemp(".", …) gives "./.out.staging-…", which the paths joined
+	// to it ("…/draws.csv", cleaned) no longer begin with: finalPath maps
+	// only paths that do.
+	dir = filepath.Clean(dir)
 	os.Chmod(dir, 0o755&^umaskBits())
 	stagingMu.Lock()
 	stagingDirs = append(stagingDirs, dir)
