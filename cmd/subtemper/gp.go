@@ -275,6 +275,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		j.startHint = note + ": --standardize rescales every column to mean 0 and SD 1 for sampling (the results stay in the data's units)"
 	}
 	j.donePhase = "prediction"
+	if test != nil {
+		j.doneShown = fmt.Sprintf("prediction at %s", plural.Count(test.N, "test point", "test points"))
+	}
 	if f.finalOut != "" {
 		j.doneCut = fmt.Sprintf("interrupted during the prediction: every draw was made and the fit saved, but no predictions were written; `subtemper predict --fit %s --data %s` makes them", f.finalOut, f.predict)
 	} else {

@@ -65,9 +65,42 @@ func prefixRhat(vars [][][]float64, times [][]float64, n, points int) rhatCurve 
 	return rc
 }
 
+// figures lists every figure writePlots can draw, with what it shows:
+// --plots' help is made from it.
+var figures = []struct{ name, what string }{
+	{"traces", "traces per chain"},
+	{"ranks", "rank plots"},
+	{"densities", "marginal densities"},
+	{"rhat_params", "R-hat per parameter"},
+	{"rhat_draws", "R-hat against draws"},
+	{"rhat_seconds", "R-hat against seconds"},
+	{"accept_levels", "acceptance per level"},
+	{"swap_acceptance", "swap rates: pt, spt"},
+	{"tt_acceptance", "tempered-transition outcomes: tt, stt"},
+}
+
 // figureNames are the base names of every figure writePlots can draw.
-var figureNames = []string{"traces", "rhat_draws", "rhat_seconds", "accept_levels", "swap_acceptance",
-	"ranks", "densities", "rhat_params", "tt_acceptance"}
+var figureNames = func() []string {
+	var n []string
+	for _, f := range figures {
+		n = append(n, f.name)
+	}
+	return n
+}()
+
+// plotsHelp is the help of --plots: every figure, by file name.
+func plotsHelp() string {
+	var b strings.Builder
+	b.WriteString("also write figures to --out, each as PNG and SVG: ")
+	for i, f := range figures {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", f.name, f.what)
+	}
+	b.WriteString("; with --predict, " + predictFiguresHelp + " (figures of an earlier run in --out that this run does not draw are removed, with or without --plots)")
+	return b.String()
+}
 
 // removeStaleFigures removes from dir the figure files (figureNames, PNG
 // and SVG) that are not among written: those of an earlier run that this

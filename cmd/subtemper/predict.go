@@ -197,7 +197,7 @@ mixture over draws. The columns of --data are matched to the fit's inputs by nam
 columns are ignored); when --data also has the target column, prints the held-out RMSE,
 mean log predictive density and coverage of the 50% and 90% intervals, and writes them
 to predictions.json.`)
-	fs.str(&f.fit, "fit", "", "folder of a saved fit (the --out of `subtemper gp`)")
+	fs.str(&f.fit, "fit", "", "folder of a saved fit (the --out of subtemper gp)")
 	fs.str(&f.data, "data", "", "CSV file of new inputs: a header row naming the fit's input columns (any order)")
 	fs.str(&f.out, "out", "", "folder for predictions.csv, predictions.json and figures; \"\" means the --fit folder")
 	fs.integer(&f.draws, "predict-draws", 0, predictDrawsHelp)

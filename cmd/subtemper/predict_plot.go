@@ -16,6 +16,9 @@ import (
 	"github.com/subtemper/subtemper/gp"
 )
 
+// predictFiguresHelp names the prediction figures in --plots' help.
+const predictFiguresHelp = "predictions (the predictive bands; 1 or 2 inputs)"
+
 // writePredictionPlots draws, for a fit with one input, the training data,
 // the predictive mean and the 50% and 90% bands of y* against the input
 // (test points sorted by it; test targets, when given, as crosses); for

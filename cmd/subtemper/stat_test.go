@@ -2,11 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/tempering"
 )
 
 // quick are the flags of a short run: tests of messages and files need
@@ -77,5 +88,168 @@ func TestWrotePaths(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			t.Errorf("reported %s: %v", p, err)
 		}
+	}
+}
+
+// fakeRun summarises a made-up run of 3 chains × 200 independent normal
+// draws of 2 variables, with CPU times of 1, 2 and 3 s and the divergent
+// transitions given, as the gp command would with the flags given.
+func fakeRun(t *testing.T, divWarmup, divSampling int64, args ...string) (*job, *runSummary) {
+	t.Helper()
+	var f gpFlags
+	fs := gpFlagSet(&f)
+	if _, err := fs.parse(args, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := f.check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &job{command: "gp", fs: fs, flags: &f.samplerFlags, settings: st, names: []string{"a", "b"},
+		natural: func(dst, u []float64) { copy(dst, u) }, data: map[string]any{"standardized": false}, units: "u", dataLine: "made up"}
+	j.diag = newDiagCutter(context.Background())
+	defer j.diag.close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	res := &tempering.Result{Betas: []float64{1}, SubsetSizes: []int{10},
+		ChainTimes: []time.Duration{time.Second, time.Second, time.Second},
+		ChainCPU:   []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}}
+	for range 3 {
+		var ch [][]float64
+		for range 200 {
+			ch = append(ch, []float64{rng.NormFloat64(), rng.NormFloat64()})
+		}
+		res.Draws = append(res.Draws, ch)
+	}
+	res.Stats.Levels = []tempering.LevelStats{{Beta: 1, SubsetSize: 10, Transitions: 1200, Accepted: 900,
+		Divergent: divWarmup + divSampling, SamplingDivergent: divSampling, SamplingTransitions: 600, SamplingAcceptProb: 480}}
+	s, _ := summarize(j, res, 2*time.Second, 0)
+	return j, s
+}
+
+// TestESSPerSecondOneDefinition: ESS per second is all chains' ESS over
+// all chains' CPU time, as docs/ADAPTATION.md's tables and
+// scripts/compare compute it, and summary.json says so.
+func TestESSPerSecondOneDefinition(t *testing.T) {
+	_, s := fakeRun(t, 0, 0)
+	for _, v := range s.Variables {
+		if want := float64(v.ESSBulk) / 6; math.Abs(float64(v.ESSBulkPerSecond)-want) > 1e-9*want {
+			t.Errorf("%s: ess_bulk_per_second %v, want ESS %v over the 6 CPU-seconds of all chains = %v", v.Name, v.ESSBulkPerSecond, v.ESSBulk, want)
+		}
+	}
+	if s.Timings.TotalChainCPUSeconds != 6 || !strings.Contains(s.Timings.ESSPerSecond, "all chains") {
+		t.Errorf("timings: total %v, definition %q; want 6 and a definition over all chains", s.Timings.TotalChainCPUSeconds, s.Timings.ESSPerSecond)
+	}
+}
+
+// TestDivergencesCountedAlike: summary.json's divergent transitions are
+// those after warm-up, as the level table and the warnings count them;
+// warm-up's are reported apart.
+func TestDivergencesCountedAlike(t *testing.T) {
+	j, s := fakeRun(t, 31, 0)
+	if s.Divergent != 0 || s.DivergentWarmup != 31 || s.Levels[0].Divergent != 0 || s.Levels[0].DivergentWarmup != 31 {
+		t.Errorf("31 divergences in warm-up, none after: divergent_transitions %d (warm-up %d), level 0 %d (warm-up %d); want 0 (31) and 0 (31)",
+			s.Divergent, s.DivergentWarmup, s.Levels[0].Divergent, s.Levels[0].DivergentWarmup)
+	}
+	var b strings.Builder
+	printRun(&b, j, s)
+	if strings.Contains(b.String(), "divergent transition") {
+		t.Errorf("the printed summary warns of divergences after warm-up where there were none:\n%s", b.String())
+	}
+	_, s = fakeRun(t, 31, 4)
+	if s.Divergent != 4 || s.DivergentWarmup != 31 {
+		t.Errorf("31 + 4 divergences: divergent_transitions %d (warm-up %d), want 4 (31)", s.Divergent, s.DivergentWarmup)
+	}
+}
+
+// TestVerdictCriterionIsMinESS: the verdict judges by the ESS --min-ess
+// names (at least 100 per chain), and says so.
+func TestVerdictCriterionIsMinESS(t *testing.T) {
+	_, s := fakeRun(t, 0, 0, "--min-ess", "5000")
+	if s.Converged || !strings.Contains(s.Verdict, "ESS < 5000") {
+		t.Errorf("--min-ess 5000, ESS about 600: verdict %q; want NOT converged, ESS < 5000", s.Verdict)
+	}
+	_, s = fakeRun(t, 0, 0, "--min-ess", "0")
+	if !s.Converged || !strings.Contains(s.Verdict, "ESS ≥ 300") {
+		t.Errorf("--min-ess 0, 3 chains: verdict %q; want converged, ESS ≥ 300 (100 per chain)", s.Verdict)
+	}
+}
+
+// TestVerdictAgreesWithItsNumbers: the numbers printed beside the verdict
+// cannot contradict it through rounding, and the paper's criterion is not
+// called met beside a run that is NOT converged.
+func TestVerdictAgreesWithItsNumbers(t *testing.T) {
+	v := diag.JudgeESS([]diag.Summary{{Name: "a", Rhat: 1.00993, ESSBulk: 500, ESSTail: 500}}, 3, 400)
+	if r, _ := strconv.ParseFloat(fmtRhat(v.MaxRhat), 64); !v.Converged || r >= diag.RhatMax {
+		t.Errorf("R-hat 1.00993: converged %v, printed as %s", v.Converged, fmtRhat(v.MaxRhat))
+	}
+	v = diag.JudgeESS([]diag.Summary{{Name: "a", Rhat: 1.001, ESSBulk: 399.6, ESSTail: 500}}, 3, 400)
+	if e, _ := strconv.ParseFloat(fmtESS(v.MinESSBulk), 64); v.Converged || e >= 400 || strings.Contains(v.String(), "(min 400)") {
+		t.Errorf("bulk-ESS 399.6 of 400: converged %v, printed as %s, verdict %q", v.Converged, fmtESS(v.MinESSBulk), v.String())
+	}
+	j, s := fakeRun(t, 0, 0, "--min-ess", "5000")
+	var b strings.Builder
+	printRun(&b, j, s)
+	if strings.Contains(b.String(), ": met") {
+		t.Errorf("NOT converged, yet a criterion is called met:\n%s", b.String())
+	}
+}
+
+// TestAdviceByLikelyCause: on unstandardised data far from unit scale
+// whose run diverges, the first advice is --standardize, not "run longer".
+func TestAdviceByLikelyCause(t *testing.T) {
+	j, s := fakeRun(t, 0, 12, "--min-ess", "5000")
+	j.startHint = "the target's SD is 4.3e+04: --standardize rescales every column"
+	w := runWarnings(j, s)
+	if len(w) < 2 || !strings.Contains(w[0], "--standardize") || !strings.Contains(w[len(w)-1], "run longer") {
+		t.Errorf("warnings %q: want --standardize first and run longer last", w)
+	}
+}
+
+// TestHelpPlaceholders: every flag's placeholder in every command's help
+// is one word (Go's flag package takes a back-quoted word of the usage
+// text as the placeholder: `make build` showed as --backend make build),
+// and --plots' help names every figure.
+func TestHelpPlaceholders(t *testing.T) {
+	flagLine := regexp.MustCompile(`^  (--\S+)((?: \S+)*?)  `)
+	for _, cmd := range []string{"gp", "mvn", "predict", "diag", "eval", "reproduce", "merge"} {
+		r := runBin(t, "", cmd, "--help")
+		for _, l := range strings.Split(r.stdout, "\n") {
+			m := flagLine.FindStringSubmatch(l)
+			if m != nil && strings.Count(strings.TrimSpace(m[2]), " ") > 0 {
+				t.Errorf("%s --help: %s has the placeholder %q", cmd, m[1], strings.TrimSpace(m[2]))
+			}
+		}
+	}
+	for _, name := range figureNames {
+		if !strings.Contains(plotsHelp(), name+" (") {
+			t.Errorf("--plots help lacks %s", name)
+		}
+	}
+}
+
+// TestProgressPhases: the bar names the phase, and shows neither a speed
+// nor an ETA of 0 during the set-up; the ETA is measured from the first
+// iteration on and aims at the bar's total (the expected iterations).
+func TestProgressPhases(t *testing.T) {
+	// 2 chains, 100 warm-up iterations, 150 expected of 2100 at most (as
+	// startProgress sets it up, without the bar's goroutines).
+	clock := time.Unix(1000, 0)
+	pr := &progress{counts: make([]atomic.Int64, 2), total: 300, most: 4200, warmup: 100, now: func() time.Time { return clock }}
+	if ph, eta := pr.phase(), pr.rateETA(0, pr.total, false); ph != "set-up" || strings.Contains(eta, "0s") || strings.Contains(eta, "it/s") {
+		t.Errorf("before the first iteration: phase %q, %q; want set-up, no speed or ETA", ph, eta)
+	}
+	clock = clock.Add(time.Minute) // a long set-up
+	pr.counts[0].Store(10)
+	pr.counts[1].Store(20)
+	if ph := pr.phase(); ph != "warm-up" {
+		t.Errorf("phase %q at 10 and 20 of 100 warm-up iterations", ph)
+	}
+	pr.rateETA(30, pr.total, false)
+	clock = clock.Add(10 * time.Second)
+	pr.counts[0].Store(120)
+	pr.counts[1].Store(110)
+	// 200 iterations in 10 s: 20 it/s; 300 − 230 left: 3.5 s, rounded 4 s.
+	if ph, eta := pr.phase(), pr.rateETA(230, pr.total, false); ph != "sampling" || eta != "  20 it/s  ETA 4s" || pr.total != 300 {
+		t.Errorf("after 10 s at 20 it/s: phase %q, %q, total %d; want sampling, 20 it/s, ETA 4s of 300", ph, eta, pr.total)
 	}
 }
