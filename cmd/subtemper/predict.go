@@ -307,7 +307,7 @@ func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, sh
 		fit.Draws = d
 		defer closeUnlessInterrupted(ctx, fit)
 		if out != "" {
-			if err := fit.Save(out, flags); err != nil {
+			if err := fit.SaveFlags(out, flags); err != nil {
 				return fmt.Errorf("saving the fit to %s: %w", shown, err)
 			}
 			// Said once the folder is in place (out may be the staging
