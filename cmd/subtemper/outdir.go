@@ -299,7 +299,7 @@ func ours(n string) bool {
 	if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp") {
 		return true
 	}
-	if strings.HasPrefix(n, "predictions") && (strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg")) {
+	if (strings.HasPrefix(n, "predictions") || strings.HasPrefix(n, "ppc")) && (strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg")) {
 		return true // the prediction figures
 	}
 	for _, fig := range figureNames {

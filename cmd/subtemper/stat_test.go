@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
+	"fmt"
+	"image/png"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -251,5 +255,93 @@ func TestProgressPhases(t *testing.T) {
 	// 200 iterations in 10 s: 20 it/s; 300 − 230 left: 3.5 s, rounded 4 s.
 	if ph, eta := pr.phase(), pr.rateETA(230, pr.total, false); ph != "sampling" || eta != "  20 it/s  ETA 4s" || pr.total != 300 {
 		t.Errorf("after 10 s at 20 it/s: phase %q, %q, total %d; want sampling, 20 it/s, ETA 4s of 300", ph, eta, pr.total)
+	}
+}
+
+// checkFigure fails unless base.png decodes as a PNG of a sensible size
+// and base.svg parses as XML whose root is svg.
+func checkFigure(t *testing.T, base string) {
+	t.Helper()
+	f, err := os.Open(base + ".png")
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Errorf("%s.png: %v", base, err)
+	} else if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 200 {
+		t.Errorf("%s.png is %d×%d", base, b.Dx(), b.Dy())
+	}
+	sv, err := os.ReadFile(base + ".svg")
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	dec := xml.NewDecoder(bytes.NewReader(sv))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Errorf("%s.svg: %v", base, err)
+			return
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		t.Errorf("%s.svg: root element %q, want svg", base, root)
+	}
+}
+
+// TestPredictiveCheckFigures: with a test file that holds the target,
+// --plots draws the predictive checks at D = 3 (where the band figure
+// cannot be drawn) and both figures at D = 1, and predictions.json
+// carries the PIT test; every figure written is a valid PNG and SVG.
+func TestPredictiveCheckFigures(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []int{1, 3} {
+		all, _, err := gp.Synthetic(90, d, 2, gp.Prior{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		train, _ := all.Prefix(50)
+		test := &gp.Data{N: 40, D: d, X: all.X[50*d:], Y: all.Y[50:], Names: all.Names, Target: all.Target}
+		tr, te := filepath.Join(dir, fmt.Sprintf("train%d.csv", d)), filepath.Join(dir, fmt.Sprintf("test%d.csv", d))
+		if err := gp.WriteCSVFile(tr, train); err != nil {
+			t.Fatal(err)
+		}
+		if err := gp.WriteCSVFile(te, test); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("out%d", d))
+		args := append([]string{"gp", "--data", tr, "--predict", te, "--plots", "--out", out}, quick...)
+		r := runBin(t, "", args...)
+		mustCode(t, r, 0, args...)
+		if !strings.Contains(r.stdout, "PIT uniformity KS p = ") {
+			t.Errorf("D = %d: the held-out line lacks the PIT test:\n%s", d, r.stdout)
+		}
+		pj := readJSON(t, filepath.Join(out, "predictions.json"))
+		if p, ok := pj["pit_ks_p"].(float64); !ok || p < 0 || p > 1 {
+			t.Errorf("D = %d: predictions.json pit_ks_p = %v", d, pj["pit_ks_p"])
+		}
+		want := []string{"ppc"}
+		if d == 1 {
+			want = append(want, "predictions")
+		} else if _, err := os.Stat(filepath.Join(out, "predictions.png")); err == nil {
+			t.Errorf("D = 3: a band figure was drawn")
+		}
+		want = append(want, figureNames[:5]...) // traces, ranks, densities, rhat_params, rhat_draws
+		for _, w := range want {
+			checkFigure(t, filepath.Join(out, w))
+		}
+		if strings.Contains(r.stderr, "could not be drawn") {
+			t.Errorf("D = %d: %s", d, r.stderr)
+		}
 	}
 }
