@@ -336,12 +336,39 @@ func TestPredictiveCheckFigures(t *testing.T) {
 		} else if _, err := os.Stat(filepath.Join(out, "predictions.png")); err == nil {
 			t.Errorf("D = 3: a band figure was drawn")
 		}
-		want = append(want, figureNames[:5]...) // traces, ranks, densities, rhat_params, rhat_draws
+		want = append(want, "traces", "ranks", "densities", "pairs", "rhat_params", "rhat_draws", "ess_draws")
 		for _, w := range want {
 			checkFigure(t, filepath.Join(out, w))
 		}
 		if strings.Contains(r.stderr, "could not be drawn") {
 			t.Errorf("D = %d: %s", d, r.stderr)
 		}
+	}
+}
+
+// TestNaturalTicks: an axis drawn in log θ is labelled with round values
+// of θ at their logs: 1-2-5 steps over a wide range (Boston's ℓ_zn spans
+// 2 to 5000), gonum's ticks over a narrow one.
+func TestNaturalTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (naturalTicks{}).Ticks(math.Log(2), math.Log(5000)) {
+		v, err := strconv.ParseFloat(tk.Label, 64)
+		if err != nil || math.Abs(math.Log(v)-tk.Value) > 1e-9 {
+			t.Errorf("tick %q at %v: not a natural value at its log", tk.Label, tk.Value)
+		}
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, ","); got != "10,100,1000" {
+		t.Errorf("ticks over θ in [2, 5000]: %s", got)
+	}
+	ts := (naturalTicks{}).Ticks(math.Log(0.8), math.Log(2.4))
+	n := 0
+	for _, tk := range ts {
+		if tk.Label != "" {
+			n++
+		}
+	}
+	if n < 3 {
+		t.Errorf("ticks over θ in [0.8, 2.4]: %v, want at least 3 labels", ts)
 	}
 }
