@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -146,6 +147,9 @@ func legendRoom(p *plot.Plot, entries int) {
 // traceFigure draws each variable's draws per chain against the draw
 // index: vars[v][c][s] in the plotting space.
 func traceFigure(base string, names []string, vars [][][]float64, log []bool) error {
+	if len(names) == 0 || len(vars) == 0 || len(vars[0]) == 0 {
+		return errors.New("no variables or no chains")
+	}
 	var panels []*plot.Plot
 	for v, name := range names {
 		p := plot.New()

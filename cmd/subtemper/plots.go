@@ -146,7 +146,7 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 		written = append(written, base+".png", base+".svg")
 	}
 	n := sum.Draws.Summarized
-	if n > 0 && len(j.names) > 0 {
+	if n > 0 {
 		// Every figure of the draws in the sampling space: log θ for the
 		// GP's parameters (the axes labelled in θ), θ as it is for mvn.
 		log := make([]bool, len(j.names))
@@ -178,6 +178,9 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 		}
 		base := filepath.Join(dir, "traces")
 		add(base, traceFigure(base, j.names, tr, log))
+		if len(j.names) == 0 {
+			return written, errors.Join(errs...)
+		}
 		base = filepath.Join(dir, "ranks")
 		add(base, rankFigure(base, j.names, vars))
 		base = filepath.Join(dir, "densities")
