@@ -372,3 +372,37 @@ func TestNaturalTicks(t *testing.T) {
 		t.Errorf("ticks over θ in [0.8, 2.4]: %v, want at least 3 labels", ts)
 	}
 }
+
+// TestGPPriorU: the prior drawn over the densities is a density of
+// u = log θ in the data's units: it integrates to 1, and standardisation
+// moves it by the log of the column's SD.
+func TestGPPriorU(t *testing.T) {
+	pr, err := (gp.Prior{}).WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := gpPriorU(pr, gp.Standardization{}, 2)
+	std := gpPriorU(pr, gp.Standardization{XSD: []float64{10, 1}, XMean: []float64{0, 0}, YSD: 0.5}, 2)
+	for v := range 4 {
+		var mass float64
+		for u := -20.0; u < 20; u += 0.001 {
+			d, _ := plain(v, u)
+			mass += d * 0.001
+		}
+		if math.Abs(mass-1) > 1e-3 {
+			t.Errorf("variable %d: the prior's mass over u is %v, want 1", v, mass)
+		}
+	}
+	shift := []float64{math.Log(10), 0, math.Log(0.5), math.Log(0.5)}
+	for v, s := range shift {
+		a, _ := plain(v, 0.3)
+		b, _ := std(v, 0.3+s)
+		if math.Abs(a-b) > 1e-12 {
+			t.Errorf("variable %d: standardised prior at u + %v is %v, the plain one at u %v", v, s, b, a)
+		}
+	}
+	// σf ~ Gamma(4, 1): the density of u = log σf is σf·p(σf), at σf = 3: 3·3³e⁻³/3! = 0.672.
+	if d, _ := plain(2, math.Log(3)); math.Abs(d-81*math.Exp(-3)/6) > 1e-12 {
+		t.Errorf("prior density of log σf at σf = 3: %v, want %v", d, 81*math.Exp(-3)/6)
+	}
+}
