@@ -315,9 +315,9 @@ type job struct {
 	backend  string
 	names    []string               // natural-unit variable names
 	natural  func(dst, u []float64) // sampling space → natural units
-	// priorU, if set, is the prior density of variable v at u = log θ
-	// (θ in the units reported), for the density figure; ok is false
-	// where it has none.
+	// priorU, if set, is the prior density of variable v at x on the
+	// figures' scale (x = log θ for gp, θ in the units reported; θ for
+	// mvn), for the density figure; ok is false where it has none.
 	priorU   func(v int, u float64) (d float64, ok bool)
 	units    string                  // how natural units relate to the sampling space
 	data     map[string]any          // description of the data for summary.json
