@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
@@ -82,4 +83,58 @@ func ExampleFitGP_map() {
 	// sf: near the truth: true
 	// sn: near the truth: true
 	// 5 predictions from 1 draw (the mode)
+}
+
+// ExampleGPFit_Verdict fits a GP with the default settings (those of the
+// CLI) and checks the convergence verdict before using the draws.
+func ExampleGPFit_Verdict() {
+	data, _, err := gp.Synthetic(40, 1, 7, gp.Prior{})
+	if err != nil {
+		panic(err)
+	}
+	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Backend: "gonum", Standardize: true})
+	if err != nil {
+		panic(err)
+	}
+	defer fit.Close()
+	v, err := fit.Verdict()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(v.Converged, v.ESSNeeded)
+	fmt.Println(v)
+	// Output:
+	// true 400
+	// converged (every R-hat < 1.01, bulk- and tail-ESS ≥ 400)
+}
+
+// ExampleGPFit_Save saves a fit and reads it back.
+func ExampleGPFit_Save() {
+	data, _, err := gp.Synthetic(30, 1, 3, gp.Prior{})
+	if err != nil {
+		panic(err)
+	}
+	st := subtemper.DefaultGPSettings()
+	st.Warmup, st.Draws, st.Stop = 100, 50, nil // short: only the files matter here
+	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Backend: "gonum", Settings: &st})
+	if err != nil {
+		panic(err)
+	}
+	defer fit.Close()
+	dir, err := os.MkdirTemp("", "fit")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := fit.Save(dir); err != nil {
+		panic(err)
+	}
+	back, err := subtemper.LoadGPFit(dir, "gonum")
+	if err != nil {
+		panic(err)
+	}
+	defer back.Close()
+	fmt.Println(len(back.Draws), len(back.Draws[0]), back.Names())
+	// Output:
+	// 3 50 [ell_x1 sf sn]
 }

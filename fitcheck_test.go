@@ -26,7 +26,7 @@ func TestLoadTamperedFit(t *testing.T) {
 	plain := &GPFit{Data: fit.Data, Prior: fit.Prior, Backend: "gonum", Draws: fit.Draws}
 	dir := t.TempDir()
 	for _, f := range []*GPFit{plain, fit} {
-		if err := f.Save(dir, nil); err != nil {
+		if err := f.Save(dir); err != nil {
 			t.Fatal(err)
 		}
 		back, err := LoadGPFit(dir, "gonum")
@@ -103,7 +103,7 @@ func FuzzLoadGPFit(f *testing.F) {
 	}
 	seedDir := f.TempDir()
 	fit := &GPFit{Data: data, Backend: "gonum", Draws: [][][]float64{{{0, 0.1, 0.2, -0.3}, {0.1, 0, 0, 0}}}}
-	if err := fit.Save(seedDir, map[string]any{"seed": 1}); err != nil {
+	if err := fit.SaveFlags(seedDir, map[string]any{"seed": 1}); err != nil {
 		f.Fatal(err)
 	}
 	good, err := os.ReadFile(filepath.Join(seedDir, FitFile))

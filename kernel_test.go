@@ -36,7 +36,7 @@ func TestSaveLoadKernel(t *testing.T) {
 		t.Fatalf("fit's model: kernel %v, %v", m.Kernel(), err)
 	}
 	dir := t.TempDir()
-	if err := fit.Save(dir, nil); err != nil {
+	if err := fit.Save(dir); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, FitFile))

@@ -126,7 +126,7 @@ func TestLibraryProgram(t *testing.T) {
 	if n := strings.Count(got, "y* ="); n != 3 {
 		t.Errorf("%d predictions printed, want 3:\n%s", n, got)
 	}
-	for _, want := range []string{"ell_x1", "ell_x2", "sf", "sn", "R-hat", "x = [-1 0.5]"} {
+	for _, want := range []string{"converged (every R-hat < 1.01", "ell_x1", "ell_x2", "sf", "sn", "R-hat", "x = [-1 0.5]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}

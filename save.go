@@ -108,9 +108,12 @@ func kernelMap(m map[string]any, prefix string, k tempering.Kernel) {
 
 // Save writes the fit to dir (created if needed): FitFile and
 // FitDataFile, everything LoadGPFit needs to rebuild the model and its
-// draws exactly. flags, if non-nil, are recorded as given (the CLI's
-// flag values).
-func (f *GPFit) Save(dir string, flags map[string]any) error {
+// draws exactly.
+func (f *GPFit) Save(dir string) error { return f.SaveFlags(dir, nil) }
+
+// SaveFlags is Save recording flags, if non-nil, in FitFile as given
+// (the CLI records its flag values).
+func (f *GPFit) SaveFlags(dir string, flags map[string]any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

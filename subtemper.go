@@ -3,13 +3,19 @@
 // with tempering by subsampling, and from the fit to predictions at new
 // inputs averaged over the hyperparameter posterior.
 //
-//	data, _ := gp.ReadCSVFile("train.csv", gp.CSVOptions{})
-//	fit, _ := subtemper.FitGP(ctx, data, subtemper.GPOptions{Standardize: true})
+//	data, err := gp.ReadCSVFile("train.csv", gp.CSVOptions{})
+//	fit, err := subtemper.FitGP(ctx, data, subtemper.GPOptions{Standardize: true})
 //	defer fit.Close()
-//	sum, _ := fit.Summary()                         // R-hat, ESS, quantiles per hyperparameter
-//	pred, _ := fit.Predict(ctx, xNew, nNew, subtemper.PredictOptions{})
+//	v, err := fit.Verdict()  // v.Converged: every R-hat < 1.01, every ESS ≥ 400
+//	sum, err := fit.Summary() // R-hat, ESS, quantiles per hyperparameter
+//	pred, err := fit.Predict(ctx, xNew, nNew, subtemper.PredictOptions{})
 //	// pred.YMean, pred.YSD, pred.YQ (5%, 50%, 95%), and the same for the latent f.
-//	_ = fit.Save("fit")                              // LoadGPFit("fit", "") rebuilds it exactly
+//	err = fit.Save("fit") // LoadGPFit("fit", "") rebuilds it exactly
+//
+// (each err to be checked; the Example functions are complete programs).
+// Built with -tags openblas (cgo, libopenblas-dev and liblapacke-dev),
+// the openblas backend is compiled in and chosen by default; FitGP and
+// Predict then set OpenBLAS's threads as the CLI does.
 //
 // How the pieces fit (the dependency arrows point one way):
 //
@@ -31,12 +37,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/openblas"
 	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -189,11 +198,17 @@ type GPFit struct {
 }
 
 // FitGP samples the hyperparameters of GP regression on data (N×D inputs,
-// one target) and returns the fit. If ctx is cancelled the fit holds the
-// draws made so far and Result.Interrupted is set. The chains run in
-// parallel, each locked to an OS thread: with GOMAXPROCS below the number
-// of chains they wait for one another's processors (tempering.Run), so
-// raise it as the CLI does when the machine has fewer cores than chains.
+// one target) and returns the fit. If ctx is cancelled it returns an
+// error wrapping the context's cause (context.Canceled or
+// context.DeadlineExceeded) and, once sampling has started, the fit of
+// the draws made so far, with Result.Interrupted set (else a nil fit). The chains run in parallel, each locked to an OS thread: with
+// GOMAXPROCS below the number of chains they wait for one another's
+// processors (tempering.Run), so raise it as the CLI does when the
+// machine has fewer cores than chains. On the openblas backend, unless
+// OPENBLAS_NUM_THREADS is set, it sets OpenBLAS's threads to the cores
+// divided by the chains, as the CLI does (a process-wide setting).
+//
+// Check the fit's Verdict before using it.
 func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	if err := data.Check(); err != nil {
 		return nil, err
@@ -220,6 +235,7 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	if err != nil {
 		return nil, err
 	}
+	pinThreads(f.Backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
 	start := time.Now()
 	t := targets.GP{Model: m}
 	warm := opt.WarmStart == WarmStartOn || opt.MAP ||
@@ -229,6 +245,9 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	}
 	if warm {
 		ws, err := tempering.FindMode(ctx, t, tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains})
+		if err == nil && ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("subtemper: the search for the posterior mode: %w", err)
 		}
@@ -242,12 +261,62 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 		f.Settings = st
 	}
 	res, err := tempering.Run(ctx, t, &st)
+	if err == nil && res == nil {
+		err = context.Cause(ctx)
+	}
 	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
+			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+		}
 		return nil, err
 	}
 	f.Wall = time.Since(start)
 	f.Result, f.Draws = res, res.Draws
+	if res.Interrupted {
+		cause := context.Cause(ctx)
+		if cause == nil {
+			cause = context.Canceled
+		}
+		n := -1
+		for _, ch := range res.Draws {
+			if n < 0 || len(ch) < n {
+				n = len(ch)
+			}
+		}
+		return f, fmt.Errorf("subtemper: sampling interrupted with %d draws per chain (the fit holds them): %w", max(n, 0), cause)
+	}
 	return f, nil
+}
+
+// pinThreads sets OpenBLAS's threads to n on the openblas backend, unless
+// OPENBLAS_NUM_THREADS is set: the chains (or prediction workers) each
+// call OpenBLAS, and a multithreaded OpenBLAS in each would oversubscribe
+// the cores.
+func pinThreads(backend string, n int) {
+	if backend == "openblas" && os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+		openblas.SetThreads(n)
+	}
+}
+
+// Verdict returns the convergence verdict on the fit's draws: every
+// hyperparameter's R-hat below diag.RhatMax (1.01) and its bulk- and
+// tail-ESS at least the stop rule's MinESS (DefaultMinESS with the
+// default settings) and diag.ESSPerChainMin per chain, the criterion the
+// CLI prints. A fit of the mode alone (GPOptions.MAP) has no verdict: an
+// error.
+func (f *GPFit) Verdict() (diag.Verdict, error) {
+	if len(f.Draws) == 1 && len(f.Draws[0]) == 1 {
+		return diag.Verdict{}, errors.New("subtemper: a fit of one point (the mode) has no convergence verdict")
+	}
+	sum, err := f.Summary()
+	if err != nil {
+		return diag.Verdict{}, err
+	}
+	var minESS float64
+	if r, ok := f.Settings.Stop.(diag.StopRule); ok {
+		minESS = r.MinESS
+	}
+	return diag.JudgeESS(sum, len(f.Draws), minESS), nil
 }
 
 // Model returns the GP model the draws belong to (on the standardised
@@ -427,6 +496,8 @@ func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOpti
 	if err != nil {
 		return nil, err
 	}
+	// One draw per worker goroutine, each calling OpenBLAS (as the CLI).
+	pinThreads(f.Backend, 1)
 	draws := f.PooledDraws(opt.Draws)
 	if len(draws) == 0 {
 		return nil, errors.New("subtemper: predict: the fit holds no draws")

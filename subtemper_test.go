@@ -38,7 +38,7 @@ func TestSaveLoad(t *testing.T) {
 	fit := smallFit(t)
 	defer fit.Close()
 	dir := t.TempDir()
-	if err := fit.Save(dir, map[string]any{"seed": 4}); err != nil {
+	if err := fit.SaveFlags(dir, map[string]any{"seed": 4}); err != nil {
 		t.Fatal(err)
 	}
 	back, err := LoadGPFit(dir, "gonum")

@@ -22,13 +22,14 @@ const (
 // Verdict is the convergence verdict on the draws of several variables.
 type Verdict struct {
 	// Converged reports that every variable has R̂ < RhatMax and bulk- and
-	// tail-ESS ≥ ESSPerChainMin per chain.
+	// tail-ESS ≥ ESSNeeded.
 	Converged bool
 	// MaxRhat is the largest R̂ over the variables (+Inf if one is not
 	// estimable), and MinESSBulk, MinESSTail the smallest ESS (0 if one is
 	// not estimable).
 	MaxRhat, MinESSBulk, MinESSTail float64
-	// ESSNeeded is the ESS each variable needs: ESSPerChainMin × chains.
+	// ESSNeeded is the ESS each variable needs: ESSPerChainMin × chains,
+	// or JudgeESS's minESS when larger.
 	ESSNeeded float64
 	// HighRhat, LowESSBulk and LowESSTail name the variables that fail
 	// each criterion, in the order given.
@@ -39,8 +40,14 @@ type Verdict struct {
 // of a run of chains chains. A NaN R̂ or ESS (a constant variable, too few
 // draws) fails its criterion: a diagnostic that cannot be computed cannot
 // vouch for convergence.
-func Judge(vars []Summary, chains int) Verdict {
-	v := Verdict{ESSNeeded: ESSPerChainMin * float64(max(chains, 1)), MinESSBulk: math.Inf(1), MinESSTail: math.Inf(1)}
+func Judge(vars []Summary, chains int) Verdict { return JudgeESS(vars, chains, 0) }
+
+// JudgeESS is Judge with the ESS each variable needs raised to minESS:
+// the criterion of a StopRule with MinESS minESS, so that a run the rule
+// stops is one JudgeESS calls converged, and one it does not stop is
+// judged by the rule that kept it going (the CLI's --min-ess).
+func JudgeESS(vars []Summary, chains int, minESS float64) Verdict {
+	v := Verdict{ESSNeeded: max(minESS, ESSPerChainMin*float64(max(chains, 1))), MinESSBulk: math.Inf(1), MinESSTail: math.Inf(1)}
 	if len(vars) == 0 || chains < 1 {
 		v.MaxRhat, v.MinESSBulk, v.MinESSTail = math.NaN(), math.NaN(), math.NaN()
 		return v
@@ -91,10 +98,10 @@ func (v Verdict) String() string {
 		why = append(why, fmt.Sprintf("R-hat ≥ %.2f for %s (max %s)", RhatMax, list(v.HighRhat), val(v.MaxRhat, "%.3f")))
 	}
 	if len(v.LowESSBulk) > 0 {
-		why = append(why, fmt.Sprintf("bulk-ESS < %.0f for %s (min %.0f)", v.ESSNeeded, list(v.LowESSBulk), v.MinESSBulk))
+		why = append(why, fmt.Sprintf("bulk-ESS < %.0f for %s (min %.0f)", v.ESSNeeded, list(v.LowESSBulk), math.Floor(v.MinESSBulk)))
 	}
 	if len(v.LowESSTail) > 0 {
-		why = append(why, fmt.Sprintf("tail-ESS < %.0f for %s (min %.0f)", v.ESSNeeded, list(v.LowESSTail), v.MinESSTail))
+		why = append(why, fmt.Sprintf("tail-ESS < %.0f for %s (min %.0f)", v.ESSNeeded, list(v.LowESSTail), math.Floor(v.MinESSTail)))
 	}
 	if len(why) == 0 {
 		return "NOT converged (no diagnostics)"

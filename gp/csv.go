@@ -26,9 +26,23 @@ type CSVOptions struct {
 	// non-empty, names input columns to drop; the others are used in file
 	// order. At most one of them may be given. A name that is not in the
 	// header, that is the target, or that is listed twice is an error, and
-	// so is excluding every input. The ignored columns must still hold
-	// numbers.
+	// so is excluding every input. The ignored columns may hold anything
+	// (text, factors, missing values): only the target and the inputs are
+	// read as numbers.
 	Inputs, Exclude []string
+	// DropNA drops the rows in which the target or an input is missing:
+	// NA (as R writes a missing value), an empty cell or NaN. Without it
+	// such a cell is an error that names it. CSVInfo.Dropped counts the
+	// rows dropped.
+	DropNA bool
+}
+
+// CSVInfo reports what ReadCSVInfo did besides reading the data.
+type CSVInfo struct {
+	// Dropped is the number of rows CSVOptions.DropNA dropped, and
+	// DroppedLines their line numbers (the first 10).
+	Dropped      int
+	DroppedLines []int
 }
 
 // ReadCSVFile opens the file at path and reads it with ReadCSV.
@@ -42,29 +56,42 @@ func ReadCSVFile(path string, opt CSVOptions) (*Data, error) {
 }
 
 // ReadCSV reads a regression dataset from comma-separated values: a header
-// row of distinct, non-empty column names, then one row per observation,
-// every cell a finite number (surrounding spaces are ignored, blank lines
-// skipped). One column is the target (opt.Target, or the last); the others
-// are the inputs, in file order. A UTF-8 byte-order mark at the start of
-// the file is skipped.
+// row of distinct, non-empty column names, then one row per observation
+// (surrounding spaces are ignored, blank lines skipped). One column is
+// the target (opt.Target, or the last); the others, or those opt.Inputs or
+// opt.Exclude choose, are the inputs, in file order. The target and input
+// cells must be finite numbers; other columns may hold anything, quoted
+// text as R's write.csv writes it included, and a first column with an
+// empty name (R's row names) is never read. A UTF-8 byte-order mark at the
+// start of the file is skipped.
 //
 // name is used in error messages, which name the file, the line and the
 // column: an empty file, a header without data, fewer than 2 data rows,
-// ragged rows, cells that are not numbers, NaN or Inf cells (a number
-// beyond ±MaxFloat64 included), duplicate or empty column names, names
-// that are not valid UTF-8 or hold control characters (see
-// fileio.CheckName), a header row whose cells are all numbers (a file
-// without a header: add one), an unknown target name, and a constant
-// target are all errors. A record longer than 4 MiB or a header of more
-// than 100 000 columns is refused before more of it is read; messages
-// quote at most 64 bytes of a cell (the caps of internal/fileio).
+// ragged rows, cells that are not numbers (a column of text: the message
+// says to exclude it), missing values (NA, empty, NaN: opt.DropNA drops
+// their rows), Inf cells (a number beyond ±MaxFloat64 included),
+// duplicate or empty column names, names that are not valid UTF-8 or hold
+// control characters (see fileio.CheckName), a header row whose cells are
+// all numbers (a file without a header: add one), an unknown target name,
+// and a constant target are all errors. A record longer than 4 MiB or a
+// header of more than 100 000 columns is refused before more of it is
+// read; messages quote at most 64 bytes of a cell (the caps of
+// internal/fileio).
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
-	header, rows, lines, err := readTable(r, name)
+	d, _, err := ReadCSVInfo(r, name, opt)
+	return d, err
+}
+
+// ReadCSVInfo is ReadCSV, reporting the rows opt.DropNA dropped.
+func ReadCSVInfo(r io.Reader, name string, opt CSVOptions) (*Data, CSVInfo, error) {
+	var info CSVInfo
+	cr := fileio.NewCSVReader(r, 0)
+	header, hline, err := readHeader(cr, name)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	if len(header) < 2 {
-		return nil, fmt.Errorf("gp: %s:1: header has %d column; need at least one input column and a target column", name, len(header))
+		return nil, info, fmt.Errorf("gp: %s:1: header has %d column; need at least one input column and a target column", name, len(header))
 	}
 	tc := len(header) - 1
 	if opt.Target != "" {
@@ -75,23 +102,82 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 			}
 		}
 		if tc < 0 {
-			return nil, fmt.Errorf("gp: %s:1: no column named %s for the target (columns: %s)", name, fileio.Quote(opt.Target), columnList(header))
+			return nil, info, fmt.Errorf("gp: %s:1: no column named %s for the target (columns: %s)", name, fileio.Quote(opt.Target), columnList(header))
 		}
 	}
 	cols, err := inputColumns(name, header, tc, opt)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
-	n, d := len(rows), len(cols)
-	data := &Data{N: n, D: d, X: make([]float64, 0, n*d), Y: make([]float64, n), Target: header[tc]}
+	d := len(cols)
+	data := &Data{D: d, Target: header[tc]}
 	for _, j := range cols {
 		data.Names = append(data.Names, header[j])
 	}
-	for i, row := range rows {
-		data.Y[i] = row[tc]
-		for _, j := range cols {
-			data.X = append(data.X, row[j])
+	var lines []int
+	x := make([]float64, d)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
 		}
+		if err != nil {
+			return nil, info, readErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, info, fmt.Errorf("gp: %s:%d: row has %s, the header (line %d) has %d", name, line, plural.Count(len(rec), "field", "fields"), hline, len(header))
+		}
+		missing := false
+		cell := func(j int) (float64, error) {
+			s := strings.TrimSpace(rec[j])
+			if isNA(s) {
+				if opt.DropNA {
+					missing = true
+					return 0, nil
+				}
+				what := "empty cell"
+				if s != "" {
+					what = fileio.Quote(s) + ", a missing value"
+				}
+				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s; drop the incomplete rows (--drop-na; CSVOptions.DropNA) or leave the column out", name, line, j+1, fileio.Quote(header[j]), what)
+			}
+			v, perr := strconv.ParseFloat(s, 64)
+			if perr != nil && !errors.Is(perr, strconv.ErrRange) {
+				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not a number; a column of text or factor levels cannot be an input: leave it out (--exclude %s; CSVOptions.Exclude) or code it as numbers", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s), header[j])
+			}
+			if math.IsInf(v, 0) {
+				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not finite", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
+			}
+			return v, nil
+		}
+		y, err := cell(tc)
+		if err != nil {
+			return nil, info, err
+		}
+		for k, j := range cols {
+			if x[k], err = cell(j); err != nil {
+				return nil, info, err
+			}
+		}
+		if missing {
+			info.Dropped++
+			if len(info.DroppedLines) < 10 {
+				info.DroppedLines = append(info.DroppedLines, line)
+			}
+			continue
+		}
+		data.X = append(data.X, x...)
+		data.Y = append(data.Y, y)
+		lines = append(lines, line)
+	}
+	n := len(data.Y)
+	data.N = n
+	if n < 2 {
+		if info.Dropped > 0 {
+			return nil, info, fmt.Errorf("gp: %s: %s after the header once %s with missing values were dropped; need at least 2", name, plural.Count(n, "data row", "data rows"), plural.Count(info.Dropped, "row", "rows"))
+		}
+		return nil, info, fmt.Errorf("gp: %s: %s after the header; need at least 2", name, plural.Count(n, "data row", "data rows"))
 	}
 	constant := true
 	for _, v := range data.Y[1:] {
@@ -101,9 +187,15 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 		}
 	}
 	if constant {
-		return nil, fmt.Errorf("gp: %s:%d-%d: column %d (%q): the target is constant (every value is %v)", name, lines[0], lines[n-1], tc+1, header[tc], data.Y[0])
+		return nil, info, fmt.Errorf("gp: %s:%d-%d: column %d (%q): the target is constant (every value is %v)", name, lines[0], lines[n-1], tc+1, header[tc], data.Y[0])
 	}
-	return data, nil
+	return data, info, nil
+}
+
+// isNA reports whether a trimmed cell is a missing value: empty, NA (R's
+// write.csv) or NaN.
+func isNA(s string) bool {
+	return s == "" || s == "NA" || strings.EqualFold(s, "nan")
 }
 
 // inputColumns returns the header indices of the input columns chosen by
@@ -144,7 +236,7 @@ func inputColumns(name string, header []string, tc int, opt CSVOptions) ([]int, 
 	}
 	var cols []int
 	for j := range header {
-		if j != tc && !drop[j] {
+		if j != tc && !drop[j] && header[j] != "" {
 			cols = append(cols, j)
 		}
 	}
@@ -154,63 +246,34 @@ func inputColumns(name string, header []string, tc int, opt CSVOptions) ([]int, 
 	return cols, nil
 }
 
-// readTable reads a header row and at least 2 rows of finite numbers, all
-// of the header's width, and returns them with the line number of each
-// data row.
-func readTable(r io.Reader, name string) (header []string, rows [][]float64, lines []int, err error) {
-	cr := fileio.NewCSVReader(r, 0)
+// readHeader reads the header row: trimmed, checked names, and its line.
+func readHeader(cr *csv.Reader, name string) ([]string, int, error) {
 	rec, err := cr.Read()
 	if err == io.EOF {
-		return nil, nil, nil, fmt.Errorf("gp: %s: empty file: want a header row and at least 2 data rows", name)
+		return nil, 0, fmt.Errorf("gp: %s: empty file: want a header row and at least 2 data rows", name)
 	}
 	if err != nil {
-		return nil, nil, nil, readErr(name, err)
+		return nil, 0, readErr(name, err)
 	}
 	hline, _ := cr.FieldPos(0)
 	for j, h := range rec {
 		rec[j] = strings.TrimSpace(h)
 	}
-	if col, err := fileio.CheckNames(rec); err != nil {
+	check := rec
+	if len(rec) > 2 && rec[0] == "" {
+		// R's write.csv names the row names' column "": it is never read.
+		check = rec[1:]
+	}
+	if col, err := fileio.CheckNames(check); err != nil {
+		if len(check) < len(rec) && col > 0 {
+			col++
+		}
 		if col > 0 {
-			return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d: %w", name, hline, col, err)
+			return nil, 0, fmt.Errorf("gp: %s:%d: column %d: %w", name, hline, col, err)
 		}
-		return nil, nil, nil, fmt.Errorf("gp: %s:%d: %w", name, hline, err)
+		return nil, 0, fmt.Errorf("gp: %s:%d: %w", name, hline, err)
 	}
-	header = rec
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, nil, readErr(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(header) {
-			return nil, nil, nil, fmt.Errorf("gp: %s:%d: row has %s, the header (line %d) has %d", name, line, plural.Count(len(rec), "field", "fields"), hline, len(header))
-		}
-		row := make([]float64, len(rec))
-		for j, s := range rec {
-			s = strings.TrimSpace(s)
-			if s == "" {
-				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%s): empty cell", name, line, j+1, fileio.Quote(header[j]))
-			}
-			v, perr := strconv.ParseFloat(s, 64)
-			if perr != nil && !errors.Is(perr, strconv.ErrRange) {
-				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not a number", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, nil, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not finite", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
-			}
-			row[j] = v
-		}
-		rows = append(rows, row)
-		lines = append(lines, line)
-	}
-	if len(rows) < 2 {
-		return nil, nil, nil, fmt.Errorf("gp: %s: %s after the header; need at least 2", name, plural.Count(len(rows), "data row", "data rows"))
-	}
-	return header, rows, lines, nil
+	return rec, hline, nil
 }
 
 // readErr formats an error of the CSV reader with the file, line and

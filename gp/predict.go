@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/subtemper/subtemper/diag"
 	"math"
 	"runtime"
 	"sync"
@@ -200,6 +201,15 @@ type Metrics struct {
 	// central 50% and 90% intervals of the mixture predictive of y*.
 	Coverage50 float64 `json:"coverage50"`
 	Coverage90 float64 `json:"coverage90"`
+	// PITKS and PITKSP are the Kolmogorov–Smirnov statistic of the
+	// probability integral transforms (CDF, the predictive CDF at each
+	// target) against the uniform distribution, and its p-value
+	// (diag.KSUniform): calibrated predictions give uniform PITs, and a
+	// p-value below 0.01 says they are not. The test assumes independent
+	// PITs: test points close together, or a posterior far from the data
+	// generator, make it stricter than its level.
+	PITKS  float64 `json:"pit_ks"`
+	PITKSP float64 `json:"pit_ks_p"`
 }
 
 // Metrics returns the held-out measures against the targets y (original
@@ -234,6 +244,7 @@ func (p *Predictive) Metrics(y []float64) (Metrics, error) {
 	mt.MLPD = lpd / n
 	mt.Coverage50 = float64(in50) / n
 	mt.Coverage90 = float64(in90) / n
+	mt.PITKS, mt.PITKSP = diag.KSUniform(p.CDF)
 	return mt, nil
 }
 

@@ -141,8 +141,13 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		return err
 	}
 	var data *gp.Data
+	var csvInfo gp.CSVInfo
 	if !synthetic {
-		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, csvOpt) })
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) {
+			d, info, err := gp.ReadCSVInfo(r, f.data, csvOpt)
+			csvInfo = info
+			return d, err
+		})
 		if errors.Is(err, errInterrupted) {
 			return err
 		}
@@ -182,6 +187,10 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		desc["file"] = f.data
 		line = fmt.Sprintf("%s, N = %d %s, D = %d %s, target %q", f.data, data.N, plural.Word(data.N, "observation", "observations"),
 			data.D, plural.Word(data.D, "input", "inputs"), data.TargetName())
+		if f.model.dropNA {
+			desc["rows_dropped_na"] = csvInfo.Dropped
+			line += fmt.Sprintf(" (--drop-na dropped %s with missing values%s)", plural.Count(csvInfo.Dropped, "row", "rows"), linesList(csvInfo))
+		}
 	}
 	desc["n"], desc["d"] = data.N, data.D
 	inputs := make([]string, data.D)
@@ -256,6 +265,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			std.Original(dst, dst)
 		},
 	}
+	j.priorU = gpPriorU(m.Prior(), std, data.D)
 	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Kernel: kern, Backend: be.Name(), Settings: *st}
 	flags := flagValues(fs)
 	if f.finalOut != "" {
@@ -266,6 +276,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		j.startHint = note + ": --standardize rescales every column to mean 0 and SD 1 for sampling (the results stay in the data's units)"
 	}
 	j.donePhase = "prediction"
+	if test != nil {
+		j.doneShown = fmt.Sprintf("prediction at %s", plural.Count(test.N, "test point", "test points"))
+	}
 	if f.finalOut != "" {
 		j.doneCut = fmt.Sprintf("interrupted during the prediction: every draw was made and the fit saved, but no predictions were written; `subtemper predict --fit %s --data %s` makes them", f.finalOut, f.predict)
 	} else {
@@ -276,6 +289,56 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 		return runMAP(ctx, io, j, save)
 	}
 	return runJob(ctx, io, j)
+}
+
+// gpPriorU returns the prior density of u = log θ in the data's units
+// (θ = the standardised θ times the columns' SDs): log ℓ_d ~ N(log median,
+// σ²) and σ ~ Gamma(shape, rate) on the sampling units, shifted by the
+// logs of the standardisation's SDs.
+func gpPriorU(p gp.Prior, std gp.Standardization, d int) func(v int, u float64) (float64, bool) {
+	shift := func(v int) float64 {
+		switch {
+		case v < d && std.XSD != nil:
+			return math.Log(std.XSD[v])
+		case v >= d && std.YSD != 0:
+			return math.Log(std.YSD)
+		}
+		return 0
+	}
+	gammaLogU := func(u, a, b float64) float64 {
+		lg, _ := math.Lgamma(a)
+		return a*math.Log(b) - lg + a*u - b*math.Exp(u)
+	}
+	return func(v int, u float64) (float64, bool) {
+		x := u - shift(v)
+		switch {
+		case v < d:
+			z := (x - math.Log(p.LengthMedian)) / p.LengthSigma
+			return math.Exp(-0.5*z*z) / (p.LengthSigma * math.Sqrt(2*math.Pi)), true
+		case v == d:
+			return math.Exp(gammaLogU(x, p.SignalShape, p.SignalRate)), true
+		case v == d+1:
+			return math.Exp(gammaLogU(x, p.NoiseShape, p.NoiseRate)), true
+		}
+		return 0, false
+	}
+}
+
+// linesList lists the lines of the rows --drop-na dropped: ": lines 6,
+// 7, …" ("" if none).
+func linesList(info gp.CSVInfo) string {
+	if info.Dropped == 0 {
+		return ""
+	}
+	s := make([]string, len(info.DroppedLines))
+	for i, l := range info.DroppedLines {
+		s[i] = fmt.Sprint(l)
+	}
+	more := ""
+	if info.Dropped > len(info.DroppedLines) {
+		more = ", …"
+	}
+	return ": " + plural.Word(info.Dropped, "line", "lines") + " " + strings.Join(s, ", ") + more
 }
 
 // fmtVec formats a short vector with 4 significant digits.

@@ -17,6 +17,7 @@ type gpModelFlags struct {
 	kernel                     string
 	priorEll, priorSF, priorSN string
 	inputs, exclude            string
+	dropNA                     bool
 }
 
 // Help of the prior flags; the defaults are the paper's (§4.2).
@@ -33,7 +34,8 @@ func (f *gpModelFlags) define(fs *flagSet) {
 	fs.str(&f.priorSF, "prior-sf", fmt.Sprintf("gamma:%g,%g", gp.PaperSignalShape, gp.PaperSignalRate), priorSFHelp)
 	fs.str(&f.priorSN, "prior-sn", fmt.Sprintf("gamma:%g,%g", gp.PaperNoiseShape, gp.PaperNoiseRate), priorSNHelp)
 	fs.str(&f.inputs, "inputs", "", "comma-separated input columns of --data to use, in this order (default: every column but the target)")
-	fs.str(&f.exclude, "exclude", "", "comma-separated input columns of --data to leave out (the others are used in file order)")
+	fs.str(&f.exclude, "exclude", "", "comma-separated input columns of --data to leave out (the others are used in file order); they may hold anything, text included")
+	fs.boolean(&f.dropNA, "drop-na", false, "drop the rows of --data whose target or inputs are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error")
 }
 
 // kernelFamily parses --kernel.
@@ -99,7 +101,7 @@ func parsePriorFlag(flag, s, family, params string, bothPositive bool) (a, b flo
 
 // csvOptions returns the options that read --data with the chosen inputs.
 func (f *gpModelFlags) csvOptions(target string) (gp.CSVOptions, error) {
-	opt := gp.CSVOptions{Target: target}
+	opt := gp.CSVOptions{Target: target, DropNA: f.dropNA}
 	var err error
 	if opt.Inputs, err = nameList("inputs", f.inputs); err != nil {
 		return opt, err

@@ -192,6 +192,10 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		command: "mvn", fs: fs, flags: &f.samplerFlags, settings: st, target: targets.MVN{Model: m}, backend: be.Name(),
 		names: names, units: "θ itself: no transform", data: desc, dataLine: line,
 		natural: func(dst, u []float64) { copy(dst, u) },
+		priorU: func(_ int, x float64) (float64, bool) {
+			z := x / f.priorSD
+			return math.Exp(-0.5*z*z) / (f.priorSD * math.Sqrt(2*math.Pi)), true
+		},
 	}
 	return runJob(ctx, io, j)
 }

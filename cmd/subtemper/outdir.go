@@ -94,6 +94,10 @@ func (s *samplerFlags) stageOut() error {
 	if err != nil {
 		return usagef("--out %s: cannot write beside it: %v", s.out, err)
 	}
+	// MkdirTemp(".", …) gives "./.out.staging-…", which the paths joined
+	// to it ("…/draws.csv", cleaned) no longer begin with: finalPath maps
+	// only paths that do.
+	dir = filepath.Clean(dir)
 	os.Chmod(dir, 0o755&^umaskBits())
 	stagingMu.Lock()
 	stagingDirs = append(stagingDirs, dir)
@@ -295,7 +299,7 @@ func ours(n string) bool {
 	if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp") {
 		return true
 	}
-	if strings.HasPrefix(n, "predictions") && (strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg")) {
+	if (strings.HasPrefix(n, "predictions") || strings.HasPrefix(n, "ppc")) && (strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg")) {
 		return true // the prediction figures
 	}
 	for _, fig := range figureNames {

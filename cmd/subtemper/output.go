@@ -93,7 +93,11 @@ type runSummary struct {
 	TT         *ttJSON     `json:"tempered_transitions,omitempty"`
 	RoundTrips int64       `json:"round_trips"`
 	Failed     int64       `json:"failed_evaluations"`
-	Divergent  int64       `json:"divergent_transitions"`
+	// Divergent counts the divergent transitions after warm-up, as the
+	// level table and the warnings do; DivergentWarmup those of warm-up,
+	// which adaptation causes and discards.
+	Divergent       int64 `json:"divergent_transitions"`
+	DivergentWarmup int64 `json:"divergent_transitions_warmup"`
 	// StuckChains lists the chains (from 1) whose kept draws are all the
 	// same point: every proposal after warm-up was rejected.
 	StuckChains []int  `json:"stuck_chains,omitempty"`
@@ -150,8 +154,11 @@ type timingsJSON struct {
 	// ChainSeconds where the CPU time cannot be read.
 	ChainCPUSeconds     []float64 `json:"chain_cpu_seconds"`
 	MeanChainCPUSeconds float64   `json:"mean_chain_cpu_seconds"`
-	ProcessCPUSeconds   float64   `json:"process_cpu_seconds,omitempty"`
-	ESSPerSecond        string    `json:"ess_per_second_is"`
+	// TotalChainCPUSeconds is the sum of ChainCPUSeconds: every ESS per
+	// second divides by it (ESSPerSecond says so).
+	TotalChainCPUSeconds float64 `json:"total_chain_cpu_seconds"`
+	ProcessCPUSeconds    float64 `json:"process_cpu_seconds,omitempty"`
+	ESSPerSecond         string  `json:"ess_per_second_is"`
 }
 
 type levelJSON struct {
@@ -172,15 +179,17 @@ type levelJSON struct {
 	GradResumes int64 `json:"grad_resumes"`
 	Failed      int64 `json:"failed"`
 	Invalid     int64 `json:"invalid"`
-	Divergent   int64 `json:"divergent"`
-	// The sampling phase alone: the mean acceptance statistic (what the
-	// step size was adapted for), the divergent transitions, and (hmc,
-	// nuts) the leapfrog steps and nuts trajectories stopped at
-	// --max-depth over the whole run.
-	SamplingAccept    num   `json:"sampling_accept"`
-	SamplingDivergent int64 `json:"sampling_divergent"`
-	LeapfrogSteps     int64 `json:"leapfrog_steps"`
-	MaxTreeDepthHits  int64 `json:"max_tree_depth_hits"`
+	// Divergent counts the divergent transitions after warm-up (as
+	// everywhere else), DivergentWarmup those of warm-up.
+	Divergent       int64 `json:"divergent"`
+	DivergentWarmup int64 `json:"divergent_warmup"`
+	// SamplingAccept is the sampling phase's mean acceptance statistic
+	// (what the step size was adapted for); LeapfrogSteps and
+	// MaxTreeDepthHits (hmc, nuts) count the leapfrog steps and the nuts
+	// trajectories stopped at --max-depth over the whole run.
+	SamplingAccept   num   `json:"sampling_accept"`
+	LeapfrogSteps    int64 `json:"leapfrog_steps"`
+	MaxTreeDepthHits int64 `json:"max_tree_depth_hits"`
 }
 
 type swapJSON struct {
@@ -325,9 +334,21 @@ func fmtFloat(v float64, format byte, prec int) string {
 // fmtNum formats a value for a table with 4 significant digits.
 func fmtNum(v float64) string { return fmtFloat(v, 'g', 4) }
 
-func fmtRhat(v float64) string { return fmtFloat(v, 'f', 3) }
+// fmtRhat formats an R-hat with 3 decimals, or as many more as it takes
+// for a value below diag.RhatMax not to print as it (1.00993 as 1.0099,
+// not 1.010): the verdict and the numbers beside it must agree.
+func fmtRhat(v float64) string {
+	for prec := 3; ; prec++ {
+		s := fmtFloat(v, 'f', prec)
+		if r, err := strconv.ParseFloat(s, 64); prec == 6 || err != nil || !(v < diag.RhatMax && r >= diag.RhatMax) {
+			return s
+		}
+	}
+}
 
-func fmtESS(v float64) string { return fmtFloat(v, 'f', 0) }
+// fmtESS formats an ESS rounded down, so that one below the verdict's
+// threshold never prints as the threshold (399.6 as 399).
+func fmtESS(v float64) string { return fmtFloat(math.Floor(v), 'f', 0) }
 
 func fmtRate(v num) string {
 	if math.IsNaN(float64(v)) {
@@ -335,6 +356,10 @@ func fmtRate(v num) string {
 	}
 	return strconv.FormatFloat(float64(v), 'f', 3, 64)
 }
+
+// essPerSecondIs defines ESS per second wherever it is given: in
+// summary.json (timings.ess_per_second_is) and under the printed table.
+const essPerSecondIs = "bulk-ESS of all chains / CPU-seconds of all chains, warm-up included (total_chain_cpu_seconds)"
 
 // printSummaryTable prints the posterior::summarise_draws-like table, with
 // the paper's R-hat and ESS and (if perSec) bulk-ESS per second.
@@ -418,10 +443,11 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "\nposterior summary of %s × %s (%s):\n", plural.Count(len(s.Draws.PerChain), "chain", "chains"), plural.Count(n, "draw", "draws"), j.units)
 		printSummaryTable(w, s.Variables, true)
 		fmt.Fprintf(w, "\n%s\n", s.Verdict)
-		fmt.Fprintf(w, "max R-hat %s, min bulk-ESS %s, min tail-ESS %s; median R-hat %s (paper's %s: %s), median bulk-ESS %s, %s per CPU-second\n",
+		fmt.Fprintf(w, "max R-hat %s, min bulk-ESS %s, min tail-ESS %s; median R-hat %s (the paper's R-hat: %s), median bulk-ESS %s, %s per CPU-second\n",
 			fmtRhat(float64(s.MaxRhat)), fmtESS(float64(s.MinESSBulk)), fmtESS(float64(s.MinESSTail)),
-			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)), paperVerdict(s.ConvergedPaper),
+			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)),
 			fmtESS(float64(s.MedianESSBulk)), fmtNum(float64(s.MedianESSBulkPerSecond)))
+		fmt.Fprintf(w, "(ess_bulk/s, per CPU-second: %s)\n", essPerSecondIs)
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
 		}
@@ -463,7 +489,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 				fmt.Fprintf(tw, "%s\t", fmtRate(num(s.Ladder.SwapRates[l.Level-1])))
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%d\t\n", l.Failed, l.SamplingDivergent)
+		fmt.Fprintf(tw, "%d\t%d\t\n", l.Failed, l.Divergent)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "(step size: the chains' mean; accept: the mean acceptance statistic after warm-up; swap and divergent: after warm-up)\n")
@@ -493,14 +519,6 @@ func stepOrPaper(eps float64) float64 {
 	return eps
 }
 
-// paperVerdict names the outcome of the paper's criterion.
-func paperVerdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "not met"
-}
-
 // runWarnings lists what the verdict alone does not show.
 func runWarnings(j *job, s *runSummary) []string {
 	w := []string{}
@@ -513,13 +531,11 @@ func runWarnings(j *job, s *runSummary) []string {
 			plural.Count(len(s.StuckChains), "chain", "chains")+" "+joinInts(s.StuckChains),
 			strconv.Itoa(n)+" of "+plural.Word(len(s.StuckChains), "its", "their"),
 			plural.Count(s.Divergent, "divergent trajectory", "divergent trajectories"), stuckHint(j, s)))
-	} else if !s.Converged {
-		w = append(w, "the draws do not meet the convergence criteria: run longer (--warmup, --draws) before trusting them")
 	}
 	var div, depth, trans int64
 	var unsettled []string
 	for _, l := range s.Levels {
-		div += l.SamplingDivergent
+		div += l.Divergent
 		depth += l.MaxTreeDepthHits
 		trans += l.Transitions
 		kern := s.Inner
@@ -541,6 +557,12 @@ func runWarnings(j *job, s *runSummary) []string {
 			unsettled = append(unsettled, fmt.Sprintf("%d (%.2f, target %s)", l.Level, a, fmtNum(target)))
 		}
 	}
+	// Advice by likely cause: the data's scale first (unstandardised data
+	// far from the priors' scale make every other symptom), then what
+	// the sampler reports, and running longer last.
+	if std, ok := j.data["standardized"].(bool); ok && !std && j.startHint != "" && len(s.StuckChains) == 0 && (div > 0 || !s.Converged) {
+		w = append(w, "likely cause: "+j.startHint)
+	}
 	if div > 0 {
 		w = append(w, fmt.Sprintf("%s after warm-up: the sampler met regions it could not integrate, and the draws may be biased there; try a higher --target-accept (e.g. 0.95) or --standardize", plural.Count(div, "divergent transition", "divergent transitions")))
 	}
@@ -554,6 +576,13 @@ func runWarnings(j *job, s *runSummary) []string {
 		if z := s.Ladder.SubsetSizes; len(z) > 1 && z[len(z)-1] == 1 {
 			w = append(w, fmt.Sprintf("the adapted ladder's hottest level conditions on a single observation (subset sizes %v): use a larger --beta-min", z))
 		}
+	}
+	if !s.Converged && len(s.StuckChains) == 0 {
+		then := ""
+		if len(w) > 0 {
+			then = "once the above is dealt with, "
+		}
+		w = append(w, "the draws do not meet the convergence criteria: "+then+"run longer (--warmup, --draws) before trusting them")
 	}
 	return w
 }

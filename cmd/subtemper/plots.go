@@ -22,6 +22,7 @@ type rhatCurve struct {
 	Draws   []float64 // prefix length (draws per chain)
 	Seconds []float64 // wall-clock time at which every chain had made them
 	Rhat    []float64 // median rank-normalized split R-hat
+	Max     []float64 // max rank-normalized split R-hat (the verdict's)
 	Paper   []float64 // median R-hat of the paper (eq. 8)
 }
 
@@ -60,14 +61,57 @@ func prefixRhat(vars [][][]float64, times [][]float64, n, points int) rhatCurve 
 		rc.Draws = append(rc.Draws, float64(k))
 		rc.Seconds = append(rc.Seconds, sec)
 		rc.Rhat = append(rc.Rhat, nanMedian(rh))
+		mx := math.Inf(-1)
+		for _, r := range rh {
+			if math.IsNaN(r) {
+				r = math.Inf(1) // as the verdict: not estimable fails (and is not drawn)
+			}
+			mx = max(mx, r)
+		}
+		rc.Max = append(rc.Max, mx)
 		rc.Paper = append(rc.Paper, nanMedian(rp))
 	}
 	return rc
 }
 
+// figures lists every figure writePlots can draw, with what it shows:
+// --plots' help is made from it.
+var figures = []struct{ name, what string }{
+	{"traces", "traces per chain, log scale for the GP"},
+	{"ranks", "rank plots with the uniform band"},
+	{"densities", "marginal densities with the prior and 50/90% intervals"},
+	{"pairs", "pair plot"},
+	{"rhat_params", "R-hat per parameter"},
+	{"rhat_draws", "R-hat against draws"},
+	{"rhat_seconds", "R-hat against seconds"},
+	{"ess_draws", "ESS against draws"},
+	{"accept_levels", "acceptance per level"},
+	{"swap_acceptance", "swap rates: pt, spt"},
+	{"tt_acceptance", "tempered-transition outcomes: tt, stt"},
+}
+
 // figureNames are the base names of every figure writePlots can draw.
-var figureNames = []string{"traces", "rhat_draws", "rhat_seconds", "accept_levels", "swap_acceptance",
-	"ranks", "densities", "rhat_params", "tt_acceptance"}
+var figureNames = func() []string {
+	var n []string
+	for _, f := range figures {
+		n = append(n, f.name)
+	}
+	return n
+}()
+
+// plotsHelp is the help of --plots: every figure, by file name.
+func plotsHelp() string {
+	var b strings.Builder
+	b.WriteString("also write figures to --out, each as PNG and SVG: ")
+	for i, f := range figures {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", f.name, f.what)
+	}
+	b.WriteString("; with --predict, " + predictFiguresHelp + " (figures of an earlier run in --out that this run does not draw are removed, with or without --plots)")
+	return b.String()
+}
 
 // removeStaleFigures removes from dir the figure files (figureNames, PNG
 // and SVG) that are not among written: those of an earlier run that this
@@ -103,20 +147,48 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 	}
 	n := sum.Draws.Summarized
 	if n > 0 {
-		// Traces: [chain][var][draw].
-		tr := make([][][]float64, len(nat))
-		for c := range nat {
-			tr[c] = make([][]float64, len(j.names))
-			for v := range j.names {
+		// Every figure of the draws in the sampling space: log θ for the
+		// GP's parameters (the axes labelled in θ), θ as it is for mvn.
+		log := make([]bool, len(j.names))
+		vars := byVariable(nat, len(j.names), n)
+		for v := range log {
+			log[v] = j.command == "gp"
+			if log[v] {
+				for _, ch := range vars[v] {
+					for s, x := range ch {
+						ch[s] = math.Log(x)
+					}
+				}
+			}
+		}
+		// Traces hold every draw of every chain, interrupted ones too.
+		tr := make([][][]float64, len(j.names))
+		for v := range tr {
+			tr[v] = make([][]float64, len(nat))
+			for c := range nat {
 				x := make([]float64, len(nat[c]))
 				for s := range nat[c] {
 					x[s] = nat[c][s][v]
+					if log[v] {
+						x[s] = math.Log(x[s])
+					}
 				}
-				tr[c][v] = x
+				tr[v][c] = x
 			}
 		}
 		base := filepath.Join(dir, "traces")
-		add(base, plot.Traces(base, j.names, tr))
+		add(base, traceFigure(base, j.names, tr, log))
+		if len(j.names) == 0 {
+			return written, errors.Join(errs...)
+		}
+		base = filepath.Join(dir, "ranks")
+		add(base, rankFigure(base, j.names, vars))
+		base = filepath.Join(dir, "densities")
+		add(base, densityFigure(base, j.names, vars, log, j.priorU))
+		if len(j.names) > 1 {
+			base = filepath.Join(dir, "pairs")
+			add(base, pairFigure(base, j.names, vars, log))
+		}
 
 		var times [][]float64
 		if res.Times != nil {
@@ -128,55 +200,48 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 				}
 			}
 		}
+		// R-hat of θ, as the verdict computes it.
 		rc := prefixRhat(byVariable(nat, len(j.names), n), times, n, 30)
 		if len(rc.Draws) > 0 {
 			series := func(x []float64) []plot.Series {
 				return []plot.Series{
-					{Name: "rank-normalized split R-hat", X: x, Y: rc.Rhat},
-					{Name: "paper's R-hat (eq. 8)", X: x, Y: rc.Paper, Dashed: true},
+					{Name: "max R-hat (the verdict's)", X: x, Y: rc.Max},
+					{Name: "median R-hat", X: x, Y: rc.Rhat},
+					{Name: "paper's median R-hat (eq. 8)", X: x, Y: rc.Paper, Dashed: true},
 				}
 			}
+			title := fmt.Sprintf("R-hat over parameters (verdict: max < %.2f, the dotted line)", diag.RhatMax)
 			base = filepath.Join(dir, "rhat_draws")
 			add(base, plot.Line(base, plot.LineSpec{
-				Title: "median R-hat over parameters", XLabel: "draws per chain (after warm-up)", YLabel: "R-hat",
-				Series: series(rc.Draws), HLine: 1.1, HLineSet: true,
+				Title: title, XLabel: "draws per chain (after warm-up)", YLabel: "R-hat",
+				Series: series(rc.Draws), HLine: diag.RhatMax, HLineSet: true,
 			}))
 			if times != nil {
 				base = filepath.Join(dir, "rhat_seconds")
 				add(base, plot.Line(base, plot.LineSpec{
-					Title: "median R-hat over parameters", XLabel: "wall-clock seconds", YLabel: "R-hat",
-					Series: series(rc.Seconds), HLine: 1.1, HLineSet: true,
+					Title: title, XLabel: "wall-clock seconds", YLabel: "R-hat",
+					Series: series(rc.Seconds), HLine: diag.RhatMax, HLineSet: true,
 				}))
 			}
 		}
-	}
-	if n > 0 && len(j.names) > 0 {
-		vars := byVariable(nat, len(j.names), n)
-		logX := make([]bool, len(j.names))
-		for v, name := range j.names {
-			logX[v] = strings.HasPrefix(name, "ell_")
+		if x, b, t := essCurve(vars, n, 20); len(x) > 0 {
+			need := max(sum.Draws.MinESS, diag.ESSPerChainMin*float64(len(nat)))
+			base = filepath.Join(dir, "ess_draws")
+			add(base, plot.Line(base, plot.LineSpec{
+				Title: fmt.Sprintf("smallest ESS over parameters (verdict: ≥ %.0f, the dotted line)", need), XLabel: "draws per chain (after warm-up)", YLabel: "ESS, all chains",
+				Series: []plot.Series{{Name: "min bulk-ESS", X: x, Y: b}, {Name: "min tail-ESS", X: x, Y: t, Dashed: true}}, HLine: need, HLineSet: true,
+			}))
 		}
-		chainNames := make([]string, len(nat))
-		for c := range chainNames {
-			chainNames[c] = fmt.Sprintf("chain %d", c+1)
-		}
-		base := filepath.Join(dir, "ranks")
-		add(base, plot.Panels(base, j.names, "rank of the draw among all chains' draws (binned)", chainNames, rankLines(vars), nil))
-		base = filepath.Join(dir, "densities")
-		add(base, plot.Panels(base, j.names, "value", chainNames, densityLines(vars, logX), logX))
 	}
 	if len(sum.Variables) > 0 {
-		labels := make([]string, len(sum.Variables))
+		names := make([]string, len(sum.Variables))
 		vals := make([]float64, len(sum.Variables))
 		for i, v := range sum.Variables {
-			labels[i] = v.Name
+			names[i] = v.Name
 			vals[i] = float64(v.Rhat)
 		}
 		base := filepath.Join(dir, "rhat_params")
-		add(base, plot.Dots(base, plot.BarSpec{
-			Title: "rank-normalized split R-hat per parameter (dashed: 1.01)", XLabel: "parameter", YLabel: "R-hat",
-			Labels: labels, Values: vals, HLine: 1.01, HLineSet: true,
-		}))
+		add(base, rhatParamsFigure(base, names, vals))
 	}
 	if labels, vals := levelBars(sum.Levels); len(labels) > 0 {
 		base := filepath.Join(dir, "accept_levels")
@@ -222,130 +287,4 @@ func levelBars(levels []levelJSON) (labels []string, vals []float64) {
 		vals = append(vals, float64(l.AcceptRate))
 	}
 	return labels, vals
-}
-
-// histBins is the number of bins of the rank and density figures for n
-// draws per chain: about √n, between 5 and 40.
-func histBins(n int) int {
-	return max(5, min(40, int(math.Sqrt(float64(n)))))
-}
-
-// rankLines returns, per variable of vars ([var][chain][draw]), one line
-// per chain: the histogram of that chain's ranks among the pooled draws
-// (Vehtari et al. 2021's rank plot; flat and alike across chains when the
-// chains mix). Ties take their average rank.
-func rankLines(vars [][][]float64) [][][2][]float64 {
-	out := make([][][2][]float64, len(vars))
-	for v, chains := range vars {
-		type item struct {
-			x float64
-			c int
-		}
-		var all []item
-		for c, xs := range chains {
-			for _, x := range xs {
-				all = append(all, item{x, c})
-			}
-		}
-		n := len(all)
-		if n == 0 {
-			continue
-		}
-		slices.SortStableFunc(all, func(a, b item) int {
-			switch {
-			case a.x < b.x || (math.IsNaN(a.x) && !math.IsNaN(b.x)):
-				return -1
-			case a.x > b.x || (math.IsNaN(b.x) && !math.IsNaN(a.x)):
-				return 1
-			}
-			return 0
-		})
-		bins := histBins(n / max(1, len(chains)))
-		counts := make([][]float64, len(chains))
-		for c := range counts {
-			counts[c] = make([]float64, bins)
-		}
-		for i := 0; i < n; {
-			k := i
-			for k+1 < n && all[k+1].x == all[i].x {
-				k++
-			}
-			r := float64(i+k) / 2 // average 0-based rank of the ties
-			b := min(bins-1, int(r/float64(n)*float64(bins)))
-			for t := i; t <= k; t++ {
-				counts[all[t].c][b]++
-			}
-			i = k + 1
-		}
-		out[v] = make([][2][]float64, len(chains))
-		for c := range chains {
-			out[v][c] = stepLine(counts[c], func(e int) float64 { return float64(e) * float64(n) / float64(bins) })
-		}
-	}
-	return out
-}
-
-// densityLines returns, per variable, one histogram density per chain
-// (bins equal on a log axis where logX[v]).
-func densityLines(vars [][][]float64, logX []bool) [][][2][]float64 {
-	out := make([][][2][]float64, len(vars))
-	for v, chains := range vars {
-		tr := func(x float64) float64 { return x }
-		inv := tr
-		if logX[v] {
-			tr, inv = math.Log, math.Exp
-		}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		per := 0
-		for _, xs := range chains {
-			per = max(per, len(xs))
-			for _, x := range xs {
-				if t := tr(x); !math.IsNaN(t) && !math.IsInf(t, 0) {
-					lo, hi = math.Min(lo, t), math.Max(hi, t)
-				}
-			}
-		}
-		if !(hi >= lo) {
-			continue
-		}
-		if hi == lo {
-			lo, hi = lo-0.5, hi+0.5
-		}
-		bins := histBins(per)
-		w := (hi - lo) / float64(bins)
-		edge := func(e int) float64 { return inv(lo + float64(e)*w) }
-		out[v] = make([][2][]float64, len(chains))
-		for c, xs := range chains {
-			counts := make([]float64, bins)
-			var m float64
-			for _, x := range xs {
-				t := tr(x)
-				if math.IsNaN(t) || math.IsInf(t, 0) {
-					continue
-				}
-				counts[min(bins-1, int((t-lo)/w))]++
-				m++
-			}
-			// A density in the plotted variable: per unit of x, or per
-			// unit of log x on a log axis.
-			for b := range counts {
-				if m > 0 {
-					counts[b] /= m * w
-				}
-			}
-			out[v][c] = stepLine(counts, edge)
-		}
-	}
-	return out
-}
-
-// stepLine draws a histogram of counts with bin edges edge(0..len) as a
-// step line.
-func stepLine(counts []float64, edge func(int) float64) [2][]float64 {
-	var xy [2][]float64
-	for b, h := range counts {
-		xy[0] = append(xy[0], edge(b), edge(b+1))
-		xy[1] = append(xy[1], h, h)
-	}
-	return xy
 }

@@ -27,23 +27,17 @@ func TestLevelBarsSkipIdleLevel(t *testing.T) {
 	}
 }
 
-// TestRankLines: every draw is counted once, and the ranks of two chains
-// that do not overlap fall in the lowest and highest bins respectively.
-func TestRankLines(t *testing.T) {
-	vars := [][][]float64{{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {11, 12, 13, 14, 15, 16, 17, 18, 19, 20}}}
-	lines := rankLines(vars)
-	for c, xy := range lines[0] {
-		var total float64
-		for i := 0; i < len(xy[1]); i += 2 { // each bin appears twice in a step line
-			total += xy[1][i]
+// TestRankAll: every draw gets its own rank, and two chains that do not
+// overlap take the lowest and highest ranks respectively.
+func TestRankAll(t *testing.T) {
+	r := rankAll([][]float64{{11, 12, 13, 14, 15}, {1, 2, 3, 4, 5}})
+	want := [][]float64{{5, 6, 7, 8, 9}, {0, 1, 2, 3, 4}}
+	for c := range want {
+		for s := range want[c] {
+			if r[c][s] != want[c][s] {
+				t.Fatalf("ranks %v, want %v", r, want)
+			}
 		}
-		if total != 10 {
-			t.Errorf("chain %d: %v draws counted, want 10", c+1, total)
-		}
-	}
-	first, last := 0, len(lines[0][0][1])-1
-	if lines[0][0][1][last] != 0 || lines[0][1][1][first] != 0 || lines[0][0][1][first] == 0 || lines[0][1][1][last] == 0 {
-		t.Errorf("chain 1 (low values) should fill the lowest rank bin and chain 2 the highest: %v, %v", lines[0][0][1], lines[0][1][1])
 	}
 }
 

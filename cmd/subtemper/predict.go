@@ -40,15 +40,18 @@ var predictColumns = []string{"y_mean", "y_sd", "y_q05", "y_q50", "y_q95", "f_me
 
 // predictionsJSON is predictions.json: held-out metrics.
 type predictionsJSON struct {
-	TestFile   string  `json:"test_file"`
-	N          int     `json:"n"`
-	Draws      int     `json:"draws"`
-	RMSE       num     `json:"rmse"`
-	MLPD       num     `json:"mlpd"`
-	Coverage50 num     `json:"coverage50"`
-	Coverage90 num     `json:"coverage90"`
-	Seconds    float64 `json:"seconds"`
-	Backend    string  `json:"backend"`
+	TestFile   string `json:"test_file"`
+	N          int    `json:"n"`
+	Draws      int    `json:"draws"`
+	RMSE       num    `json:"rmse"`
+	MLPD       num    `json:"mlpd"`
+	Coverage50 num    `json:"coverage50"`
+	Coverage90 num    `json:"coverage90"`
+	// PITKS and PITKSP: the KS test of the PITs' uniformity (gp.Metrics).
+	PITKS   num     `json:"pit_ks"`
+	PITKSP  num     `json:"pit_ks_p"`
+	Seconds float64 `json:"seconds"`
+	Backend string  `json:"backend"`
 }
 
 const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
@@ -120,9 +123,12 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 			return err
 		}
 		pj := predictionsJSON{TestFile: testFile, N: mt.N, Draws: pred.Draws, RMSE: num(mt.RMSE), MLPD: num(mt.MLPD),
-			Coverage50: num(mt.Coverage50), Coverage90: num(mt.Coverage90), Seconds: secs, Backend: fit.Backend}
-		fmt.Fprintf(io.out, "held-out: RMSE %s, mean log predictive density %s, coverage of the 50%% interval %.3f and of the 90%% interval %.3f (%s)\n",
-			fmtNum(mt.RMSE), fmtNum(mt.MLPD), mt.Coverage50, mt.Coverage90, plural.Count(mt.N, "point", "points"))
+			Coverage50: num(mt.Coverage50), Coverage90: num(mt.Coverage90), PITKS: num(mt.PITKS), PITKSP: num(mt.PITKSP), Seconds: secs, Backend: fit.Backend}
+		fmt.Fprintf(io.out, "held-out: RMSE %s, mean log predictive density %s, coverage of the 50%% interval %.3f and of the 90%% interval %.3f, PIT uniformity KS p = %.2g (%s)\n",
+			fmtNum(mt.RMSE), fmtNum(mt.MLPD), mt.Coverage50, mt.Coverage90, mt.PITKSP, plural.Count(mt.N, "point", "points"))
+		if mt.PITKSP < 0.01 {
+			fmt.Fprintf(io.out, "warning: the predictive distributions are not calibrated on the test points (the PITs are not uniform: KS p = %.2g < 0.01; --plots draws them in ppc)\n", mt.PITKSP)
+		}
 		p := filepath.Join(dir, "predictions.json")
 		if err := writeJSONFile(p, pj); err != nil {
 			return fmt.Errorf("writing %s: %w", shown(p), err)
@@ -130,7 +136,7 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 		written = append(written, shown(p))
 	}
 	if plots {
-		figs, err := writePredictionPlots(dir, fit, td, pred)
+		figs, err := writePredictionPlots(ctx, dir, fit, td, pred)
 		if err != nil {
 			fmt.Fprintf(io.err, "subtemper %s: the prediction figure could not be drawn: %v\n", cmd, err)
 		}
@@ -197,12 +203,12 @@ mixture over draws. The columns of --data are matched to the fit's inputs by nam
 columns are ignored); when --data also has the target column, prints the held-out RMSE,
 mean log predictive density and coverage of the 50% and 90% intervals, and writes them
 to predictions.json.`)
-	fs.str(&f.fit, "fit", "", "folder of a saved fit (the --out of `subtemper gp`)")
+	fs.str(&f.fit, "fit", "", "folder of a saved fit (the --out of subtemper gp)")
 	fs.str(&f.data, "data", "", "CSV file of new inputs: a header row naming the fit's input columns (any order)")
 	fs.str(&f.out, "out", "", "folder for predictions.csv, predictions.json and figures; \"\" means the --fit folder")
 	fs.integer(&f.draws, "predict-draws", 0, predictDrawsHelp)
 	fs.str(&f.backend, "backend", linalg.FastestName(), backendHelp())
-	fs.boolean(&f.plots, "plots", false, "with 1 or 2 input columns, also draw the data, the predictive mean and the 50% and 90% bands (PNG and SVG)")
+	fs.boolean(&f.plots, "plots", false, "also draw, as PNG and SVG, "+predictFiguresHelp)
 	fs.boolean(&f.quiet, "quiet", false, "no messages on stderr (errors still go there)")
 	fs.notes = "Exit codes: 0 success, 1 run-time failure, 2 bad flag, bad input or a folder without a complete fit."
 	if err := parseNoArgs(fs, args, io); err != nil {
@@ -307,7 +313,7 @@ func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, sh
 		fit.Draws = d
 		defer closeUnlessInterrupted(ctx, fit)
 		if out != "" {
-			if err := fit.Save(out, flags); err != nil {
+			if err := fit.SaveFlags(out, flags); err != nil {
 				return fmt.Errorf("saving the fit to %s: %w", shown, err)
 			}
 			// Said once the folder is in place (out may be the staging

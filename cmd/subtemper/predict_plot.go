@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
+	"slices"
 	"sort"
-	"unicode"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -13,153 +16,325 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
+	figs "github.com/subtemper/subtemper/internal/report"
 )
 
-// writePredictionPlots draws, for a fit with one input, the training data,
-// the predictive mean and the 50% and 90% bands of y* against the input
-// (test points sorted by it; test targets, when given, as crosses); for
-// two inputs, one such panel per input, the bands drawn as intervals at
-// each test point. It writes predictions.png and predictions.svg; p must
-// hold the quantiles of plotProbs.
-func writePredictionPlots(dir string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) ([]string, error) {
-	d := fit.Data.D
-	if d > 2 {
-		return nil, errors.New("the prediction figure needs 1 or 2 input columns")
-	}
-	q05, q25 := quantiles(p.YQ, p.Probs, 0.05), quantiles(p.YQ, p.Probs, 0.25)
-	q75, q95 := quantiles(p.YQ, p.Probs, 0.75), quantiles(p.YQ, p.Probs, 0.95)
+// predictFiguresHelp names the prediction figures in --plots' help.
+const predictFiguresHelp = "predictions (the predictive mean and 50%/90% bands on a fine grid over the data, training and test points marked; 1 or 2 inputs) and, when the test file holds the target, ppc (posterior predictive checks at any number of inputs: observed against predicted with intervals, PIT histogram with its uniform band, calibration of the central intervals)"
+
+// Sizes of the band figure's grid and of the draws it averages over: the
+// figure shows the band's shape; the numbers are in predictions.csv.
+const (
+	gridPoints = 200
+	gridDraws  = 200
+)
+
+// writePredictionPlots draws the prediction figures into dir and returns
+// the paths written: for 1 or 2 inputs, predictions (one panel per input:
+// the predictive mean and the 50% and 90% bands of y* on a grid of
+// gridPoints over the training and test inputs' range, the other input
+// held at its training median, with the training data as dots and the
+// test targets as crosses); with test targets, ppc (observed against
+// predicted mean with 50% and 90% intervals, the PIT histogram with the
+// 99% band of a uniform PIT, and the calibration of central intervals).
+// p must hold the quantiles of plotProbs.
+func writePredictionPlots(ctx context.Context, dir string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) ([]string, error) {
 	var written []string
+	var errs []error
+	add := func(base string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", base, err))
+			return
+		}
+		written = append(written, filepath.Join(dir, base+".png"), filepath.Join(dir, base+".svg"))
+	}
+	if fit.Data.D <= 2 {
+		add("predictions", bandFigure(ctx, filepath.Join(dir, "predictions"), fit, td))
+	}
+	if td.Y != nil && p.CDF != nil {
+		add("ppc", ppcFigure(filepath.Join(dir, "ppc"), fit, td, p))
+	}
+	return written, errors.Join(errs...)
+}
+
+// bandFigure draws the band figure (see writePredictionPlots).
+func bandFigure(ctx context.Context, base string, fit *subtemper.GPFit, td *subtemper.TestData) error {
+	d := fit.Data.D
+	col := func(x []float64, n, j int) []float64 {
+		c := make([]float64, n)
+		for i := range c {
+			c[i] = x[i*d+j]
+		}
+		return c
+	}
+	// One grid per input, the other input at its training median; one
+	// prediction call for all of them.
+	grid := make([]float64, 0, d*gridPoints*d)
+	lo, hi := make([]float64, d), make([]float64, d)
+	for j := range d {
+		all := append(col(fit.Data.X, fit.Data.N, j), col(td.X, td.N, j)...)
+		lo[j], hi[j] = slices.Min(all), slices.Max(all)
+		pad := 0.05 * (hi[j] - lo[j])
+		lo[j], hi[j] = lo[j]-pad, hi[j]+pad
+	}
+	med := make([]float64, d)
+	for j := range d {
+		c := col(fit.Data.X, fit.Data.N, j)
+		sort.Float64s(c)
+		med[j] = c[len(c)/2]
+	}
+	for j := range d {
+		for k := range gridPoints {
+			for i := range d {
+				v := med[i]
+				if i == j {
+					v = lo[j] + (hi[j]-lo[j])*float64(k)/float64(gridPoints-1)
+				}
+				grid = append(grid, v)
+			}
+		}
+	}
+	gpr, err := fit.Predict(ctx, grid, d*gridPoints, subtemper.PredictOptions{Draws: gridDraws, Probs: plotProbs})
+	if err != nil {
+		return err
+	}
+	q05, q25 := quantiles(gpr.YQ, gpr.Probs, 0.05), quantiles(gpr.YQ, gpr.Probs, 0.25)
+	q75, q95 := quantiles(gpr.YQ, gpr.Probs, 0.75), quantiles(gpr.YQ, gpr.Probs, 0.95)
+	var panels []*plot.Plot
 	for j := range d {
 		pl := plot.New()
 		pl.Title.Text = "posterior predictive of " + fit.Data.TargetName()
+		if d == 2 {
+			pl.Title.Text += fmt.Sprintf(" (%s at its median %.4g)", fit.Data.InputName(1-j), med[1-j])
+		}
 		pl.X.Label.Text = fit.Data.InputName(j)
 		pl.Y.Label.Text = fit.Data.TargetName()
-		order := make([]int, td.N)
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return td.X[order[a]*d+j] < td.X[order[b]*d+j] })
-		band := func(lo, hi []float64) plotter.XYs {
+		xs := func(k int) float64 { return grid[(j*gridPoints+k)*d+j] }
+		for _, b := range []struct {
+			lo, hi []float64
+			gray   uint8
+			name   string
+		}{{q05, q95, 215, "90% interval"}, {q25, q75, 170, "50% interval"}} {
 			var poly plotter.XYs
-			for _, i := range order {
-				poly = append(poly, plotter.XY{X: td.X[i*d+j], Y: lo[i]})
+			for k := range gridPoints {
+				poly = append(poly, plotter.XY{X: xs(k), Y: b.lo[j*gridPoints+k]})
 			}
-			for k := len(order) - 1; k >= 0; k-- {
-				i := order[k]
-				poly = append(poly, plotter.XY{X: td.X[i*d+j], Y: hi[i]})
+			for k := gridPoints - 1; k >= 0; k-- {
+				poly = append(poly, plotter.XY{X: xs(k), Y: b.hi[j*gridPoints+k]})
 			}
-			return poly
-		}
-		if d == 1 {
-			for _, b := range []struct {
-				lo, hi []float64
-				gray   uint8
-				name   string
-			}{{q05, q95, 215, "90% interval"}, {q25, q75, 170, "50% interval"}} {
-				poly, err := plotter.NewPolygon(band(b.lo, b.hi))
-				if err != nil {
-					return written, err
-				}
-				poly.Color = grayColor(b.gray)
-				poly.LineStyle.Width = 0
-				pl.Add(poly)
-				pl.Legend.Add(b.name, poly)
-			}
-		} else {
-			for _, b := range []struct {
-				lo, hi []float64
-				gray   uint8
-				w      vg.Length
-			}{{q05, q95, 190, 1}, {q25, q75, 110, 2.5}} {
-				for _, i := range order {
-					x := td.X[i*d+j]
-					l, err := plotter.NewLine(plotter.XYs{{X: x, Y: b.lo[i]}, {X: x, Y: b.hi[i]}})
-					if err != nil {
-						return written, err
-					}
-					l.Color, l.Width = grayColor(b.gray), b.w
-					pl.Add(l)
-				}
-			}
-		}
-		mean := make(plotter.XYs, 0, td.N)
-		for _, i := range order {
-			mean = append(mean, plotter.XY{X: td.X[i*d+j], Y: p.YMean[i]})
-		}
-		if d == 1 {
-			l, err := plotter.NewLine(mean)
+			pg, err := plotter.NewPolygon(poly)
 			if err != nil {
-				return written, err
+				return err
 			}
-			l.Width = 1.5
-			pl.Add(l)
-			pl.Legend.Add("predictive mean", l)
-		} else {
-			s, err := plotter.NewScatter(mean)
-			if err != nil {
-				return written, err
-			}
-			pl.Add(s)
-			pl.Legend.Add("predictive mean (bars: 50%, 90%)", s)
+			pg.Color, pg.LineStyle.Width = grayColor(b.gray), 0
+			pl.Add(pg)
+			pl.Legend.Add(b.name, pg)
 		}
+		mean := make(plotter.XYs, gridPoints)
+		for k := range mean {
+			mean[k] = plotter.XY{X: xs(k), Y: gpr.YMean[j*gridPoints+k]}
+		}
+		l, err := plotter.NewLine(mean)
+		if err != nil {
+			return err
+		}
+		l.Width = 1.5
+		pl.Add(l)
+		pl.Legend.Add("predictive mean", l)
 		train := make(plotter.XYs, fit.Data.N)
 		for i := range train {
 			train[i] = plotter.XY{X: fit.Data.X[i*d+j], Y: fit.Data.Y[i]}
 		}
 		s, err := plotter.NewScatter(train)
 		if err != nil {
-			return written, err
+			return err
 		}
-		s.Color = rgb(0x1f, 0x77, 0xb4)
+		s.Color, s.Radius = rgb(0x1f, 0x77, 0xb4), vg.Points(2)
 		pl.Add(s)
 		pl.Legend.Add("training data", s)
+		tp := make(plotter.XYs, td.N)
+		for i := range tp {
+			y := math.NaN()
+			if td.Y != nil {
+				y = td.Y[i]
+			}
+			tp[i] = plotter.XY{X: td.X[i*d+j], Y: y}
+		}
 		if td.Y != nil {
-			obs := make(plotter.XYs, td.N)
-			for i := range obs {
-				obs[i] = plotter.XY{X: td.X[i*d+j], Y: td.Y[i]}
-			}
-			s, err := plotter.NewScatter(obs)
+			s, err := plotter.NewScatter(tp)
 			if err != nil {
-				return written, err
+				return err
 			}
-			s.Color = rgb(0xd6, 0x27, 0x28)
-			s.Shape = crossGlyph()
+			s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), draw.CrossGlyph{}
 			pl.Add(s)
 			pl.Legend.Add("test targets", s)
+		} else {
+			// Without targets, the test inputs as ticks on the x axis.
+			for i := range tp {
+				tp[i].Y = slices.Min(q05[j*gridPoints : (j+1)*gridPoints])
+			}
+			s, err := plotter.NewScatter(tp)
+			if err != nil {
+				return err
+			}
+			s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), draw.PyramidGlyph{}
+			pl.Add(s)
+			pl.Legend.Add("test inputs", s)
 		}
 		pl.Legend.Top = true
-		base := "predictions"
-		if d == 2 {
-			base += "_" + sanitizeName(fit.Data.InputName(j))
-		}
-		for _, ext := range []string{".png", ".svg"} {
-			path := filepath.Join(dir, base+ext)
-			if err := pl.Save(7*vg.Inch, 4.5*vg.Inch, path); err != nil {
-				return written, err
+		panels = append(panels, pl)
+	}
+	return figs.Grid(base, panels, 1, 7*vg.Inch, 4.5*vg.Inch)
+}
+
+// pitBins is the number of bins of the PIT histogram.
+func pitBins(n int) int { return max(5, min(20, n/10)) }
+
+// ppcFigure draws the predictive checks (see writePredictionPlots).
+func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) error {
+	n := td.N
+	name := fit.Data.TargetName()
+	q05, q25 := quantiles(p.YQ, p.Probs, 0.05), quantiles(p.YQ, p.Probs, 0.25)
+	q75, q95 := quantiles(p.YQ, p.Probs, 0.75), quantiles(p.YQ, p.Probs, 0.95)
+
+	// Observed against predicted, with each point's intervals.
+	obs := plot.New()
+	obs.Title.Text = "observed against predicted"
+	obs.X.Label.Text = "predictive mean of " + name
+	obs.Y.Label.Text = "observed " + name + " (bars: 50%, 90% intervals)"
+	for _, b := range []struct {
+		lo, hi []float64
+		gray   uint8
+		w      vg.Length
+	}{{q05, q95, 200, 1}, {q25, q75, 120, 2.5}} {
+		for i := range n {
+			l, err := plotter.NewLine(plotter.XYs{{X: p.YMean[i], Y: b.lo[i]}, {X: p.YMean[i], Y: b.hi[i]}})
+			if err != nil {
+				return err
 			}
-			written = append(written, path)
+			l.Color, l.Width = grayColor(b.gray), b.w
+			obs.Add(l)
 		}
 	}
-	return written, nil
+	pts := make(plotter.XYs, n)
+	for i := range pts {
+		pts[i] = plotter.XY{X: p.YMean[i], Y: td.Y[i]}
+	}
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	s.Color, s.Radius = rgb(0xd6, 0x27, 0x28), vg.Points(2)
+	obs.Add(s)
+	lo := min(slices.Min(p.YMean), slices.Min(td.Y))
+	hi := max(slices.Max(p.YMean), slices.Max(td.Y))
+	eq, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+	if err != nil {
+		return err
+	}
+	eq.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	obs.Add(eq)
+	obs.Legend.Add("observed = predicted", eq)
+	obs.Legend.Top, obs.Legend.Left = true, true
+
+	// PIT histogram with the pointwise 99% band of a uniform PIT
+	// (Binomial(n, 1/B) per bin, normal approximation).
+	bins := pitBins(n)
+	counts := make([]float64, bins)
+	for _, u := range p.CDF {
+		counts[min(bins-1, int(u*float64(bins)))]++
+	}
+	pit := plot.New()
+	_, ksp := diag.KSUniform(p.CDF)
+	pit.Title.Text = fmt.Sprintf("PIT histogram (KS p = %.2g)", ksp)
+	pit.X.Label.Text = "predictive CDF at the observed value (PIT)"
+	pit.Y.Label.Text = "test points per bin"
+	e := float64(n) / float64(bins)
+	sd := math.Sqrt(float64(n) * (1 / float64(bins)) * (1 - 1/float64(bins)))
+	band, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: max(0, e-2.576*sd)}, {X: 1, Y: max(0, e-2.576*sd)}, {X: 1, Y: e + 2.576*sd}, {X: 0, Y: e + 2.576*sd}})
+	if err != nil {
+		return err
+	}
+	band.Color, band.LineStyle.Width = grayColor(220), 0
+	pit.Add(band)
+	pit.Legend.Add("99% band of a uniform PIT", band)
+	var step plotter.XYs
+	for b, c := range counts {
+		step = append(step, plotter.XY{X: float64(b) / float64(bins), Y: c}, plotter.XY{X: float64(b+1) / float64(bins), Y: c})
+	}
+	step = append(plotter.XYs{{X: 0, Y: 0}}, append(step, plotter.XY{X: 1, Y: 0})...)
+	hl, err := plotter.NewLine(step)
+	if err != nil {
+		return err
+	}
+	hl.Width, hl.Color = 1.5, rgb(0x1f, 0x77, 0xb4)
+	pit.Add(hl)
+	pit.Legend.Add("test points", hl)
+	pit.Legend.Top = true
+	pit.X.Min, pit.X.Max = 0, 1
+	pit.Y.Min, pit.Y.Max = 0, 1.3*max(slices.Max(counts), e+2.576*sd) // room for the legend
+
+	// Calibration: the share of observed values inside each central
+	// interval, against its level, with the 99% band of a calibrated one.
+	cal := plot.New()
+	cal.Title.Text = "calibration of central intervals"
+	cal.X.Label.Text = "nominal level"
+	cal.Y.Label.Text = "share of test points inside"
+	levels := []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99}
+	var emp, bandLo, bandHi plotter.XYs
+	for _, a := range levels {
+		in := 0
+		for _, u := range p.CDF {
+			if math.Abs(u-0.5) <= a/2 {
+				in++
+			}
+		}
+		emp = append(emp, plotter.XY{X: a, Y: float64(in) / float64(n)})
+		h := 2.576 * math.Sqrt(a*(1-a)/float64(n))
+		bandLo = append(bandLo, plotter.XY{X: a, Y: max(0, a-h)})
+		bandHi = append(bandHi, plotter.XY{X: a, Y: min(1, a+h)})
+	}
+	slices.Reverse(bandHi)
+	cb, err := plotter.NewPolygon(append(bandLo, bandHi...))
+	if err != nil {
+		return err
+	}
+	cb.Color, cb.LineStyle.Width = grayColor(220), 0
+	cal.Add(cb)
+	cal.Legend.Add("99% band of calibrated intervals", cb)
+	ref, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		return err
+	}
+	ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	cal.Add(ref)
+	el, ep, err := plotter.NewLinePoints(emp)
+	if err != nil {
+		return err
+	}
+	el.Color, ep.Color = rgb(0x1f, 0x77, 0xb4), rgb(0x1f, 0x77, 0xb4)
+	cal.Add(el, ep)
+	cal.Legend.Add("observed", el, ep)
+	for _, a := range []float64{0.5, 0.9} {
+		k := slices.Index(levels, a)
+		m, err := plotter.NewScatter(plotter.XYs{emp[k]})
+		if err != nil {
+			return err
+		}
+		m.Shape, m.Radius, m.Color = draw.RingGlyph{}, vg.Points(6), rgb(0xd6, 0x27, 0x28)
+		cal.Add(m)
+		if a == 0.5 {
+			cal.Legend.Add("50% and 90% intervals", m)
+		}
+	}
+	cal.Legend.Top, cal.Legend.Left = true, true
+	cal.X.Min, cal.X.Max, cal.Y.Min, cal.Y.Max = 0, 1, 0, 1
+
+	return figs.Grid(base, []*plot.Plot{obs, pit, cal}, 3, 4.5*vg.Inch, 4.5*vg.Inch)
 }
 
 func grayColor(v uint8) color.Color { return color.Gray{Y: v} }
 
 func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255} }
-
-func crossGlyph() draw.GlyphDrawer { return draw.CrossGlyph{} }
-
-// sanitizeName keeps letters, digits, '-' and '_' of a column name for a
-// file name.
-func sanitizeName(s string) string {
-	b := []rune{}
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' {
-			b = append(b, r)
-		} else {
-			b = append(b, '_')
-		}
-	}
-	return string(b)
-}

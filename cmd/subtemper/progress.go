@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -17,10 +18,16 @@ type progress struct {
 	counts []atomic.Int64
 	total  int64 // the bar's total: the expected iterations, raised as they are passed
 	most   int64 // the most iterations the run can make
+	warmup int64 // warm-up iterations per chain
 	p      *mpb.Progress
 	bar    *mpb.Bar
 	stopc  chan struct{}
 	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	first  time.Time // when the first iteration was counted (the end of the set-up)
+	firstN int64     // the iterations counted then
+	now    func() time.Time
 }
 
 // startProgress starts a bar on w for chains chains of at most perChain
@@ -28,8 +35,9 @@ type progress struct {
 // is expected to stop), so that the ETA is that of the likely run; once
 // the chains pass it, the total grows by a tenth of the rest at a time.
 // force draws it even when w is not a terminal (--progress).
-func startProgress(w io.Writer, chains, expected, perChain int, force bool) *progress {
-	pr := &progress{counts: make([]atomic.Int64, chains), total: int64(chains) * int64(min(expected, perChain)), most: int64(chains) * int64(perChain), stopc: make(chan struct{})}
+func startProgress(w io.Writer, chains, warmup, expected, perChain int, force bool) *progress {
+	pr := &progress{counts: make([]atomic.Int64, chains), total: int64(chains) * int64(min(expected, perChain)), most: int64(chains) * int64(perChain),
+		warmup: int64(warmup), stopc: make(chan struct{}), now: time.Now}
 	pr.p = mpb.New(
 		mpb.WithOutput(w),
 		mpb.WithRefreshRate(200*time.Millisecond),
@@ -40,14 +48,12 @@ func startProgress(w io.Writer, chains, expected, perChain int, force bool) *pro
 	pr.bar = pr.p.AddBar(0,
 		mpb.BarWidth(32),
 		mpb.PrependDecorators(
-			decor.Name("sampling "),
+			decor.Any(func(decor.Statistics) string { return pr.phase() }, decor.WC{W: 9, C: decor.DindentRight}),
 			decor.CountersNoUnit("%d/%d it "),
 		),
 		mpb.AppendDecorators(
 			decor.Percentage(decor.WC{W: 5}),
-			decor.AverageSpeed(nil, "  %.0f it/s"),
-			decor.Name("  ETA "),
-			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), "0s"),
+			decor.Any(func(st decor.Statistics) string { return pr.rateETA(st.Current, st.Total, st.Completed) }),
 		),
 	)
 	pr.bar.SetTotal(pr.total, false)
@@ -71,6 +77,51 @@ func startProgress(w io.Writer, chains, expected, perChain int, force bool) *pro
 		}
 	}()
 	return pr
+}
+
+// phase names what the chains are doing: set-up until the first
+// iteration, warm-up until every chain has passed it, then sampling.
+func (pr *progress) phase() string {
+	least := int64(-1)
+	var n int64
+	for i := range pr.counts {
+		c := pr.counts[i].Load()
+		n += c
+		if least < 0 || c < least {
+			least = c
+		}
+	}
+	switch {
+	case n == 0:
+		return "set-up"
+	case least < pr.warmup:
+		return "warm-up"
+	}
+	return "sampling"
+}
+
+// rateETA gives the speed and the time left, both measured from the first
+// iteration, so that a long set-up (the model, a warm start) neither
+// shows 0 it/s nor counts against the speed: "  123 it/s  ETA 45s", and
+// nothing before the first iteration. The ETA is that of the bar's total,
+// the iterations the --min-ess rule is expected to need.
+func (pr *progress) rateETA(n, total int64, done bool) string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	now := pr.now()
+	if n > 0 && pr.first.IsZero() {
+		pr.first, pr.firstN = now, n
+	}
+	if done {
+		return ""
+	}
+	el := now.Sub(pr.first).Seconds()
+	if pr.first.IsZero() || n <= pr.firstN || el <= 0 {
+		return "  ETA …"
+	}
+	rate := float64(n-pr.firstN) / el
+	eta := time.Duration(float64(max(total-n, 0)) / rate * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf("  %.0f it/s  ETA %v", rate, eta)
 }
 
 // callback is the tempering.Settings.Progress function.

@@ -85,7 +85,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.integer(&s.chains, "chains", 3, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
 	fs.integer(&s.warmup, "warmup", defaultWarmup, "warm-up iterations per chain, discarded; the step size, metric and ladder adapt during warm-up only")
 	fs.integer(&s.draws, "draws", defaultDraws, "draws kept per chain after warm-up: the most, when --min-ess stops sampling earlier")
-	fs.float(&s.minESS, "min-ess", defaultMinESS, fmt.Sprintf("stop sampling once every parameter's bulk- and tail-ESS reach `E` (and %d per chain) and its R-hat is below %.2f, checked every %d draws per chain (the run's draws are the first ones of the run that does not stop); 0: always make --draws draws", diag.ESSPerChainMin, diag.RhatMax, tempering.DefaultStopEvery))
+	fs.float(&s.minESS, "min-ess", defaultMinESS, fmt.Sprintf("stop sampling once every parameter's bulk- and tail-ESS reach `E` (and %d per chain) and its R-hat is below %.2f, checked every %d draws per chain (the run's draws are the first ones of the run that does not stop); the verdict's criterion is the same; 0: always make --draws draws", diag.ESSPerChainMin, diag.RhatMax, tempering.DefaultStopEvery))
 	fs.integer(&s.thin, "thin", 1, "keep one iteration in `K` after warm-up")
 	fs.str(&s.adapt, "adapt", defaultAdapt, "what warm-up tunes per level, as Stan does (dual averaging in Stan's windows): diag (step size and diagonal metric; mh: scale and proposal sd), dense (step size and dense metric; mh as diag), step (step size or scale only) or none (fixed --step-size or --mh-scale, the paper's)")
 	fs.float(&s.targetAccept, "target-accept", 0.8, "acceptance rate the step-size adaptation aims at, in (0,1)")
@@ -107,7 +107,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 
 	fs.group("Output")
 	fs.str(&s.out, "out", "", "directory for draws.csv, draws.nc, summary.json (and data.csv, figures); \"\" writes no files")
-	fs.boolean(&s.plots, "plots", false, "also write PNG and SVG figures to --out: traces, median R-hat against draws and seconds, acceptance rates (figures of an earlier run in --out that this run does not draw are removed, with or without --plots)")
+	fs.boolean(&s.plots, "plots", false, plotsHelp())
 	fs.boolean(&s.json, "json", false, "print summary.json's content on stdout instead of the tables")
 	fs.boolean(&s.quiet, "quiet", false, "no progress bar or other messages on stderr (errors still go there)")
 	fs.boolean(&s.progress, "progress", false, "draw the progress bar even when stderr is not a terminal")
@@ -313,8 +313,12 @@ type job struct {
 	settings *tempering.Settings
 	target   tempering.Target
 	backend  string
-	names    []string                // natural-unit variable names
-	natural  func(dst, u []float64)  // sampling space → natural units
+	names    []string               // natural-unit variable names
+	natural  func(dst, u []float64) // sampling space → natural units
+	// priorU, if set, is the prior density of variable v at x on the
+	// figures' scale (x = log θ for gp, θ in the units reported; θ for
+	// mvn), for the density figure; ok is false where it has none.
+	priorU   func(v int, u float64) (d float64, ok bool)
 	units    string                  // how natural units relate to the sampling space
 	data     map[string]any          // description of the data for summary.json
 	dataLine string                  // the same, one line for humans
@@ -325,6 +329,7 @@ type job struct {
 	// donePhase, with the warning doneCut (what was left out, how to make
 	// it).
 	done      func(res *tempering.Result) error
+	doneShown string // the phase of done, for the progress display ("" shows none)
 	donePhase string
 	doneCut   string
 	notes     []string // printed once the files are in place
@@ -401,7 +406,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	}
 	var pr *progress
 	if chatty && (io.errIsTerminal || f.progress) {
-		pr = startProgress(io.err, st.Chains, expected, perChain, f.progress)
+		pr = startProgress(io.err, st.Chains, f.warmup, expected, perChain, f.progress)
 		st.Progress = pr.callback
 	}
 	// Each chain runs locked to its own OS thread (tempering.Run, for its
@@ -476,6 +481,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	// place together.
 	var derr error
 	if j.done != nil && !res.Interrupted {
+		if pr != nil && j.doneShown != "" {
+			fmt.Fprintf(io.err, "subtemper %s: %s…\n", j.command, j.doneShown)
+		}
 		derr = j.done(res)
 		if derr != nil && ctx.Err() != nil {
 			// Ctrl-C during the command's own phase: the draws are
@@ -495,6 +503,9 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	var written []string
 	var werr error
 	if f.out != "" {
+		if pr != nil {
+			fmt.Fprintf(io.err, "subtemper %s: writing the files to %s…\n", j.command, f.finalOut)
+		}
 		written, werr = writeOutputs(f.out, j, res, nat, sum, f.plots)
 		if werr == nil {
 			var kept bool
@@ -695,12 +706,15 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		chainSec[c] = t.Seconds()
 	}
 	cpuSec := chainCPUSeconds(res, procCPU)
-	var meanSec float64
+	// ESS per CPU-second, everywhere (the table, summary.json,
+	// docs/ADAPTATION.md, scripts/compare): the ESS of all chains over
+	// the CPU time of all chains, warm-up included.
+	var totalSec, meanSec float64
 	for _, t := range cpuSec {
-		meanSec += t
+		totalSec += t
 	}
 	if len(cpuSec) > 0 {
-		meanSec /= float64(len(cpuSec))
+		meanSec = totalSec / float64(len(cpuSec))
 	}
 	s := &runSummary{
 		Command:     j.command,
@@ -723,7 +737,7 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		},
 		Timings: timingsJSON{
 			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, ChainCPUSeconds: cpuSec, MeanChainCPUSeconds: meanSec,
-			ProcessCPUSeconds: procCPU.Seconds(), ESSPerSecond: "ess_bulk / mean_chain_cpu_seconds",
+			TotalChainCPUSeconds: totalSec, ProcessCPUSeconds: procCPU.Seconds(), ESSPerSecond: essPerSecondIs,
 		},
 		Variables:  []variableJSON{},
 		RoundTrips: res.Stats.RoundTrips,
@@ -751,19 +765,19 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 			}
 			sums = append(sums, d)
 			vj := newVariableJSON(d)
-			vj.ESSBulkPerSecond = num(d.ESSBulk / meanSec)
+			vj.ESSBulkPerSecond = num(d.ESSBulk / totalSec)
 			s.Variables = append(s.Variables, vj)
 			rh = append(rh, d.Rhat)
 			rhp = append(rhp, d.RhatPaper)
 			eb = append(eb, d.ESSBulk)
-			eps = append(eps, d.ESSBulk/meanSec)
+			eps = append(eps, d.ESSBulk/totalSec)
 		}
 		s.MedianRhat = num(nanMedian(rh))
 		s.MedianRhatPaper = num(nanMedian(rhp))
 		s.MedianESSBulk = num(nanMedian(eb))
 		s.MedianESSBulkPerSecond = num(nanMedian(eps))
 		s.ConvergedPaper = float64(s.MedianRhat) < 1.1
-		v := diag.Judge(sums, len(nat))
+		v := diag.JudgeESS(sums, len(nat), f.minESS)
 		s.Converged, s.Verdict = v.Converged, v.String()
 		s.MaxRhat, s.MinESSBulk, s.MinESSTail = num(v.MaxRhat), num(v.MinESSBulk), num(v.MinESSTail)
 	} else {
@@ -778,12 +792,14 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 		s.Levels = append(s.Levels, levelJSON{
 			Level: m, Beta: l.Beta, SubsetSize: l.SubsetSize, Transitions: l.Transitions, Accepted: l.Accepted,
 			AcceptRate: num(rateOrNaN(l.Accepted, l.Transitions)), Evals: l.Evals, EvalsGrad: l.EvalsGrad,
-			PrefixReuses: l.PrefixReuses, GradResumes: l.GradResumes, Failed: l.Failed, Invalid: l.Invalid, Divergent: l.Divergent,
-			SamplingAccept: num(l.SamplingAcceptStat()), SamplingDivergent: l.SamplingDivergent,
-			LeapfrogSteps: l.LeapfrogSteps, MaxTreeDepthHits: l.MaxTreeDepthHits,
+			PrefixReuses: l.PrefixReuses, GradResumes: l.GradResumes, Failed: l.Failed, Invalid: l.Invalid,
+			Divergent: l.SamplingDivergent, DivergentWarmup: l.Divergent - l.SamplingDivergent,
+			SamplingAccept: num(l.SamplingAcceptStat()),
+			LeapfrogSteps:  l.LeapfrogSteps, MaxTreeDepthHits: l.MaxTreeDepthHits,
 		})
 		s.Failed += l.Failed
-		s.Divergent += l.Divergent
+		s.Divergent += l.SamplingDivergent
+		s.DivergentWarmup += l.Divergent - l.SamplingDivergent
 	}
 	for i := range res.Stats.SwapProposed {
 		s.Swaps = append(s.Swaps, swapJSON{

@@ -384,3 +384,35 @@ func Dots(base string, spec BarSpec) error {
 	p.Y.Tick.Marker = preciseTicks{}
 	return save(base, 6*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { p.Draw(c) })
 }
+
+// Grid draws plots in a grid of cols columns (rows as needed), each panel
+// w×h, and saves the figure as base+".png" and base+".svg". Nil plots
+// leave their cell empty.
+func Grid(base string, plots []*plot.Plot, cols int, w, h vg.Length) error {
+	if len(plots) == 0 || cols < 1 {
+		return errors.New("report: grid: no panels")
+	}
+	cols = min(cols, len(plots))
+	rows := (len(plots) + cols - 1) / cols
+	cells := make([][]*plot.Plot, rows)
+	for r := range cells {
+		cells[r] = make([]*plot.Plot, cols)
+		for c := range cols {
+			if k := r*cols + c; k < len(plots) {
+				cells[r][c] = plots[k]
+			}
+		}
+	}
+	return save(base, vg.Length(cols)*w, vg.Length(rows)*h, func(dc draw.Canvas) {
+		pad := vg.Points(6)
+		t := draw.Tiles{Rows: rows, Cols: cols, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad, PadX: pad, PadY: pad}
+		cs := plot.Align(cells, t, dc)
+		for r := range cells {
+			for c, p := range cells[r] {
+				if p != nil {
+					p.Draw(cs[r][c])
+				}
+			}
+		}
+	})
+}
