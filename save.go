@@ -74,6 +74,9 @@ func settingsMap(s tempering.Settings) map[string]any {
 		"driver": s.Driver.String(), "chains": s.Chains, "warmup": s.Warmup, "draws": s.Draws,
 		"thin": s.Thin, "seed": s.Seed, "levels": s.Levels, "beta_min": s.BetaMin, "base_steps": s.BaseSteps,
 	}
+	if s.Transform != nil {
+		m["sampling_space"] = fmt.Sprintf("%T", s.Transform)
+	}
 	if s.Kernel == nil {
 		m["kernel"] = "default (tempering.DefaultKernel)"
 	} else {

@@ -30,10 +30,10 @@ type Transform interface {
 // log p(g(v)) + log|det ∂u/∂v| and its log-likelihood that of g(v), with
 // gradients with respect to v. Run uses it for Settings.Transform; it is
 // exported to find modes, check gradients or evaluate densities in v.
-// The returned Target implements only Target (and io.Closer, closing t):
-// the optional fast paths of t (PrefixLiker, GradResumer, Reorderer) are
-// not used through it, and its chains start where t's Starter would start
-// them, mapped to v, only when Run is given the Transform itself.
+// The returned Target passes t's optional fast paths through
+// (PrefixLiker, GradResumer, Reorderer; where t lacks one it answers as
+// "cannot": ok = false or an error) and io.Closer; it is not a Starter
+// (Run maps the starts of t's Starter when given the Transform itself).
 func Reparam(t Target, tr Transform) Target {
 	d := t.Dim()
 	return &reparam{t: t, tr: tr, u: make([]float64, d), gu: make([]float64, d)}
@@ -66,6 +66,45 @@ func (r *reparam) LogLik(subset []int, v, grad []float64) (float64, error) {
 	ll, err := r.t.LogLik(subset, r.u, r.gu)
 	r.tr.Pullback(v, r.gu, grad)
 	return ll, err
+}
+
+func (r *reparam) LogLikPrefixes(subset []int, v, grad []float64, ks []int, pre []float64) (float64, bool, error) {
+	pl, ok := r.t.(PrefixLiker)
+	if !ok {
+		ll, err := r.LogLik(subset, v, grad)
+		return ll, false, err
+	}
+	r.tr.ToTarget(v, r.u)
+	var gu []float64
+	if grad != nil {
+		gu = r.gu
+	}
+	ll, ok, err := pl.LogLikPrefixes(subset, r.u, gu, ks, pre)
+	if grad != nil {
+		r.tr.Pullback(v, r.gu, grad)
+	}
+	return ll, ok, err
+}
+
+func (r *reparam) LogLikResume(subset []int, v, grad []float64) (float64, bool, error) {
+	gr, ok := r.t.(GradResumer)
+	if !ok {
+		return 0, false, nil
+	}
+	r.tr.ToTarget(v, r.u)
+	ll, ok, err := gr.LogLikResume(subset, r.u, r.gu)
+	if ok {
+		r.tr.Pullback(v, r.gu, grad)
+	}
+	return ll, ok, err
+}
+
+func (r *reparam) Reorder(perm []int) error {
+	ro, ok := r.t.(Reorderer)
+	if !ok {
+		return fmt.Errorf("tempering: %T cannot reorder its observations", r.t)
+	}
+	return ro.Reorder(perm)
 }
 
 func (r *reparam) Clone() (Target, error) {

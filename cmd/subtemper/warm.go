@@ -171,6 +171,9 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 	case j.settings.Driver != tempering.None:
 		what = fmt.Sprintf("one mode: sampling with %s from over-dispersed starts around it with the Laplace covariance as metric", strings.ToUpper(j.flags.sampler))
 	}
+	if ws.Unimodal() && j.settings.Transform != nil {
+		what += ", the chains moving in (½log(σf²+σn²), log(σn²/σf²)) for (log σf, log σn)"
+	}
 	fmt.Fprintf(w, "subtemper %s: warm start: posterior mode found in %s by L-BFGS on %s observations (%s evaluations, %.0f full-data gradients' worth); %s\n",
 		j.command, ws.Wall.Round(time.Millisecond), strings.Join(sizes, ", "), strings.Join(evals, ", "), j.warm.GradEquivalents, what)
 	if len(j.warm.NonGaussian) > 0 && ws.Unimodal() {
