@@ -1,0 +1,78 @@
+package targets
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/mvn"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// evidenceAgrees is the acceptance check of a log-evidence estimate
+// against a reference: within 3 standard errors and within 0.1 nats.
+func evidenceAgrees(est, se, ref float64) bool {
+	return math.Abs(est-ref) <= 3*se && math.Abs(est-ref) <= 0.1
+}
+
+// checkEvidence fails t unless both of e's estimates agree with ref.
+func checkEvidence(t *testing.T, name string, e *tempering.Evidence, ref float64) {
+	t.Helper()
+	t.Logf("%s: forward %.4f ± %.4f, backward %.4f ± %.4f (chain sd %.4f), reference %.4f; leg %.4f ± %.4f (ESS %.0f)",
+		name, e.LogZ, e.SE, e.Backward, e.BackwardSE, e.ChainSD, ref, e.Leg.LogZ, e.Leg.SE, e.Leg.ESS)
+	if !evidenceAgrees(e.LogZ, e.SE, ref) {
+		t.Errorf("%s: forward log evidence %.4f ± %.4f, want %.4f (3 SE and 0.1 nats)", name, e.LogZ, e.SE, ref)
+	}
+	if !evidenceAgrees(e.Backward, e.BackwardSE, ref) {
+		t.Errorf("%s: backward log evidence %.4f ± %.4f, want %.4f (3 SE and 0.1 nats)", name, e.Backward, e.BackwardSE, ref)
+	}
+}
+
+// TestEvidenceMVN estimates the log evidence of the MVN model with PT and
+// SPT against its analytic value, checks that the two agree, and that an
+// estimate with one stage left out is rejected by the same check.
+func TestEvidenceMVN(t *testing.T) {
+	data, sigma, _, err := mvn.Synthetic(50, 3, 5, mvn.SynthOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := m.LogEvidence(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := map[tempering.Driver]*tempering.Evidence{}
+	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
+		res, err := tempering.Run(context.Background(), MVN{m}, &tempering.Settings{
+			Driver: drv, Chains: 4, Warmup: 300, Draws: 1500, Seed: 7, Evidence: &tempering.EvidenceSettings{},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := res.Evidence
+		checkEvidence(t, drv.String(), e, ref)
+		est[drv] = e
+		// The same check rejects an estimator that drops a stage.
+		chains := slices.Clone(e.Chains)
+		for c := range chains {
+			chains[c].Stages = slices.Delete(slices.Clone(chains[c].Stages), 1, 2)
+		}
+		bad, err := tempering.CombineEvidence(chains)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s without stage 2: %.4f ± %.4f", drv, bad.LogZ, bad.SE)
+		if evidenceAgrees(bad.LogZ, bad.SE, ref) {
+			t.Errorf("%s: the estimate without stage 2, %.4f ± %.4f, passes the check against %.4f", drv, bad.LogZ, bad.SE, ref)
+		}
+	}
+	p, s := est[tempering.PT], est[tempering.SPT]
+	if d, se := math.Abs(p.LogZ-s.LogZ), math.Hypot(p.SE, s.SE); d > 3*se || d > 0.1 {
+		t.Errorf("PT %.4f ± %.4f and SPT %.4f ± %.4f disagree", p.LogZ, p.SE, s.LogZ, s.SE)
+	}
+}
