@@ -2,10 +2,14 @@ package targets
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
 	"github.com/subtemper/subtemper/tempering"
@@ -74,5 +78,106 @@ func TestEvidenceMVN(t *testing.T) {
 	p, s := est[tempering.PT], est[tempering.SPT]
 	if d, se := math.Abs(p.LogZ-s.LogZ), math.Hypot(p.SE, s.SE); d > 3*se || d > 0.1 {
 		t.Errorf("PT %.4f ± %.4f and SPT %.4f ± %.4f disagree", p.LogZ, p.SE, s.LogZ, s.SE)
+	}
+}
+
+// gpReference is targets/testdata/evidence.json, written by
+// scripts/evidence-ref/quadrature.py.
+type gpReference struct {
+	LogZ       float64   `json:"log_z"`
+	GridChange float64   `json:"grid_change"`
+	BoxChange  float64   `json:"box_change"`
+	ELPDLOO    float64   `json:"elpd_loo"`
+	LOO        []float64 `json:"loo_log_pred"`
+}
+
+func readGPReference(t *testing.T, name string) (*gp.Data, gpReference) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "evidence.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all map[string]gpReference
+	if err := json.Unmarshal(b, &all); err != nil {
+		t.Fatal(err)
+	}
+	ref, ok := all[name]
+	if !ok {
+		t.Fatalf("no reference for %s", name)
+	}
+	if ref.GridChange > 0.001 || ref.BoxChange > 0.001 {
+		t.Fatalf("%s: the quadrature moves by %g (grid) and %g (box): not a reference to 0.01 nats", name, ref.GridChange, ref.BoxChange)
+	}
+	data, err := gp.ReadCSVFile(filepath.Join("testdata", name+".csv"), gp.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, ref
+}
+
+// TestEvidenceGP estimates the log evidence of GP regressions with 3
+// (1-D inputs) and 4 (2-D) hyperparameters by PT and SPT against
+// quadrature on a grid (scripts/evidence-ref/quadrature.py), and checks
+// that PT's and SPT's estimates agree.
+func TestEvidenceGP(t *testing.T) {
+	for _, name := range []string{"gp1d", "gp2d"} {
+		t.Run(name, func(t *testing.T) {
+			data, ref := readGPReference(t, name)
+			m, err := gp.New(linalg.Default(), data, gp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			est := map[tempering.Driver]*tempering.Evidence{}
+			for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
+				res, err := tempering.Run(context.Background(), GP{m}, &tempering.Settings{
+					Driver: drv, Chains: 4, Warmup: 300, Draws: 1000, Seed: 3, Evidence: &tempering.EvidenceSettings{},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkEvidence(t, drv.String(), res.Evidence, ref.LogZ)
+				est[drv] = res.Evidence
+			}
+			p, s := est[tempering.PT], est[tempering.SPT]
+			if d, se := math.Abs(p.LogZ-s.LogZ), math.Hypot(p.SE, s.SE); d > 3*se || d > 0.1 {
+				t.Errorf("PT %.4f ± %.4f and SPT %.4f ± %.4f disagree", p.LogZ, p.SE, s.LogZ, s.SE)
+			}
+		})
+	}
+}
+
+// TestEvidenceKeepsDraws checks that estimating the evidence changes no
+// draw: the same seed gives the same draws with and without it.
+func TestEvidenceKeepsDraws(t *testing.T) {
+	data, sigma, _, err := mvn.Synthetic(30, 2, 1, mvn.SynthOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
+		run := func(ev *tempering.EvidenceSettings) [][][]float64 {
+			res, err := tempering.Run(context.Background(), MVN{m}, &tempering.Settings{
+				Driver: drv, Warmup: 100, Draws: 200, Seed: 11, Evidence: ev,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (res.Evidence != nil) != (ev != nil) {
+				t.Fatalf("%v: evidence %v with settings %v", drv, res.Evidence, ev)
+			}
+			return res.Draws
+		}
+		a, b := run(nil), run(&tempering.EvidenceSettings{Particles: 16, Temperatures: 10})
+		for c := range a {
+			for s := range a[c] {
+				if !slices.Equal(a[c][s], b[c][s]) {
+					t.Fatalf("%v: chain %d draw %d: %v without the evidence, %v with it", drv, c, s, a[c][s], b[c][s])
+				}
+			}
+		}
 	}
 }

@@ -67,7 +67,7 @@ func prefixRhat(vars [][][]float64, times [][]float64, n, points int) rhatCurve 
 
 // figureNames are the base names of every figure writePlots can draw.
 var figureNames = []string{"traces", "rhat_draws", "rhat_seconds", "accept_levels", "swap_acceptance",
-	"ranks", "densities", "rhat_params", "tt_acceptance"}
+	"ranks", "densities", "rhat_params", "tt_acceptance", "learning_curve"}
 
 // removeStaleFigures removes from dir the figure files (figureNames, PNG
 // and SVG) that are not among written: those of an earlier run that this
@@ -205,6 +205,9 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 			Labels: []string{"accepted", "rejected", "aborted (failed evaluation)"},
 			Values: []float64{float64(sum.TT.Accepted) / p, float64(sum.TT.Proposed-sum.TT.Accepted-sum.TT.Aborted) / p, float64(sum.TT.Aborted) / p},
 		}))
+	}
+	if base, err := learningCurve(dir, sum); base != "" {
+		add(base, err)
 	}
 	return written, errors.Join(errs...)
 }
