@@ -145,4 +145,3 @@ feed:
 	}
 	return diag.PSISLOO(ll)
 }
-
