@@ -111,4 +111,3 @@ func maxK(l *diag.LOO) float64 {
 	}
 	return m
 }
-
