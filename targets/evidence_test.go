@@ -129,10 +129,9 @@ func TestEvidenceGP(t *testing.T) {
 			}
 			defer m.Close()
 			est := map[tempering.Driver]*tempering.Evidence{}
-			for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
-				res, err := tempering.Run(context.Background(), GP{m}, &tempering.Settings{
-					Driver: drv, Chains: 4, Warmup: 300, Draws: 1000, Seed: 3, Evidence: &tempering.EvidenceSettings{},
-				})
+			for _, cfg := range gpEvidenceSettings() {
+				drv := cfg.Driver
+				res, err := tempering.Run(context.Background(), GP{m}, &cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -180,4 +179,16 @@ func TestEvidenceKeepsDraws(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gpEvidenceSettings are the runs of TestEvidenceGP: random-walk MH at
+// every level (the cheapest transitions), 4 chains, and for SPT, whose
+// levels above the target are cheap, more draws and leg particles.
+func gpEvidenceSettings() []tempering.Settings {
+	pt := tempering.Settings{Driver: tempering.PT, Kernel: tempering.MH{}, Chains: 4, Warmup: 200, Draws: 1500, Seed: 3,
+		Evidence: &tempering.EvidenceSettings{Particles: 128, Temperatures: 50}}
+	spt := pt
+	spt.Driver, spt.Draws = tempering.SPT, 3000
+	spt.Evidence = &tempering.EvidenceSettings{Particles: 256, Temperatures: 50}
+	return []tempering.Settings{pt, spt}
 }

@@ -509,6 +509,7 @@ func (c *Chain) swap(m int) {
 	if c.ev != nil && !c.warm {
 		c.ev.fwd[m-1] = append(c.ev.fwd[m-1], bLo-b.LogDensity)
 		c.ev.bwd[m-1] = append(c.ev.bwd[m-1], aHi-a.LogDensity)
+		c.ev.it[m-1] = append(c.ev.it[m-1], int32(c.ev.n))
 	}
 	if !c.warm {
 		c.stats.Sampling.SwapProposed[m-1]++

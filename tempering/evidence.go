@@ -124,28 +124,44 @@ type EvidenceLeg struct {
 type ChainEvidence struct {
 	Leg    EvidenceLeg
 	Stages []EvidenceStage
+	// StagesSE and StagesBackwardSE are the standard errors of the sum
+	// of the stages' forward and backward estimates, with the
+	// correlations between stages (a state's terms at neighbouring
+	// pairs, successive iterations) counted: the delta method's linear
+	// term of the sum as one series over the sampling iterations, its
+	// Monte Carlo error from its effective sample size. Zero means
+	// unknown: the stages' errors are then added in quadrature.
+	StagesSE, StagesBackwardSE float64
 }
 
 // Forward returns the chain's forward estimate of log Z and its standard
 // error.
 func (c *ChainEvidence) Forward() (logZ, se float64) {
 	logZ, v := c.Leg.LogZ, c.Leg.SE*c.Leg.SE
+	var vs float64
 	for _, s := range c.Stages {
 		logZ += s.Forward
-		v += s.ForwardSE * s.ForwardSE
+		vs += s.ForwardSE * s.ForwardSE
 	}
-	return logZ, math.Sqrt(v)
+	if c.StagesSE > 0 {
+		vs = c.StagesSE * c.StagesSE
+	}
+	return logZ, math.Sqrt(v + vs)
 }
 
 // BackwardEstimate returns the chain's backward estimate of log Z and its
 // standard error.
 func (c *ChainEvidence) BackwardEstimate() (logZ, se float64) {
 	logZ, v := c.Leg.LogZ, c.Leg.SE*c.Leg.SE
+	var vs float64
 	for _, s := range c.Stages {
 		logZ += s.Backward
-		v += s.BackwardSE * s.BackwardSE
+		vs += s.BackwardSE * s.BackwardSE
 	}
-	return logZ, math.Sqrt(v)
+	if c.StagesBackwardSE > 0 {
+		vs = c.StagesBackwardSE * c.StagesBackwardSE
+	}
+	return logZ, math.Sqrt(v + vs)
 }
 
 // CombineEvidence returns the estimate of the chains' estimates: their
@@ -208,13 +224,14 @@ func CombineEvidence(chains []ChainEvidence) (*Evidence, error) {
 // level's states (Welford), which scale the leg's proposals.
 type evidenceRec struct {
 	fwd, bwd [][]float64
-	n        int
+	it       [][]int32 // the sampling iteration of each term
+	n        int       // sampling iterations so far
 	mean, m2 []float64
 }
 
 func newEvidenceRec(levels, dim int) *evidenceRec {
 	return &evidenceRec{
-		fwd: make([][]float64, levels-1), bwd: make([][]float64, levels-1),
+		fwd: make([][]float64, levels-1), bwd: make([][]float64, levels-1), it: make([][]int32, levels-1),
 		mean: make([]float64, dim), m2: make([]float64, dim),
 	}
 }
@@ -411,11 +428,53 @@ func (c *Chain) chainEvidence(rng *rand.Rand, es EvidenceSettings) (ChainEvidenc
 	if !ok {
 		return ChainEvidence{}, errors.New("tempering: evidence: the target cannot sample its prior (PriorSampler)")
 	}
-	return ChainEvidence{Stages: c.evidenceStages(), Leg: c.evidenceLeg(rng, es, ps)}, nil
+	return ChainEvidence{
+		Stages: c.evidenceStages(), Leg: c.evidenceLeg(rng, es, ps),
+		StagesSE: jointSE(c.ev.fwd, c.ev.it, c.ev.n), StagesBackwardSE: jointSE(c.ev.bwd, c.ev.it, c.ev.n),
+	}, nil
 }
 
 // evidenceRand returns chain c's random stream for the evidence's leg,
 // apart from its sampling stream.
 func evidenceRand(seed uint64, c int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15, uint64(c)+1<<40))
+}
+
+// jointSE returns the standard error of Σ_m log mean_k exp(x[m][k]), the
+// terms x[m][k] made at sampling iteration it[m][k] of T: to first order
+// the sum is mean_t w_t + const with w_t = Σ_{m,k: it[m][k] = t}
+// (T/T_m)·(e_{m,k}/ē_m − 1), e = exp(x − max_m x), T_m the number of
+// terms of pair m; its error is diag.MCSEMean of the series w. It returns
+// 0 when that is not finite (too few iterations, constant terms).
+func jointSE(x [][]float64, it [][]int32, T int) float64 {
+	if T < 8 {
+		return 0
+	}
+	w := make([]float64, T)
+	for m, xm := range x {
+		if len(xm) == 0 {
+			return 0
+		}
+		mx := math.Inf(-1)
+		for _, v := range xm {
+			mx = max(mx, v)
+		}
+		if math.IsInf(mx, 0) {
+			return 0
+		}
+		var s float64
+		for _, v := range xm {
+			s += math.Exp(v - mx)
+		}
+		mean := s / float64(len(xm))
+		scale := float64(T) / float64(len(xm))
+		for k, v := range xm {
+			w[it[m][k]] += scale * (math.Exp(v-mx)/mean - 1)
+		}
+	}
+	se := diag.MCSEMean([][]float64{w})
+	if math.IsNaN(se) || math.IsInf(se, 0) {
+		return 0
+	}
+	return se
 }
