@@ -30,7 +30,9 @@ func without(d *gp.Data, i int) *gp.Data {
 // leave-one-out: for each point i, the posterior given the other points
 // sampled anew, and p(y_i | y_−i) = mean over its draws of
 // p(y_i | y_−i, θ). On 16 points of a 1-D GP regression the two agree
-// within 2 standard errors of elpd_loo (and much closer).
+// within 2 standard errors of elpd_loo and within 0.15 nats. Under the
+// race detector it runs shorter and compares the first 4 points only,
+// each within 0.1 nats.
 func TestLOOBruteForce(t *testing.T) {
 	all, err := gp.ReadCSVFile(filepath.Join("targets", "testdata", "gp1d.csv"), gp.CSVOptions{})
 	if err != nil {
@@ -41,6 +43,10 @@ func TestLOOBruteForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := tempering.Settings{Driver: tempering.None, Warmup: 200, Draws: 3000, Seed: 5}
+	points := data.N
+	if raceEnabled {
+		st.Draws, points = 1000, 4
+	}
 	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Settings: &st})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +64,7 @@ func TestLOOBruteForce(t *testing.T) {
 	ld := make([]float64, data.N)
 	var brute float64
 	pts := make([]float64, data.N)
-	for i := range data.N {
+	for i := range points {
 		m, err := gp.New(linalg.Default(), without(data, i), gp.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -91,11 +97,17 @@ func TestLOOBruteForce(t *testing.T) {
 		brute += pts[i]
 	}
 	var maxDiff float64
-	for i := range pts {
+	for i := range points {
 		maxDiff = math.Max(maxDiff, math.Abs(pts[i]-l.Pointwise[i]))
 	}
 	t.Logf("PSIS-LOO elpd %.4f ± %.4f (p_loo %.3f, max k %.3f), brute force %.4f; largest pointwise difference %.4f",
 		l.ELPD, l.SE, l.PLOO, maxK(l), brute, maxDiff)
+	if raceEnabled {
+		if maxDiff > 0.1 {
+			t.Errorf("pointwise elpd_loo and brute force differ by up to %.4f", maxDiff)
+		}
+		return
+	}
 	if math.Abs(l.ELPD-brute) > 2*l.SE {
 		t.Errorf("elpd_loo %.4f ± %.4f, brute force %.4f: more than 2 standard errors apart", l.ELPD, l.SE, brute)
 	}
