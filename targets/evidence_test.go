@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
@@ -191,4 +192,36 @@ func gpEvidenceSettings() []tempering.Settings {
 	spt.Driver, spt.Draws = tempering.SPT, 3000
 	spt.Evidence = &tempering.EvidenceSettings{Particles: 256, Temperatures: 50}
 	return []tempering.Settings{pt, spt}
+}
+
+// TestEvidenceCalibration, run only with SUBTEMPER_EVIDENCE_CALIBRATION=1
+// (about two minutes), repeats TestEvidenceGP's gp1d runs over 20 seeds
+// and reports the z-scores (estimate − quadrature)/SE: with honest
+// standard errors their sd is near 1.
+func TestEvidenceCalibration(t *testing.T) {
+	if os.Getenv("SUBTEMPER_EVIDENCE_CALIBRATION") != "1" {
+		t.Skip("set SUBTEMPER_EVIDENCE_CALIBRATION=1 to run")
+	}
+	data, ref := readGPReference(t, "gp1d")
+	m, err := gp.New(linalg.Default(), data, gp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for _, cfg := range gpEvidenceSettings() {
+		var zf, zb, errs []float64
+		for seed := uint64(1); seed <= 20; seed++ {
+			cfg.Seed = seed
+			res, err := tempering.Run(context.Background(), GP{m}, &cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := res.Evidence
+			zf = append(zf, (e.LogZ-ref.LogZ)/e.SE)
+			zb = append(zb, (e.Backward-ref.LogZ)/e.BackwardSE)
+			errs = append(errs, math.Abs(e.LogZ-ref.LogZ))
+		}
+		t.Logf("%v: forward z mean %.2f sd %.2f, backward z mean %.2f sd %.2f; |error| max %.3f nats, mean %.3f",
+			cfg.Driver, diag.Mean(zf), diag.SD(zf), diag.Mean(zb), diag.SD(zb), slices.Max(errs), diag.Mean(errs))
+	}
 }
