@@ -119,6 +119,11 @@ func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Sett
 			return usagef("--evidence needs --sampler pt or spt, not %s", st.Driver)
 		}
 		st.Evidence = &tempering.EvidenceSettings{}
+		// A warm start on one mode would drop the ladder (driver none)
+		// unless --sampler was given: keep it, as if it had been.
+		if fs := j.flags.fs; fs != nil {
+			fs.set["sampler"] = true
+		}
 	}
 	var sum *runSummary
 	prevExtra := j.extra
