@@ -93,7 +93,8 @@ type Evidence struct {
 
 // EvidenceStage is the stage between levels m−1 and m: log Z_{m−1}/Z_m.
 // For SPT it is log p(y_{X_{m−1}∖X_m} | y_{X_m}), the log predictive
-// density of the Size−SizePrev… observations added at the stage.
+// density of the SizeColder − Size observations added at the stage given
+// the Size of level m.
 type EvidenceStage struct {
 	// Beta and Size are level m's β and subset size, BetaColder and
 	// SizeColder level m−1's.
@@ -111,7 +112,8 @@ type EvidenceStage struct {
 // EvidenceLeg is the annealed importance sampling from the prior to the
 // hottest level: LogZ estimates log Z_M, with standard error SE (delta
 // method over independent particles) and ESS the particles' effective
-// sample size (Σw)²/Σw².
+// sample size (Σw)²/Σw². Its evaluations are counted in Evals only, not
+// in the levels' LevelStats (they come after sampling).
 type EvidenceLeg struct {
 	LogZ, SE, ESS float64
 	// Particles, Temperatures and Evals: the leg's size and its number of
@@ -274,7 +276,7 @@ func logMeanExp(x []float64) (lme, se float64) {
 	return lme, mcse / mean
 }
 
-// stages returns the chain's stage estimates from its records.
+// evidenceStages returns the chain's stage estimates from its records.
 func (c *Chain) evidenceStages() []EvidenceStage {
 	r := c.ev
 	out := make([]EvidenceStage, len(r.fwd))
