@@ -135,3 +135,58 @@ func TestCompareCLI(t *testing.T) {
 	r = runBin(t, "", "compare", dirs[0])
 	mustCode(t, r, 2, "compare", dirs[0])
 }
+
+// TestEvidenceCLI runs gp --sampler spt --evidence --plots: the printed
+// summary has the log evidence, summary.json its stages (which with the
+// leg add up to it, one per adjacent pair of levels) and the folder the
+// learning curve.
+func TestEvidenceCLI(t *testing.T) {
+	data, err := filepath.Abs(filepath.Join("..", "..", "targets", "testdata", "gp1d.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "fit")
+	args := []string{"gp", "--data", data, "--sampler", "spt", "--evidence", "--plots", "--chains", "2", "--warmup", "100", "--draws", "300", "--quiet", "--out", out}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if !strings.Contains(r.stdout, "log evidence log p(y) = ") {
+		t.Errorf("no log evidence in the summary:\n%s", r.stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Ladder struct {
+			Betas []float64 `json:"betas"`
+		} `json:"ladder"`
+		Evidence *struct {
+			LogZ float64 `json:"log_z"`
+			Leg  struct {
+				LogZ float64 `json:"log_z"`
+			} `json:"leg"`
+			Stages []struct {
+				Forward float64 `json:"forward"`
+			} `json:"stages"`
+		} `json:"evidence"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Evidence == nil {
+		t.Fatal("summary.json has no evidence")
+	}
+	if len(s.Evidence.Stages) != len(s.Ladder.Betas)-1 {
+		t.Errorf("%d stages for %d levels", len(s.Evidence.Stages), len(s.Ladder.Betas))
+	}
+	sum := s.Evidence.Leg.LogZ
+	for _, st := range s.Evidence.Stages {
+		sum += st.Forward
+	}
+	if math.Abs(sum-s.Evidence.LogZ) > 1e-9*math.Abs(sum) {
+		t.Errorf("leg and stages add up to %v, log_z is %v", sum, s.Evidence.LogZ)
+	}
+	if _, err := os.Stat(filepath.Join(out, "learning_curve.png")); err != nil {
+		t.Errorf("no learning curve: %v", err)
+	}
+}
