@@ -123,3 +123,36 @@ func maxK(l *diag.LOO) float64 {
 	}
 	return m
 }
+
+// TestLogEvidenceStandardized checks that a standardised fit reports the
+// log evidence of the data in their own units: the standardised target's
+// minus N·log(y SD), the Jacobian, for the whole and (for SPT, whose
+// stages condition on subsets) stage by stage with the leg.
+func TestLogEvidenceStandardized(t *testing.T) {
+	data, err := gp.ReadCSVFile(filepath.Join("targets", "testdata", "gp1d.csv"), gp.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
+		st := tempering.Settings{Driver: drv, Kernel: tempering.MH{}, Warmup: 100, Draws: 200, Seed: 2,
+			Evidence: &tempering.EvidenceSettings{Particles: 16, Temperatures: 10}}
+		fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Standardize: true, Settings: &st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, got := fit.Result.Evidence, fit.LogEvidence()
+		fit.Close()
+		shift := float64(data.N) * math.Log(fit.Std.YSD)
+		if math.Abs(got.LogZ-(raw.LogZ-shift)) > 1e-9 || math.Abs(got.Backward-(raw.Backward-shift)) > 1e-9 {
+			t.Errorf("%v: log evidence %v (backward %v), want %v (%v)", drv, got.LogZ, got.Backward, raw.LogZ-shift, raw.Backward-shift)
+		}
+		if drv == tempering.SPT {
+			for m, s := range got.Stages {
+				d := float64(s.SizeColder-s.Size) * math.Log(fit.Std.YSD)
+				if math.Abs(s.Forward-(raw.Stages[m].Forward-d)) > 1e-9 {
+					t.Errorf("stage %d: %v, want %v", m+1, s.Forward, raw.Stages[m].Forward-d)
+				}
+			}
+		}
+	}
+}
