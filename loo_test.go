@@ -2,7 +2,9 @@ package subtemper_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -154,5 +156,47 @@ func TestLogEvidenceStandardized(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLOOQuadrature checks PSIS-LOO on all 30 points of the 1-D GP data
+// against exact leave-one-out by quadrature, Σ_i log Z(y) − log Z(y_−i)
+// (scripts/evidence-ref/quadrature.py): within 2 standard errors of
+// elpd_loo and within 0.15 nats.
+func TestLOOQuadrature(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("targets", "testdata", "evidence.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref map[string]struct {
+		ELPD *float64 `json:"elpd_loo"`
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	want := ref["gp1d"].ELPD
+	if want == nil {
+		t.Fatal("targets/testdata/evidence.json has no elpd_loo for gp1d")
+	}
+	data, err := gp.ReadCSVFile(filepath.Join("targets", "testdata", "gp1d.csv"), gp.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := tempering.Settings{Driver: tempering.None, Warmup: 200, Draws: 2000, Seed: 9}
+	if raceEnabled {
+		st.Draws = 700
+	}
+	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Settings: &st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fit.Close()
+	l, err := fit.LOO(context.Background(), subtemper.LOOOptions{Draws: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PSIS-LOO elpd %.4f ± %.4f (p_loo %.3f, max k %.3f), quadrature %.4f", l.ELPD, l.SE, l.PLOO, maxK(l), *want)
+	if d := math.Abs(l.ELPD - *want); d > 2*l.SE || d > 0.15 {
+		t.Errorf("elpd_loo %.4f ± %.4f, quadrature %.4f", l.ELPD, l.SE, *want)
 	}
 }
