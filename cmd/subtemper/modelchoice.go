@@ -145,6 +145,9 @@ func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Sett
 		if f.evidence && sum != nil {
 			if e := fit.LogEvidence(); e != nil {
 				sum.Evidence = newEvidenceJSON(e, st.Driver.String())
+				if w := spreadWarning(e); w != "" {
+					sum.Warnings = append(sum.Warnings, w)
+				}
 			}
 		}
 		if f.loo && sum != nil {
@@ -258,4 +261,16 @@ func learningCurve(dir string, s *runSummary) (string, error) {
 	}
 	spec.Series = []plot.Series{{Name: "estimate", X: x, Y: y}, {Name: "±2 SE", X: x, Y: lo, Dashed: true}, {Name: "", X: x, Y: hi, Dashed: true}}
 	return base, plot.Line(base, spec)
+}
+
+// spreadWarning returns a warning when the chains' estimates of the log
+// evidence spread more than their standard errors allow (their sd above
+// twice SE·√C, C ≥ 3 chains), "" otherwise.
+func spreadWarning(e *tempering.Evidence) string {
+	c := float64(len(e.Chains))
+	if c < 3 || !(e.ChainSD > 2*e.SE*math.Sqrt(c)) {
+		return ""
+	}
+	return fmt.Sprintf("log evidence: the chains' estimates spread by %s (sd), more than their standard error %s allows (%s expected): the error is larger than reported; run more draws",
+		fmtNum(e.ChainSD), fmtNum(e.SE), fmtNum(e.SE*math.Sqrt(c)))
 }
