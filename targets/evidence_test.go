@@ -213,33 +213,36 @@ func gpEvidenceSettings() []tempering.Settings {
 }
 
 // TestEvidenceCalibration, run only with SUBTEMPER_EVIDENCE_CALIBRATION=1
-// (about two minutes), repeats TestEvidenceGP's gp1d runs over 20 seeds
-// and reports the z-scores (estimate − quadrature)/SE: with honest
-// standard errors their sd is near 1.
+// (several minutes), repeats TestEvidenceGP's runs over 20 seeds and
+// reports the z-scores (estimate − quadrature)/SE: with honest standard
+// errors their sd is near 1.
 func TestEvidenceCalibration(t *testing.T) {
 	if os.Getenv("SUBTEMPER_EVIDENCE_CALIBRATION") != "1" {
 		t.Skip("set SUBTEMPER_EVIDENCE_CALIBRATION=1 to run")
 	}
-	data, ref := readGPReference(t, "gp1d")
-	m, err := gp.New(linalg.Default(), data, gp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	for _, cfg := range gpEvidenceSettings() {
-		var zf, zb, errs []float64
-		for seed := uint64(1); seed <= 20; seed++ {
-			cfg.Seed = seed
-			res, err := tempering.Run(context.Background(), GP{m}, &cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := res.Evidence
-			zf = append(zf, (e.LogZ-ref.LogZ)/e.SE)
-			zb = append(zb, (e.Backward-ref.LogZ)/e.BackwardSE)
-			errs = append(errs, math.Abs(e.LogZ-ref.LogZ))
+	for _, name := range []string{"gp1d", "gp2d"} {
+		data, ref := readGPReference(t, name)
+		m, err := gp.New(linalg.Default(), data, gp.Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("%v: forward z mean %.2f sd %.2f, backward z mean %.2f sd %.2f; |error| max %.3f nats, mean %.3f",
-			cfg.Driver, diag.Mean(zf), diag.SD(zf), diag.Mean(zb), diag.SD(zb), slices.Max(errs), diag.Mean(errs))
+		for _, cfg := range gpEvidenceSettings() {
+			var zf, zb, errs, zc []float64
+			for seed := uint64(1); seed <= 20; seed++ {
+				cfg.Seed = seed
+				res, err := tempering.Run(context.Background(), GP{m}, &cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := res.Evidence
+				zf = append(zf, (e.LogZ-ref.LogZ)/e.SE)
+				zb = append(zb, (e.Backward-ref.LogZ)/e.BackwardSE)
+				zc = append(zc, e.ChainSD/(e.SE*math.Sqrt(float64(len(e.Chains)))))
+				errs = append(errs, math.Abs(e.LogZ-ref.LogZ))
+			}
+			t.Logf("%s %v: forward z mean %.2f sd %.2f, backward z mean %.2f sd %.2f; |error| max %.3f nats, mean %.3f; chain sd / (SE·√C) median %.2f",
+				name, cfg.Driver, diag.Mean(zf), diag.SD(zf), diag.Mean(zb), diag.SD(zb), slices.Max(errs), diag.Mean(errs), diag.Median(zc))
+		}
+		m.Close()
 	}
 }
