@@ -212,8 +212,14 @@ func writeLOOCSV(path string, l *diag.LOO) error {
 // printModelChoice prints the evidence and LOO lines of the summary.
 func printModelChoice(w io.Writer, s *runSummary) {
 	if e := s.Evidence; e != nil {
-		fmt.Fprintf(w, "log evidence log p(y) = %s ± %s (forward; backward %s ± %s; leg from the prior %s ± %s)\n",
-			fmtFloat(float64(e.LogZ), 'f', 3), fmtFloat(float64(e.SE), 'f', 3), fmtFloat(float64(e.Backward), 'f', 3),
+		bw := "backward"
+		if s.Sampler == "spt" {
+			// A harmonic mean of predictive densities: biased high
+			// (docs/MODELCHOICE.md).
+			bw = "backward, biased high for spt"
+		}
+		fmt.Fprintf(w, "log evidence log p(y) = %s ± %s (forward; %s %s ± %s; leg from the prior %s ± %s)\n",
+			fmtFloat(float64(e.LogZ), 'f', 3), fmtFloat(float64(e.SE), 'f', 3), bw, fmtFloat(float64(e.Backward), 'f', 3),
 			fmtFloat(float64(e.BackwardSE), 'f', 3), fmtFloat(float64(e.Leg.LogZ), 'f', 3), fmtFloat(float64(e.Leg.SE), 'f', 3))
 	}
 	if l := s.LOO; l != nil {
