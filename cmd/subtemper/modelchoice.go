@@ -19,13 +19,16 @@ import (
 // modelChoiceFlags are the gp command's flags for choosing between
 // models: the log evidence and leave-one-out cross-validation.
 type modelChoiceFlags struct {
-	evidence bool
-	loo      bool
+	evidence         bool
+	loo              bool
+	particles, temps int
 }
 
 func (f *modelChoiceFlags) define(fs *flagSet) {
 	fs.group("Model choice")
 	fs.boolean(&f.evidence, "evidence", false, "estimate the log evidence log p(y) (pt and spt: stepping stone along the ladder from the swaps, forward and backward, and annealed importance sampling from the prior to the hottest level) into summary.json; with --plots, learning_curve.png")
+	fs.integer(&f.particles, "evidence-particles", 128, "--evidence: independent particles per chain of the annealed importance sampling from the prior to the hottest level (its cost: particles × temperatures × 2 log-likelihood evaluations there, full-data ones for pt)")
+	fs.integer(&f.temps, "evidence-temperatures", 100, "--evidence: intermediate densities of that annealed importance sampling")
 	fs.boolean(&f.loo, "loo", false, "estimate elpd_loo by PSIS-LOO from the draws (the GP's closed-form leave-one-out densities, one O(N³) factorisation per draw, up to 4000 draws) into summary.json, with each point's Pareto k in loo.csv")
 }
 
@@ -118,7 +121,10 @@ func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Sett
 		if st.Driver != tempering.PT && st.Driver != tempering.SPT {
 			return usagef("--evidence needs --sampler pt or spt, not %s", st.Driver)
 		}
-		st.Evidence = &tempering.EvidenceSettings{}
+		if f.particles < 1 || f.temps < 1 {
+			return usagef("--evidence-particles and --evidence-temperatures must be ≥ 1, got %d and %d", f.particles, f.temps)
+		}
+		st.Evidence = &tempering.EvidenceSettings{Particles: f.particles, Temperatures: f.temps}
 		// A warm start on one mode would drop the ladder (driver none)
 		// unless --sampler was given: keep it, as if it had been.
 		if fs := j.flags.fs; fs != nil {
