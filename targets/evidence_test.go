@@ -66,7 +66,8 @@ func checkDroppedStage(t *testing.T, name string, e *tempering.Evidence, ref flo
 
 // TestEvidenceMVN estimates the log evidence of the MVN model with PT and
 // SPT against its analytic value, checks that the two agree, and that an
-// estimate with one stage left out is rejected by the same check.
+// estimate with one stage left out is rejected by the same check (under
+// the race detector, with short chains, only the last).
 func TestEvidenceMVN(t *testing.T) {
 	data, sigma, _, err := mvn.Synthetic(50, 3, 5, mvn.SynthOptions{})
 	if err != nil {
@@ -82,16 +83,26 @@ func TestEvidenceMVN(t *testing.T) {
 	}
 	est := map[tempering.Driver]*tempering.Evidence{}
 	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
-		res, err := tempering.Run(context.Background(), MVN{m}, &tempering.Settings{
+		cfg := tempering.Settings{
 			Driver: drv, Chains: 4, Warmup: 300, Draws: 3000, Seed: 7, Evidence: &tempering.EvidenceSettings{Particles: 512, Temperatures: 200},
-		})
+		}
+		if raceEnabled {
+			cfg.Draws, cfg.Evidence = 500, &tempering.EvidenceSettings{Particles: 64, Temperatures: 50}
+		}
+		res, err := tempering.Run(context.Background(), MVN{m}, &cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := res.Evidence
+		checkDroppedStage(t, drv.String(), e, ref)
+		if raceEnabled {
+			continue // short chains: not precise enough for the check
+		}
 		checkEvidence(t, drv.String(), e, ref, drv == tempering.PT)
 		est[drv] = e
-		checkDroppedStage(t, drv.String(), e, ref)
+	}
+	if raceEnabled {
+		return
 	}
 	p, s := est[tempering.PT], est[tempering.SPT]
 	if d, se := math.Abs(p.LogZ-s.LogZ), math.Hypot(p.SE, s.SE); d > 3*se || d > 0.1 {
@@ -136,10 +147,15 @@ func readGPReference(t *testing.T, name string) (*gp.Data, gpReference) {
 // TestEvidenceGP estimates the log evidence of GP regressions with 3
 // (1-D inputs) and 4 (2-D) hyperparameters by PT and SPT against
 // quadrature on a grid (scripts/evidence-ref/quadrature.py), and checks
-// that PT's and SPT's estimates agree.
+// that PT's and SPT's estimates agree. Under the race detector it runs
+// the 1-D case with short chains and checks only that a dropped stage is
+// caught.
 func TestEvidenceGP(t *testing.T) {
 	for _, name := range []string{"gp1d", "gp2d"} {
 		t.Run(name, func(t *testing.T) {
+			if raceEnabled && name != "gp1d" {
+				t.Skip("race detector: the 1-D case only")
+			}
 			data, ref := readGPReference(t, name)
 			m, err := gp.New(linalg.Default(), data, gp.Options{})
 			if err != nil {
@@ -149,13 +165,23 @@ func TestEvidenceGP(t *testing.T) {
 			est := map[tempering.Driver]*tempering.Evidence{}
 			for _, cfg := range gpEvidenceSettings() {
 				drv := cfg.Driver
+				if raceEnabled {
+					cfg.Warmup, cfg.Draws = 100, 300
+					cfg.Evidence = &tempering.EvidenceSettings{Particles: 32, Temperatures: 20}
+				}
 				res, err := tempering.Run(context.Background(), GP{m}, &cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkEvidence(t, drv.String(), res.Evidence, ref.LogZ, drv == tempering.PT)
 				checkDroppedStage(t, drv.String(), res.Evidence, ref.LogZ)
+				if raceEnabled {
+					continue
+				}
+				checkEvidence(t, drv.String(), res.Evidence, ref.LogZ, drv == tempering.PT)
 				est[drv] = res.Evidence
+			}
+			if raceEnabled {
+				return
 			}
 			p, s := est[tempering.PT], est[tempering.SPT]
 			if d, se := math.Abs(p.LogZ-s.LogZ), math.Hypot(p.SE, s.SE); d > 3*se || d > 0.1 {
