@@ -26,6 +26,10 @@
 //	  → diag       R-hat, ESS, summaries
 //	  → linalg     the backends (gonum always; openblas, cuda with build tags)
 //
+// For choosing between models, a fit run with tempering.Settings.Evidence
+// (PT or SPT) gives the log evidence (GPFit.LogEvidence) and any fit
+// gives PSIS-LOO (GPFit.LOO); docs/MODELCHOICE.md has their validation.
+//
 // To sample a model of your own, implement tempering.Target and call
 // tempering.Run; to sample the built-in models with any sampler, wrap them
 // with targets.GP or targets.MVN. FitGP is that, with the defaults the CLI

@@ -95,4 +95,12 @@
 // draw, one column per variable), the form the CLI writes and that
 // posterior::as_draws_df reads as it is; its errors name the file, line and
 // column at fault.
+//
+// # Leave-one-out
+//
+// PSIS smooths importance ratios by Pareto-smoothed importance sampling
+// and PSISLOO estimates elpd_loo with its standard error, p_loo and each
+// point's Pareto k̂ from per-draw log predictive densities (Vehtari,
+// Gelman & Gabry 2017, as the R package loo); ELPDDiff takes the paired
+// difference of two models' pointwise terms, as loo_compare does.
 package diag

@@ -48,6 +48,11 @@ type Chain struct {
 	// the iteration in snap, to restore them if the iteration is cut.
 	halt halt
 	snap Stats
+
+	// ev records the swaps' log ratios while sampling, for the evidence
+	// (evidence.go); nil unless evOn.
+	evOn bool
+	ev   *evidenceRec
 }
 
 // halt lets Run stop a chain inside an iteration, which on a large GP can
@@ -138,6 +143,7 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		adaptive: s.adaptLadder && s.Driver.tempered(),
 		fixedM:   s.fixedM,
 		maxM:     s.MaxLevels,
+		evOn:     s.Evidence != nil,
 	}
 	var sizes []int
 	if s.Driver.subsampled() {
@@ -396,6 +402,9 @@ func (c *Chain) EndWarmup() {
 	for _, k := range c.kern {
 		k.EndWarmup()
 	}
+	if c.evOn {
+		c.ev = newEvidenceRec(len(c.betas), c.target.Dim())
+	}
 }
 
 // Position returns the chain's current point at level 0 (the target). The
@@ -448,6 +457,9 @@ func (c *Chain) ptStep() {
 			c.swap(m)
 		}
 	}
+	if c.ev != nil && !c.warm {
+		c.ev.addHot(c.states[M].U)
+	}
 	if r := c.states[0].Replica; c.phase[r] == rtTop {
 		c.stats.RoundTrips++
 		if !c.warm {
@@ -493,6 +505,11 @@ func (c *Chain) swap(m int) {
 	}
 	if c.lad != nil && c.lad.active {
 		c.lad.addSwap(m, logA)
+	}
+	if c.ev != nil && !c.warm {
+		c.ev.fwd[m-1] = append(c.ev.fwd[m-1], bLo-b.LogDensity)
+		c.ev.bwd[m-1] = append(c.ev.bwd[m-1], aHi-a.LogDensity)
+		c.ev.it[m-1] = append(c.ev.it[m-1], int32(c.ev.n))
 	}
 	if !c.warm {
 		c.stats.Sampling.SwapProposed[m-1]++

@@ -138,4 +138,14 @@
 // stream derived from Settings.Seed, so results do not depend on
 // GOMAXPROCS. Chain exposes a single chain for stepping by hand. In the
 // steady state no driver allocates.
+//
+// # Evidence
+//
+// With Settings.Evidence, PT and SPT also estimate the log evidence
+// log p(y) (Result.Evidence, see EvidenceSettings): stepping stone along
+// the ladder from the log density ratios that the swaps compute anyway,
+// forward and backward as Pigeons.jl does (for SPT the prequential
+// decomposition p(y) = p(y_{X_M}) ∏_m p(y_{X_{m−1}∖X_m} | y_{X_m})), and
+// annealed importance sampling from the prior (PriorSampler) to the
+// hottest level. The draws are the same with and without it.
 package tempering

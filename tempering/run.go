@@ -2,6 +2,7 @@ package tempering
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -131,6 +132,12 @@ type Settings struct {
 	// are in the target's space u as without it; InitTuning and
 	// Result.Tunings are in v (CovInChainSpace maps a covariance there).
 	Transform Transform
+	// Evidence, if non-nil, asks for an estimate of the log evidence
+	// log p(y) in Result.Evidence (PT and SPT only; the target must be a
+	// PriorSampler): see EvidenceSettings. It changes no draw: the swaps'
+	// log ratios are recorded as they are computed, and the leg from the
+	// prior runs after sampling on a random stream of its own.
+	Evidence *EvidenceSettings
 
 	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
 	// fixedM, the M the caller fixed (0: the adaptation chooses it).
@@ -258,6 +265,16 @@ func (s *Settings) resolve() (Settings, error) {
 	if r.Thin == 0 {
 		r.Thin = 1
 	}
+	if r.Evidence != nil {
+		if !r.Driver.swaps() {
+			return r, fmt.Errorf("tempering: the evidence is estimated by PT and SPT only, not %v", r.Driver)
+		}
+		es, err := r.Evidence.resolve()
+		if err != nil {
+			return r, err
+		}
+		r.Evidence = &es
+	}
 	if r.StopEvery < 0 {
 		return r, fmt.Errorf("tempering: StopEvery must be ≥ 0, got %d", r.StopEvery)
 	}
@@ -336,6 +353,9 @@ type Result struct {
 	// SamplingTimes[c] is the wall-clock time chain c spent after warm-up
 	// (not reproducible).
 	SamplingTimes []time.Duration
+	// Evidence is the estimate of the log evidence (Settings.Evidence);
+	// nil without it, or when the run was interrupted.
+	Evidence *Evidence
 }
 
 // LadderInfo describes a run's ladder: where its levels were placed and
@@ -478,6 +498,13 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if cfg.RecordTimes {
 		res.Times = make([][]time.Duration, C)
 	}
+	var evs []ChainEvidence
+	if cfg.Evidence != nil {
+		if _, ok := t.(PriorSampler); !ok {
+			return nil, errors.New("tempering: the evidence needs a target that samples its prior (PriorSampler)")
+		}
+		evs = make([]ChainEvidence, C)
+	}
 	errs := make([]error, C)
 	interrupted := make([]bool, C)
 	total := cfg.Warmup + cfg.Draws*cfg.Thin
@@ -587,6 +614,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 					cfg.Progress(c, it, total)
 				}
 			}
+			if evs != nil && !interrupted[c] {
+				if evs[c], err = ch.chainEvidence(evidenceRand(cfg.Seed, c), *cfg.Evidence); err != nil {
+					errs[c] = fmt.Errorf("%w (chain %d)", err, c)
+				}
+			}
 			res.Draws[c] = draws[:n]
 			if times != nil {
 				res.Times[c] = times[:n]
@@ -626,5 +658,10 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 		res.StoppedAt = stops.stoppedAt()
 	}
 	res.Ladder = ladderInfo(&cfg, res, ladders[0])
+	if evs != nil && !res.Interrupted {
+		if res.Evidence, err = CombineEvidence(evs); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 )
 
 // A Transform is a smooth bijection u = g(v) between the target's space u
@@ -32,7 +33,8 @@ type Transform interface {
 // exported to find modes, check gradients or evaluate densities in v.
 // The returned Target passes t's optional fast paths through
 // (PrefixLiker, GradResumer, Reorderer; where t lacks one it answers as
-// "cannot": ok = false or an error) and io.Closer; it is not a Starter
+// "cannot": ok = false or an error), PriorSampler (t's prior draws mapped
+// to v; NaN where t cannot draw them) and io.Closer; it is not a Starter
 // (Run maps the starts of t's Starter when given the Transform itself).
 func Reparam(t Target, tr Transform) Target {
 	d := t.Dim()
@@ -105,6 +107,18 @@ func (r *reparam) Reorder(perm []int) error {
 		return fmt.Errorf("tempering: %T cannot reorder its observations", r.t)
 	}
 	return ro.Reorder(perm)
+}
+
+func (r *reparam) SamplePrior(rng *rand.Rand, v []float64) {
+	ps, ok := r.t.(PriorSampler)
+	if !ok {
+		for i := range v {
+			v[i] = math.NaN()
+		}
+		return
+	}
+	ps.SamplePrior(rng, r.u)
+	r.tr.FromTarget(r.u, v)
 }
 
 func (r *reparam) Clone() (Target, error) {

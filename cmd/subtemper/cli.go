@@ -44,6 +44,7 @@ func commands() []command {
 		{"gp", "sample a Gaussian process's hyperparameters (CSV data or built-in synthetic data)", cmdGP},
 		{"mvn", "sample a multivariate normal's mean (CSV data or synthetic data)", cmdMVN},
 		{"predict", "predict at new inputs from a fit saved by `gp --out DIR` (posterior-averaged GP predictive)", cmdPredict},
+		{"compare", "compare fits side by side: log evidence, elpd_loo, held-out metrics, with standard errors", cmdCompare},
 		{"diag", "convergence diagnostics (R-hat, ESS) of draws in long CSV form", cmdDiag},
 		{"eval", "evaluate a GP's log marginal likelihood, gradient and log prior", cmdEval},
 		{"reproduce", "run the paper's experiment grid (runtime, ess, convergence)", cmdReproduce},

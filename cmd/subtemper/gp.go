@@ -41,6 +41,7 @@ type gpFlags struct {
 	predict      string // test CSV file to predict at
 	predictDraws int
 	mapOnly      bool // --map: the posterior mode only, no sampling
+	mc           modelChoiceFlags
 }
 
 func gpFlagSet(f *gpFlags) *flagSet {
@@ -76,6 +77,7 @@ reads it), summary.json and, with --plots, figures.`)
 	fs.group("Predictions")
 	fs.str(&f.predict, "predict", "", "CSV file of test inputs (columns named as the training inputs, any order; with the target column, held-out metrics too): writes predictions.csv (and predictions.json) to --out, or to the current folder without --out")
 	fs.integer(&f.predictDraws, "predict-draws", 0, predictDrawsHelp)
+	f.mc.define(fs)
 	fs.group("Point estimate")
 	fs.boolean(&f.mapOnly, "map", false, "no sampling: find the posterior mode θ_MAP (L-BFGS on nested subsets of the data, several starts, as --warm-start does), print it with the Laplace approximation's 90% intervals, write map.json and a fit of the one point θ_MAP to --out, and predict with it (--predict): scikit-learn's point estimate, with the prior")
 	f.samplerFlags.define(fs, samplerDefaults{warmup: gpPaperWarmup, draws: gpPaperDraws, leapfrog: gpPaperL})
@@ -287,6 +289,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
 	if f.mapOnly {
 		return runMAP(ctx, io, j, save)
+	}
+	if err := f.mc.apply(ctx, j, st, gf, f.out); err != nil {
+		return err
 	}
 	return runJob(ctx, io, j)
 }

@@ -102,6 +102,9 @@ type runSummary struct {
 	// same point: every proposal after warm-up was rejected.
 	StuckChains []int  `json:"stuck_chains,omitempty"`
 	PlotError   string `json:"plot_error,omitempty"`
+	// Evidence and LOO are the gp command's --evidence and --loo.
+	Evidence *evidenceJSON `json:"evidence,omitempty"`
+	LOO      *looJSON      `json:"loo,omitempty"`
 }
 
 type ladderJSON struct {
@@ -501,6 +504,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "communication barrier Λ = %s; round trips (level 0 → %d → 0) after warm-up: %d, %s per second of a chain\n",
 			fmtNum(float64(s.Ladder.Barrier)), len(s.Levels)-1, s.Ladder.RoundTrips, fmtNum(float64(s.Ladder.RoundTripsPerSecond)))
 	}
+	printModelChoice(w, s)
 	cs := make([]string, len(s.Timings.ChainCPUSeconds))
 	for i, t := range s.Timings.ChainCPUSeconds {
 		cs[i] = strconv.FormatFloat(t, 'f', 1, 64)

@@ -88,6 +88,7 @@ var figures = []struct{ name, what string }{
 	{"accept_levels", "acceptance per level"},
 	{"swap_acceptance", "swap rates: pt, spt"},
 	{"tt_acceptance", "tempered-transition outcomes: tt, stt"},
+	{"learning_curve", "with --evidence on spt: the log predictive density of each subset stage"},
 }
 
 // figureNames are the base names of every figure writePlots can draw.
@@ -270,6 +271,9 @@ func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, su
 			Labels: []string{"accepted", "rejected", "aborted (failed evaluation)"},
 			Values: []float64{float64(sum.TT.Accepted) / p, float64(sum.TT.Proposed-sum.TT.Accepted-sum.TT.Aborted) / p, float64(sum.TT.Aborted) / p},
 		}))
+	}
+	if base, err := learningCurve(dir, sum); base != "" {
+		add(base, err)
 	}
 	return written, errors.Join(errs...)
 }
