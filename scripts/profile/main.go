@@ -40,10 +40,8 @@ func main() {
 			return math.Inf(-1)
 		}
 		p := t.LogPrior(u, gp)
-		if g != nil {
-			for i := range g {
-				g[i] += gp[i]
-			}
+		for i := range g {
+			g[i] += gp[i]
 		}
 		return ll + p
 	}
