@@ -23,6 +23,12 @@ type StopRule struct {
 	// that of the reported parameters (its folded half is not invariant
 	// under a nonlinear map; the ESS are).
 	Transform func(dst, u []float64)
+	// Observe, if non-nil, is called after each check with the draws per
+	// chain and the smallest bulk- or tail-ESS over the variables (NaN
+	// where one is not defined): from it a caller can foresee where the
+	// rule will stop (ESS grows about linearly with the draws). The check
+	// then computes every variable's ESS; its verdict is the same.
+	Observe func(draws int, minESS float64)
 }
 
 // Enough reports whether draws (draws[c][s][i]: variable i of draw s of
@@ -53,18 +59,35 @@ func (r StopRule) Enough(draws [][][]float64) bool {
 	for c := range chains {
 		chains[c] = make([]float64, n)
 	}
+	enough, least := true, math.Inf(1)
 	for i := range dim {
 		for c := range C {
 			for s := range n {
 				chains[c][s] = flat[(c*n+s)*dim+i]
 			}
 		}
-		// A NaN diagnostic fails: !(x < max) and !(x ≥ need).
-		if !(Rhat(chains) < RhatMax) || !(ESSBulk(chains) >= need) || !(ESSTail(chains) >= need) {
-			return false
+		if r.Observe == nil {
+			// A NaN diagnostic fails: !(x < max) and !(x ≥ need).
+			if !(Rhat(chains) < RhatMax) || !(ESSBulk(chains) >= need) || !(ESSTail(chains) >= need) {
+				return false
+			}
+			continue
+		}
+		bulk, tail := ESSBulk(chains), ESSTail(chains)
+		if !(Rhat(chains) < RhatMax) || !(bulk >= need) || !(tail >= need) {
+			enough = false
+		}
+		switch {
+		case math.IsNaN(bulk) || math.IsNaN(tail):
+			least = math.NaN()
+		case !math.IsNaN(least):
+			least = min(least, bulk, tail)
 		}
 	}
-	return true
+	if r.Observe != nil {
+		r.Observe(n, least)
+	}
+	return enough
 }
 
 // ExpTransform is a StopRule.Transform that maps u to exp(u), the

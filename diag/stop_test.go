@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -43,6 +44,35 @@ func TestStopRule(t *testing.T) {
 	for _, c := range cases {
 		if got := c.rule.Enough(c.draws); got != c.want {
 			t.Errorf("%s: Enough = %v, want %v", c.name, got, c.want)
+		}
+		// With Observe the verdict is the same, and it is told the
+		// smallest ESS, computed here from the variables directly.
+		var seen []float64
+		r := c.rule
+		r.Observe = func(n int, least float64) {
+			if len(c.draws) > 0 && n != len(c.draws[0]) {
+				t.Errorf("%s: Observe told %d draws, want %d", c.name, n, len(c.draws[0]))
+			}
+			seen = append(seen, least)
+		}
+		if got := r.Enough(c.draws); got != c.want {
+			t.Errorf("%s with Observe: Enough = %v, want %v", c.name, got, c.want)
+		}
+		if c.name != "mixed, ESS 400 wanted" && c.name != "chains apart" {
+			continue
+		}
+		want := math.Inf(1)
+		for i := range c.draws[0][0] {
+			ch := make([][]float64, len(c.draws))
+			for k, d := range c.draws {
+				for _, u := range d {
+					ch[k] = append(ch[k], u[i])
+				}
+			}
+			want = min(want, ESSBulk(ch), ESSTail(ch))
+		}
+		if len(seen) != 1 || seen[0] != want {
+			t.Errorf("%s: Observe saw %v, want [%v]", c.name, seen, want)
 		}
 	}
 }

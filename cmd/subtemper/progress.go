@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,10 +25,11 @@ type progress struct {
 	stopc  chan struct{}
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	first  time.Time // when the first iteration was counted (the end of the set-up)
-	firstN int64     // the iterations counted then
-	now    func() time.Time
+	mu       sync.Mutex
+	foreseen int64     // the total the stop rule's last check foresees (0: none new)
+	first    time.Time // when the first iteration was counted (the end of the set-up)
+	firstN   int64     // the iterations counted then
+	now      func() time.Time
 }
 
 // startProgress starts a bar on w for chains chains of at most perChain
@@ -68,6 +70,15 @@ func startProgress(w io.Writer, chains, warmup, expected, perChain int, force bo
 				return
 			case <-t.C:
 				n := pr.sum()
+				// The bar is told outside pr.mu: its decorators take pr.mu.
+				pr.mu.Lock()
+				f := pr.foreseen
+				pr.foreseen = 0
+				pr.mu.Unlock()
+				if f > 0 && f != pr.total {
+					pr.total = max(f, n)
+					pr.bar.SetTotal(pr.total, false)
+				}
 				if n >= pr.total && pr.total < pr.most {
 					pr.total = min(pr.most, n+max((pr.most-n)/10, int64(len(pr.counts))))
 					pr.bar.SetTotal(pr.total, false)
@@ -77,6 +88,25 @@ func startProgress(w io.Writer, chains, warmup, expected, perChain int, force bo
 		}
 	}()
 	return pr
+}
+
+// foresee sets the bar's total from the --min-ess rule's last check:
+// after n draws per chain the smallest ESS was least, and need is the
+// rule's threshold, so about n·need/least draws per chain end the run
+// (at least the next check, at most the run's maximum). Called from the
+// rule's check (one goroutine at a time).
+func (pr *progress) foresee(n int, least, need float64, every, thin int) {
+	if !(least > 0) || math.IsInf(least, 0) {
+		return
+	}
+	draws := math.Ceil(float64(n) * need / least)
+	draws = max(draws, float64(n+every))
+	chains := int64(len(pr.counts))
+	total := chains * (pr.warmup + int64(draws)*int64(thin))
+	total = min(total, pr.most)
+	pr.mu.Lock()
+	pr.foreseen = total
+	pr.mu.Unlock()
 }
 
 // phase names what the chains are doing: set-up until the first

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -408,6 +409,14 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	if chatty && (io.errIsTerminal || f.progress) {
 		pr = startProgress(io.err, st.Chains, f.warmup, expected, perChain, f.progress)
 		st.Progress = pr.callback
+		if rule, ok := st.Stop.(diag.StopRule); ok {
+			// The bar's ETA follows the rule's checks: where the ESS
+			// seen so far says the run will end.
+			need := max(rule.MinESS, diag.ESSPerChainMin*float64(st.Chains))
+			every := cmp.Or(st.StopEvery, tempering.DefaultStopEvery)
+			rule.Observe = func(n int, least float64) { pr.foresee(n, least, need, every, max(1, st.Thin)) }
+			st.Stop = rule
+		}
 	}
 	// Each chain runs locked to its own OS thread (tempering.Run, for its
 	// CPU clock). With fewer Go processors than chains, a chain back from

@@ -406,3 +406,34 @@ func TestGPPriorU(t *testing.T) {
 		t.Errorf("prior density of log σf at σf = 3: %v, want %v", d, 81*math.Exp(-3)/6)
 	}
 }
+
+// TestProgressForesee checks that the stop rule's checks set the bar's
+// expected total: after 50 draws per chain the smallest ESS 100 of the
+// 400 needed foresees 200 draws; a rule already met foresees the next
+// check; the run's maximum caps it; an undefined ESS changes nothing.
+func TestProgressForesee(t *testing.T) {
+	pr := &progress{counts: make([]atomic.Int64, 3), total: 3 * 375, most: 3 * (75 + 2000), warmup: 75}
+	for _, c := range []struct {
+		n           int
+		least, need float64
+		want        int64
+	}{
+		{50, 100, 400, 3 * (75 + 200)},
+		{50, 800, 400, 3 * (75 + 100)}, // met already: the next check
+		{50, 5, 400, 3 * (75 + 2000)},  // 4000 draws: capped at the run's 2000
+		{100, math.NaN(), 400, 0},      // nothing new
+		{100, math.Inf(1), 400, 0},     // nothing new
+		{100, 0, 400, 0},               // nothing new
+	} {
+		pr.foreseen = 0
+		pr.foresee(c.n, c.least, c.need, 50, 1)
+		if pr.foreseen != c.want {
+			t.Errorf("foresee(%d draws, least ESS %v of %v): total %d, want %d", c.n, c.least, c.need, pr.foreseen, c.want)
+		}
+	}
+	// Thinned: iterations are draws × thin.
+	pr.foresee(50, 100, 400, 50, 2)
+	if want := int64(3 * (75 + 400)); pr.foreseen != want {
+		t.Errorf("thin 2: total %d, want %d", pr.foreseen, want)
+	}
+}
