@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // A Transform is a smooth bijection u = g(v) between the target's space u
@@ -173,32 +175,17 @@ func CovInChainSpace(tr Transform, m, cov []float64) []float64 {
 			jinv[i*d+k] = (vp[i] - vm[i]) / (2 * h)
 		}
 	}
-	out := make([]float64, d*d)
-	tmp := make([]float64, d*d) // jinv·cov
-	for i := range d {
-		for j := range d {
-			var s float64
-			for k := range d {
-				s += jinv[i*d+k] * cov[k*d+j]
-			}
-			tmp[i*d+j] = s
-		}
-	}
-	for i := range d {
-		for j := range d {
-			var s float64
-			for k := range d {
-				s += tmp[i*d+k] * jinv[j*d+k]
-			}
-			out[i*d+j] = s
-		}
-	}
+	j := mat.NewDense(d, d, jinv)
+	var tmp, out mat.Dense
+	tmp.Mul(j, mat.NewDense(d, d, cov))
+	out.Mul(&tmp, j.T())
+	res := out.RawMatrix().Data
 	// Symmetrise against rounding.
 	for i := range d {
-		for j := range i {
-			a := (out[i*d+j] + out[j*d+i]) / 2
-			out[i*d+j], out[j*d+i] = a, a
+		for k := range i {
+			a := (res[i*d+k] + res[k*d+i]) / 2
+			res[i*d+k], res[k*d+i] = a, a
 		}
 	}
-	return out
+	return res
 }
