@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
@@ -428,22 +429,43 @@ func rankAll(chains [][]float64) [][]float64 {
 	return out
 }
 
+// pairChoice returns the variables of the pair plot in their order: all
+// of them up to pairVars, else the last two and the pairVars−2 others
+// with the lowest bulk-ESS (a NaN ESS counts as lowest).
+func pairChoice(vars [][][]float64) []int {
+	n := len(vars)
+	if n <= pairVars {
+		idx := make([]int, n)
+		for v := range idx {
+			idx[v] = v
+		}
+		return idx
+	}
+	ess := make([]float64, n)
+	rest := make([]int, 0, n-2)
+	for v := range n - 2 {
+		ess[v] = diag.ESSBulk(vars[v])
+		if math.IsNaN(ess[v]) {
+			ess[v] = math.Inf(-1)
+		}
+		rest = append(rest, v)
+	}
+	slices.SortStableFunc(rest, func(a, b int) int { return cmp.Compare(ess[a], ess[b]) })
+	idx := append(rest[:pairVars-2:pairVars-2], n-2, n-1)
+	slices.Sort(idx)
+	return idx
+}
+
 // pairVars is the most variables the pair plot shows.
 const pairVars = 6
 
-// pairFigure draws the pair plot of at most pairVars variables (the
-// first ones when there are more: the title says which): each pair's
-// draws as points below the diagonal (at most 800 of them, evenly
+// pairFigure draws the pair plot of at most pairVars variables (when
+// there are more: the last two, a GP's sf and sn, and the others with the
+// lowest bulk-ESS, the ones that mix worst; the title says so): each
+// pair's draws as points below the diagonal (at most 800 of them, evenly
 // spaced over the chains' draws), each variable's density on it.
 func pairFigure(base string, names []string, vars [][][]float64, log []bool) error {
-	idx := make([]int, 0, pairVars)
-	for v := range names {
-		idx = append(idx, v)
-	}
-	if len(idx) > pairVars {
-		// Keep sf and sn (the last two of a GP) beside the first length scales.
-		idx = append(idx[:pairVars-2], len(names)-2, len(names)-1)
-	}
+	idx := pairChoice(vars)
 	k := len(idx)
 	all := make([][]float64, len(names))
 	for _, v := range idx {
@@ -509,7 +531,7 @@ func pairFigure(base string, names []string, vars [][][]float64, log []bool) err
 		}
 	}
 	if len(idx) < len(names) {
-		panels[0].Title.Text = fmt.Sprintf("%d of %d parameters", k, len(names))
+		panels[0].Title.Text = fmt.Sprintf("%d of %d parameters (sf, sn and the lowest bulk-ESS)", k, len(names))
 	}
 	return figs.Grid(base, panels, k, 2.2*vg.Inch, 2.2*vg.Inch)
 }

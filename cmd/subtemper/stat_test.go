@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -435,5 +436,35 @@ func TestProgressForesee(t *testing.T) {
 	pr.foresee(50, 100, 400, 50, 2)
 	if want := int64(3 * (75 + 400)); pr.foreseen != want {
 		t.Errorf("thin 2: total %d, want %d", pr.foreseen, want)
+	}
+}
+
+// TestPairChoice checks the pair plot's variables: all of a few; of many,
+// the last two (sf, sn) and the four with the lowest bulk-ESS, in order.
+func TestPairChoice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	mk := func(rho float64) [][]float64 { // 2 chains of AR(1) draws: ESS falls as rho grows
+		ch := make([][]float64, 2)
+		for c := range ch {
+			x := 0.0
+			for range 400 {
+				x = rho*x + math.Sqrt(1-rho*rho)*rng.NormFloat64()
+				ch[c] = append(ch[c], x)
+			}
+		}
+		return ch
+	}
+	few := [][][]float64{mk(0), mk(0), mk(0)}
+	if got := pairChoice(few); !slices.Equal(got, []int{0, 1, 2}) {
+		t.Errorf("3 variables: %v", got)
+	}
+	// Variables 1, 4, 6 and 7 mix slowly; 8 and 9 are sf and sn.
+	rhos := []float64{0, 0.95, 0, 0, 0.9, 0, 0.97, 0.93, 0, 0}
+	var many [][][]float64
+	for _, r := range rhos {
+		many = append(many, mk(r))
+	}
+	if got, want := pairChoice(many), []int{1, 4, 6, 7, 8, 9}; !slices.Equal(got, want) {
+		t.Errorf("10 variables: %v, want %v", got, want)
 	}
 }
