@@ -139,31 +139,30 @@ type ChainEvidence struct {
 // Forward returns the chain's forward estimate of log Z and its standard
 // error.
 func (c *ChainEvidence) Forward() (logZ, se float64) {
-	logZ, v := c.Leg.LogZ, c.Leg.SE*c.Leg.SE
-	var vs float64
-	for _, s := range c.Stages {
-		logZ += s.Forward
-		vs += s.ForwardSE * s.ForwardSE
-	}
-	if c.StagesSE > 0 {
-		vs = c.StagesSE * c.StagesSE
-	}
-	return logZ, math.Sqrt(v + vs)
+	return c.total(func(s EvidenceStage) (float64, float64) { return s.Forward, s.ForwardSE }, c.StagesSE)
 }
 
 // BackwardEstimate returns the chain's backward estimate of log Z and its
 // standard error.
 func (c *ChainEvidence) BackwardEstimate() (logZ, se float64) {
-	logZ, v := c.Leg.LogZ, c.Leg.SE*c.Leg.SE
+	return c.total(func(s EvidenceStage) (float64, float64) { return s.Backward, s.BackwardSE }, c.StagesBackwardSE)
+}
+
+// total adds the leg and the stages' terms (pick gives a stage's term and
+// its standard error); the stages' error is joint when positive, else
+// theirs added in quadrature.
+func (c *ChainEvidence) total(pick func(EvidenceStage) (float64, float64), joint float64) (logZ, se float64) {
+	logZ = c.Leg.LogZ
 	var vs float64
 	for _, s := range c.Stages {
-		logZ += s.Backward
-		vs += s.BackwardSE * s.BackwardSE
+		x, e := pick(s)
+		logZ += x
+		vs += e * e
 	}
-	if c.StagesBackwardSE > 0 {
-		vs = c.StagesBackwardSE * c.StagesBackwardSE
+	if joint > 0 {
+		vs = joint * joint
 	}
-	return logZ, math.Sqrt(v + vs)
+	return logZ, math.Sqrt(c.Leg.SE*c.Leg.SE + vs)
 }
 
 // CombineEvidence returns the estimate of the chains' estimates: their

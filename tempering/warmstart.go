@@ -646,15 +646,13 @@ func (w *WarmStart) Unimodal() bool { return w.Modes == 1 }
 // takes them.
 func (w *WarmStart) Apply(s *Settings) {
 	s.Init = w.Inits
-	t := w.Tuning()
 	mode, cov := w.Mode, w.Cov
 	if s.Transform != nil {
 		cov = CovInChainSpace(s.Transform, w.Mode, w.Cov)
 		mode = make([]float64, len(w.Mode))
 		s.Transform.FromTarget(w.Mode, mode)
-		t.InvMetricDense = cov
 	}
-	s.InitTuning = &t
+	s.InitTuning = &Tuning{InvMetricDense: append([]float64(nil), cov...)}
 	if s.Warmup == 0 {
 		s.Warmup = WarmStartWarmup
 	}

@@ -553,7 +553,7 @@ func rhatParamsFigure(base string, names []string, rhat []float64) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("R-hat per parameter (verdict: every R-hat < %.2f)", diag.RhatMax)
 	p.X.Label.Text = "rank-normalised split R-hat"
-	p.X.Tick.Marker = preciseTicks{}
+	p.X.Tick.Marker = figs.PreciseTicks{}
 	n := len(names)
 	lo, hi := 1.0, diag.RhatMax
 	var pts plotter.XYs
@@ -601,42 +601,15 @@ func rhatParamsFigure(base string, names []string, rhat []float64) error {
 // essCurve is the smallest bulk- and tail-ESS over the variables on
 // growing prefixes of the draws (vars[v][c][s]).
 func essCurve(vars [][][]float64, n, points int) (draws, bulk, tail []float64) {
-	const minDraws = 8
-	if n < minDraws {
-		return
-	}
-	prev := 0
-	for i := 1; i <= points; i++ {
-		k := minDraws + int(math.Round(float64(n-minDraws)*float64(i)/float64(points)))
-		if k <= prev {
-			continue
-		}
-		prev = k
+	for _, k := range prefixSizes(n, points) {
 		b, t := math.Inf(1), math.Inf(1)
 		for _, chains := range vars {
-			pre := make([][]float64, len(chains))
-			for c, x := range chains {
-				pre[c] = x[:k]
-			}
+			pre := prefix(chains, k)
 			b, t = min(b, diag.ESSBulk(pre)), min(t, diag.ESSTail(pre))
 		}
 		draws, bulk, tail = append(draws, float64(k)), append(bulk, b), append(tail, t)
 	}
 	return
-}
-
-// preciseTicks labels gonum's default tick positions with 6 significant
-// digits.
-type preciseTicks struct{}
-
-func (preciseTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
-		}
-	}
-	return ts
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -30,24 +30,11 @@ type rhatCurve struct {
 // first n draws of each chain (vars is [var][chain][draw]).
 func prefixRhat(vars [][][]float64, times [][]float64, n, points int) rhatCurve {
 	var rc rhatCurve
-	const minDraws = 8
-	if n < minDraws {
-		return rc
-	}
-	prev := 0
-	for i := 1; i <= points; i++ {
-		k := minDraws + int(math.Round(float64(n-minDraws)*float64(i)/float64(points)))
-		if k <= prev {
-			continue
-		}
-		prev = k
+	for _, k := range prefixSizes(n, points) {
 		rh := make([]float64, len(vars))
 		rp := make([]float64, len(vars))
 		for v, chains := range vars {
-			pre := make([][]float64, len(chains))
-			for c, x := range chains {
-				pre[c] = x[:k]
-			}
+			pre := prefix(chains, k)
 			rh[v] = diag.Rhat(pre)
 			rp[v] = diag.RhatPaper(pre)
 		}
@@ -72,6 +59,33 @@ func prefixRhat(vars [][][]float64, times [][]float64, n, points int) rhatCurve 
 		rc.Paper = append(rc.Paper, nanMedian(rp))
 	}
 	return rc
+}
+
+// prefixSizes returns the prefix lengths at which the convergence curves
+// are drawn: points lengths evenly spaced from 8 draws (the fewest that
+// the diagnostics take) to n, without repeats; none for n < 8.
+func prefixSizes(n, points int) []int {
+	const minDraws = 8
+	var ks []int
+	if n < minDraws {
+		return ks
+	}
+	for i := 1; i <= points; i++ {
+		k := minDraws + int(math.Round(float64(n-minDraws)*float64(i)/float64(points)))
+		if len(ks) == 0 || k > ks[len(ks)-1] {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// prefix returns the first k draws of each chain.
+func prefix(chains [][]float64, k int) [][]float64 {
+	pre := make([][]float64, len(chains))
+	for c, x := range chains {
+		pre[c] = x[:k]
+	}
+	return pre
 }
 
 // figures lists every figure writePlots can draw, with what it shows:

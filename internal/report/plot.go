@@ -66,10 +66,10 @@ func Line(base string, spec LineSpec) error {
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	if !spec.LogX {
-		p.X.Tick.Marker = preciseTicks{}
+		p.X.Tick.Marker = PreciseTicks{}
 	}
 	if !spec.LogY {
-		p.Y.Tick.Marker = preciseTicks{}
+		p.Y.Tick.Marker = PreciseTicks{}
 	}
 	p.Add(plotter.NewGrid())
 	minX, maxX := math.Inf(1), math.Inf(-1)
@@ -271,13 +271,13 @@ func writeTo(path string, write func(io.Writer) (int64, error)) error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// preciseTicks are gonum's default tick positions with labels precise
+// PreciseTicks are gonum's default tick positions with labels precise
 // enough for their spacing: DefaultTicks can label ticks 0.15 apart with
 // one decimal ("1" for 1.05, "1.3" for 1.35), which misplaces a reference
 // line such as R-hat = 1.1 for the reader.
-type preciseTicks struct{}
+type PreciseTicks struct{}
 
-func (preciseTicks) Ticks(min, max float64) []plot.Tick {
+func (PreciseTicks) Ticks(min, max float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ts {
 		if ts[i].Label != "" {
@@ -303,7 +303,7 @@ func Panels(base string, names []string, xLabel string, seriesNames []string, li
 		log := v < len(logX) && logX[v]
 		if log {
 			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = preciseTicks{}
+			p.X.Tick.Marker = PreciseTicks{}
 			p.X.Label.Text = xLabel + " (log axis)"
 		}
 		for k, xy := range lines[v] {
@@ -381,7 +381,7 @@ func Dots(base string, spec BarSpec) error {
 	}
 	addHLine(p, spec)
 	p.NominalX(spec.Labels...)
-	p.Y.Tick.Marker = preciseTicks{}
+	p.Y.Tick.Marker = PreciseTicks{}
 	return save(base, 6*vg.Inch, 4*vg.Inch, func(c draw.Canvas) { p.Draw(c) })
 }
 

@@ -56,7 +56,7 @@ func TestErrorCounts(t *testing.T) {
 // TestTickLabels: every labelled tick's label reads back as its value.
 func TestTickLabels(t *testing.T) {
 	for _, r := range [][2]float64{{0.97, 1.36}, {0, 1}, {1e-3, 5e-3}, {64, 2048}, {-3, 7}} {
-		for _, tk := range (preciseTicks{}).Ticks(r[0], r[1]) {
+		for _, tk := range (PreciseTicks{}).Ticks(r[0], r[1]) {
 			if tk.Label == "" {
 				continue
 			}
