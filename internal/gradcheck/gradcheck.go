@@ -1,38 +1,34 @@
 // Package gradcheck compares analytic gradients with central finite
-// differences, for the models' tests.
+// differences, for the models' tests: testing.TB reporting on top of the
+// public kit's temperingtest.FiniteDiff and temperingtest.CompareGrad.
 package gradcheck
 
 import (
-	"math"
 	"testing"
+
+	"github.com/subtemper/subtemper/tempering/temperingtest"
 )
 
-// FD returns the central finite-difference gradient of f at u with step h.
+// FD returns the central finite-difference gradient of f at u with step h
+// (temperingtest.FiniteDiff).
 func FD(f func([]float64) float64, u []float64, h float64) []float64 {
-	g := make([]float64, len(u))
-	v := append([]float64(nil), u...)
-	for k := range u {
-		v[k] = u[k] + h
-		fp := f(v)
-		v[k] = u[k] - h
-		fm := f(v)
-		v[k] = u[k]
-		g[k] = (fp - fm) / (2 * h)
-	}
-	return g
+	return temperingtest.FiniteDiff(f, u, h)
 }
 
 // Check reports (t.Errorf) every component of grad that differs from fd by
-// more than tol relative to the largest |fd| (at least 1e-3).
+// more than tol relative to the largest |fd| (at least 1e-3), as
+// temperingtest.CompareGrad finds them.
 func Check(t testing.TB, what string, grad, fd []float64, tol float64) {
 	t.Helper()
-	var norm float64
-	for _, v := range fd {
-		norm = math.Max(norm, math.Abs(v))
+	err := temperingtest.CompareGrad(grad, fd, tol)
+	if err == nil {
+		return
 	}
-	for k := range grad {
-		if e := math.Abs(grad[k]-fd[k]) / math.Max(1e-3, norm); e > tol {
-			t.Errorf("%s: grad[%d] = %.10g, finite differences %.10g (rel err %.2g)", what, k, grad[k], fd[k], e)
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			t.Errorf("%s: %v", what, e)
 		}
+		return
 	}
+	t.Errorf("%s: %v", what, err)
 }

@@ -1,0 +1,55 @@
+package temperingtest_test
+
+import (
+	"testing"
+
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/mvn"
+	"github.com/subtemper/subtemper/targets"
+	"github.com/subtemper/subtemper/tempering/temperingtest"
+)
+
+// newGP returns the GP model on synthetic data, on the gonum backend.
+func newGP(t *testing.T, n, d int, k gp.Kernel) targets.GP {
+	t.Helper()
+	data, _, err := gp.Synthetic(n, d, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := gp.New(linalg.Default(), data, gp.Options{Kernel: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return targets.GP{Model: m}
+}
+
+// newMVN returns the MVN model on synthetic data, on the gonum backend.
+func newMVN(t *testing.T, n, d int) targets.MVN {
+	t.Helper()
+	data, sigma, _, err := mvn.Synthetic(n, d, 2, mvn.SynthOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return targets.MVN{Model: m}
+}
+
+// TestBuiltInTargets runs the target kit on the models the library ships:
+// the GP (every kernel family, with its prefixes, gradient resumes and
+// reordering) and the MVN model.
+func TestBuiltInTargets(t *testing.T) {
+	for _, k := range []gp.Kernel{gp.SE, gp.Matern12, gp.Matern32, gp.Matern52} {
+		t.Run("gp/"+k.String(), func(t *testing.T) {
+			temperingtest.TargetTest(t, newGP(t, 40, 2, k), temperingtest.TargetOptions{Seed: 1})
+		})
+	}
+	t.Run("mvn", func(t *testing.T) {
+		temperingtest.TargetTest(t, newMVN(t, 40, 3), temperingtest.TargetOptions{Seed: 1})
+	})
+}
