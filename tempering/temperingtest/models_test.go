@@ -7,6 +7,7 @@ import (
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
 	"github.com/subtemper/subtemper/targets"
+	"github.com/subtemper/subtemper/tempering"
 	"github.com/subtemper/subtemper/tempering/temperingtest"
 )
 
@@ -52,4 +53,36 @@ func TestBuiltInTargets(t *testing.T) {
 	t.Run("mvn", func(t *testing.T) {
 		temperingtest.TargetTest(t, newMVN(t, 40, 3), temperingtest.TargetOptions{Seed: 1})
 	})
+}
+
+// mvnExact is the MVN model with its analytic posterior (mvn.Model's
+// Posterior) as the known posterior of the invariance kit.
+type mvnExact struct {
+	targets.MVN
+	*temperingtest.Normal
+}
+
+// TestBuiltInMVNInvariance runs the invariance kit on the MVN model, whose
+// posterior is known: MH and HMC leave it invariant.
+func TestBuiltInMVNInvariance(t *testing.T) {
+	m := newMVN(t, 40, 3)
+	post, err := m.Posterior(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Dim()
+	cov := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			cov[i*d+j] = post.Cov.At(i, j)
+		}
+	}
+	normal, err := temperingtest.NewNormal(post.Mean, cov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := mvnExact{m, normal}
+	for _, k := range []tempering.Kernel{tempering.MH{Sigma: 0.1}, tempering.HMC{StepSize: 0.05, Steps: 6}} {
+		temperingtest.InvarianceTest(t, k, target, temperingtest.InvarianceOptions{Seed: 2, Replicates: 1000})
+	}
 }
