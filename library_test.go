@@ -2,19 +2,15 @@ package subtemper_test
 
 import (
 	"bufio"
-	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/internal/modrun"
 )
 
 // libraryHeading matches the heading of README's library section.
@@ -61,15 +57,6 @@ func libraryProgram(path string) (string, bool, error) {
 // of docs/library-example.md, which holds the section's text until it
 // moves into README.md.
 func TestLibraryProgram(t *testing.T) {
-	// The go command of the toolchain running the test, falling back on
-	// PATH: what `go test` itself runs, which is what this test wants.
-	//lint:ignore SA1019 the test runs where it was built, so the build's GOROOT is meaningful
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			t.Skip("the go command is not available: cannot build the README's program from another module")
-		}
-	}
 	root, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -90,39 +77,20 @@ func TestLibraryProgram(t *testing.T) {
 	}
 	t.Logf("program from %s", source)
 
-	dir := t.TempDir()
-	gomod := fmt.Sprintf("module example\n\ngo 1.26\n\nrequire github.com/subtemper/subtemper v0.0.0-00010101000000-000000000000\n\nreplace github.com/subtemper/subtemper => %s\n", root)
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range map[string]string{"go.mod": gomod, "go.sum": string(sum), "main.go": prog} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	data, _, err := gp.Synthetic(40, 2, 5, gp.Prior{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := gp.WriteCSVFile(filepath.Join(dir, "train.csv"), data); err != nil {
+	var train strings.Builder
+	if err := gp.WriteCSV(&train, data); err != nil {
 		t.Fatal(err)
 	}
-	// New inputs with the columns in another order: matched by name.
-	newCSV := "x2,x1\n0.5,-1\n0,0\n2,1.5\n"
-	if err := os.WriteFile(filepath.Join(dir, "new.csv"), []byte(newCSV), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, "run", ".", "train.csv", "new.csv")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go run of the library program (%s) failed: %v\n%s", source, err, out)
-	}
-	got := string(out)
+	got := modrun.GoRun(t, root, map[string]string{
+		"main.go":   prog,
+		"train.csv": train.String(),
+		// New inputs with the columns in another order: matched by name.
+		"new.csv": "x2,x1\n0.5,-1\n0,0\n2,1.5\n",
+	}, "train.csv", "new.csv")
 	if n := strings.Count(got, "y* ="); n != 3 {
 		t.Errorf("%d predictions printed, want 3:\n%s", n, got)
 	}
