@@ -144,13 +144,23 @@ func (c *checker) same(a, b value) bool {
 		c.closeAll(a.glp, b.glp) && c.closeAll(a.gll, b.gll)
 }
 
+// newClone returns a clone of the target, or nil after recording
+// Clone's error.
+func (c *checker) newClone() tempering.Target {
+	cl, err := c.tg.Clone()
+	if err != nil {
+		c.errorf("Clone: %v", err)
+		return nil
+	}
+	return cl
+}
+
 // clone checks that a clone gives the original's values, that using the
 // clone (evaluations elsewhere, a reordering) does not change the
 // original's, and that the two evaluated concurrently give the same.
 func (c *checker) clone(points [][]float64) {
-	cl, err := c.tg.Clone()
-	if err != nil {
-		c.errorf("Clone: %v", err)
+	cl := c.newClone()
+	if cl == nil {
 		return
 	}
 	defer closeTarget(cl)

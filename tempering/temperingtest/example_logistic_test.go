@@ -75,12 +75,7 @@ func (m logistic) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre 
 }
 
 // softplus returns log(1 + e^x) without overflow.
-func softplus(x float64) float64 {
-	if x > 0 {
-		return x + math.Log1p(math.Exp(-x))
-	}
-	return math.Log1p(math.Exp(x))
-}
+func softplus(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
 
 // Clone returns m itself: the model has no workspaces, and its data are
 // read-only.

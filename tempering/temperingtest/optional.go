@@ -72,9 +72,8 @@ func (c *checker) resume(points [][]float64) {
 // reverse order, after a random reordering and after reordering by the
 // permutation itself.
 func (c *checker) reorder(p []float64) {
-	cl, err := c.tg.Clone()
-	if err != nil {
-		c.errorf("Clone: %v", err)
+	cl := c.newClone()
+	if cl == nil {
 		return
 	}
 	defer closeTarget(cl)

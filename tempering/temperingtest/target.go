@@ -151,7 +151,7 @@ func (c *checker) shape() error {
 	}
 	for i, p := range c.o.Points {
 		if len(p) != c.dim {
-			return fmt.Errorf("Points[%d] has length %d, Dim() is %d", i, len(p), c.dim)
+			return fmt.Errorf("option Points[%d] has length %d, Dim() is %d", i, len(p), c.dim)
 		}
 	}
 	c.perm = c.rng.Perm(c.n)
