@@ -20,7 +20,10 @@ func TestTargetKitCatchesFlaws(t *testing.T) {
 	for _, tc := range []struct{ flaw, want string }{
 		{"grad-prior", "LogPrior's gradient"},
 		{"grad-lik", "LogLik's gradient"},
+		{"grad-ignores-subset", "LogLik's gradient on a subset"},
 		{"cache-by-u", "fresh clone"},
+		{"nil-drops-last", "listed as a subset"},
+		{"order-matters", "in reverse order"},
 		{"shared-layout", "after the clone was used"},
 		{"prefix-off-by-one", "LogLikPrefixes"},
 		{"resume-any-point", "LogLikResume after another point"},

@@ -76,6 +76,9 @@ func (m *toy) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []fl
 	n := len(subset)
 	if subset == nil {
 		n = len(m.ys)
+		if m.flaw == "nil-drops-last" {
+			n--
+		}
 	}
 	var ll float64
 	var g [2]float64
@@ -85,6 +88,9 @@ func (m *toy) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []fl
 			i = subset[k]
 		}
 		m.term(i, u, &ll, &g)
+		if m.flaw == "order-matters" && k == 0 {
+			ll *= 1.001 // the first observation listed weighs more
+		}
 		at := k + 1
 		if m.flaw == "prefix-off-by-one" {
 			at = k + 2
@@ -94,6 +100,10 @@ func (m *toy) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []fl
 				pre[j] = ll
 			}
 		}
+	}
+	if grad != nil && m.flaw == "grad-ignores-subset" && subset != nil {
+		m.LogLikPrefixes(nil, u, grad, nil, nil)
+		return ll, true, nil
 	}
 	if grad != nil {
 		grad[0], grad[1] = g[0], g[1]
