@@ -101,6 +101,9 @@ func kernelMap(m map[string]any, prefix string, k tempering.Kernel) {
 	case tempering.NUTS:
 		m[prefix+"kernel"] = "nuts"
 		m[prefix+"step_size"], m[prefix+"max_tree_depth"], m[prefix+"adapt"] = k.StepSize, k.MaxTreeDepth, k.Adapt.String()
+	case tempering.Independence:
+		m[prefix+"kernel"] = "independence"
+		m[prefix+"proposal_df"], m[prefix+"proposal_scale"] = k.DF, k.Scale
 	case tempering.MH:
 		m[prefix+"kernel"] = "mh"
 		m[prefix+"mh_scale"], m[prefix+"mh_steps"], m[prefix+"adapt"] = k.Sigma, k.Steps, k.Adapt.String()

@@ -152,12 +152,38 @@ func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel boo
 	if !keepKernel {
 		st.Kernel, st.Warmup = nil, 0
 		st.Driver = tempering.None
+		if p := ws.Proposal; p != nil && p.ESS() >= MinProposalESS {
+			st.Kernel, st.Transform = p.Kernel(), p.Transform
+			st.Draws = max(st.Draws, IndependenceDraws)
+		}
 	}
 	if st.Transform == nil {
 		st.Transform = gp.VarianceSplit{}
 	}
 	ws.Apply(&st)
 	return st
+}
+
+// MinProposalESS is the importance ESS fraction (tempering.Proposal.ESS)
+// from which WarmSettings samples with the fitted independence proposal
+// instead of HMC.
+const MinProposalESS = 0.1
+
+// IndependenceDraws is the most draws per chain WarmSettings allows the
+// independence sampler: a transition costs one log density without
+// gradient, about a third of a gradient, and is accepted less often
+// than an HMC one, so more draws are made for the same work.
+const IndependenceDraws = 10000
+
+// WarmStartOptions returns the warm-start options FitGP uses for st (and
+// the CLI): st's seed and chains, and, if fitProposal, an independence
+// proposal fitted in gp.VarianceSplit's space.
+func WarmStartOptions(st tempering.Settings, fitProposal bool) tempering.WarmStartOptions {
+	o := tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains}
+	if fitProposal {
+		o.Proposal = &tempering.ProposalOptions{Transform: gp.VarianceSplit{}, Seed: st.Seed}
+	}
+	return o
 }
 
 // GPFit is a fitted GP: the data, how they were transformed, the model's
@@ -248,7 +274,7 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 		return nil, fmt.Errorf("subtemper: unknown warm-start mode %d", int(opt.WarmStart))
 	}
 	if warm {
-		ws, err := tempering.FindMode(ctx, t, tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains})
+		ws, err := tempering.FindMode(ctx, t, WarmStartOptions(st, opt.Settings == nil && !opt.MAP))
 		if err == nil && ctx.Err() != nil {
 			err = context.Cause(ctx)
 		}

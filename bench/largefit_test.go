@@ -20,7 +20,7 @@ var (
 	largeDims    = flag.String("large.dims", "3,8", "BenchmarkLargeFit: comma-separated D of the synthetic cases")
 	largeLength  = flag.Float64("large.length", 1.5, "BenchmarkLargeFit: warm-len's integration time")
 	largeWarmup  = flag.Int("large.warmup", 0, "BenchmarkLargeFit: warm methods' warm-up iterations (0: tempering.WarmStartWarmup)")
-	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
+	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
 )
 
 // BenchmarkLargeFit fits the GP's hyperparameters on the paper's §4.2
@@ -33,11 +33,15 @@ var (
 //   - warm: the large-fit path as FitGP runs it: tempering.FindMode (the
 //     MAP by L-BFGS on nested subsets, the Laplace approximation at the
 //     full data), then subtemper.WarmSettings: on one mode the kernel
-//     alone, tempering.WarmKernel from over-dispersed starts around the
-//     mode with the Laplace covariance as metric, tempering.WarmStartWarmup
-//     warm-up iterations; on more, DefaultGPSettings unchanged. The same
-//     stop rule.
-//   - warm-log: warm with the chains in u = log θ itself rather than in
+//     alone from over-dispersed starts around the mode, with the
+//     independence kernel from the proposal fitted by importance sampling
+//     (WarmStart.FitProposal) where its importance ESS reaches
+//     subtemper.MinProposalESS, else tempering.WarmKernel with the Laplace
+//     covariance as metric; tempering.WarmStartWarmup warm-up iterations;
+//     on more modes, DefaultGPSettings unchanged. The same stop rule.
+//   - warm-hmc: warm without the fitted independence proposal: on one
+//     mode always tempering.WarmKernel.
+//   - warm-log: warm-hmc with the chains in u = log θ itself rather than in
 //     gp.VarianceSplit's space.
 //   - warm-imh, warm-nuts, warm-len, warm-dense: warm with, on one mode,
 //     independence MH from the Laplace approximation, NUTS, HMC of
@@ -138,22 +142,26 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	cpu0, _ := tempering.ProcessCPU()
 	n := t.NumObs()
 	if method != "default" {
-		ws, err := tempering.FindMode(ctx, t, tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains})
+		ws, err := tempering.FindMode(ctx, t, subtemper.WarmStartOptions(st, method == "warm"))
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range ws.Stages {
 			r.warmEquiv += float64(s.Evals) * cost.Grad(s.Size) / cost.Grad(n)
 		}
+		if p := ws.Proposal; p != nil {
+			r.warmEquiv += float64(p.Evals()) * cost.Value(n) / cost.Grad(n)
+			fmt.Fprintf(os.Stderr, "proposal: rounds %+v\n", p.Rounds)
+		}
 		cpu1, _ := tempering.ProcessCPU()
 		r.warmCPU = (cpu1 - cpu0).Seconds()
 		r.modes = ws.Modes
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
 		st = subtemper.WarmSettings(st, ws, false)
-		if ws.Unimodal() {
+		if ws.Unimodal() && method != "warm" {
 			st.Kernel, st.Warmup = nil, 0
 			switch method {
-			case "warm", "warm-dense":
+			case "warm-hmc", "warm-dense":
 			case "warm-log":
 				// The warm path in the sampling space u = log θ itself.
 				st.Transform = nil

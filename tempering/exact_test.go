@@ -21,6 +21,9 @@ type exactCase struct {
 	warm   bool // start from FindMode's warm start (WarmStart.Apply)
 	// transform, if non-nil, is Settings.Transform (set before Apply).
 	transform Transform
+	// fit makes the kernel WarmStart.FitProposal's independence kernel
+	// (in transform's space), fitted before Apply.
+	fit bool
 }
 
 func exactCases() []exactCase {
@@ -77,7 +80,10 @@ func exactCases() []exactCase {
 	cs = append(cs,
 		exactCase{name: "warm-split/none", driver: None, draws: 6000, warm: true, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-split/spt", driver: SPT, sched: DEO, draws: 6000, warm: true, transform: gp.VarianceSplit{}},
-		exactCase{name: "sinh/none", kernel: hmc, driver: None, draws: 6000, transform: sinhFirst{}})
+		exactCase{name: "sinh/none", kernel: hmc, driver: None, draws: 6000, transform: sinhFirst{}},
+		// Independence MH from a proposal fitted by importance sampling,
+		// in the split space, as large fits run on a posterior it suits.
+		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}})
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000})
 	return cs
 }
@@ -101,6 +107,13 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 			return nil, "", err
 		}
 		s.Warmup = 0
+		if c.fit {
+			p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: seed, Transform: c.transform})
+			if err != nil {
+				return nil, "", err
+			}
+			s.Kernel = p.Kernel()
+		}
 		ws.Apply(s)
 	}
 	res, err := Run(context.Background(), tg, s)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -46,6 +45,10 @@ type WarmStartOptions struct {
 	// Workers is the number of optimisations run at once (each on its own
 	// clone of the target). Zero means GOMAXPROCS.
 	Workers int
+	// Proposal, if non-nil, has FindMode fit an independence proposal
+	// (WarmStart.FitProposal, with these options) when it finds one
+	// mode, into WarmStart.Proposal.
+	Proposal *ProposalOptions
 }
 
 // StageWork counts a warm-start stage's evaluations: Evals log-likelihood
@@ -102,6 +105,9 @@ type WarmStart struct {
 	SecondsPerGrad float64
 	// Wall is the warm start's wall-clock time.
 	Wall time.Duration
+	// Proposal is the independence proposal FitProposal fitted (nil
+	// before it runs).
+	Proposal *Proposal
 }
 
 // Tuning returns the target level's starting tuning: the Laplace
@@ -211,21 +217,11 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	}
 
 	workers := min(opt.Workers, max(opt.Starts, dim))
-	pool := make([]Target, workers)
-	defer func() {
-		for _, p := range pool {
-			if c, ok := p.(io.Closer); ok {
-				c.Close()
-			}
-		}
-	}()
-	for i := range pool {
-		c, err := t.Clone()
-		if err != nil {
-			return nil, fmt.Errorf("tempering: warm start: cloning the target: %w", err)
-		}
-		pool[i] = c
+	pool, err := clonePool(t, workers)
+	if err != nil {
+		return nil, fmt.Errorf("tempering: warm start: %w", err)
 	}
+	defer closePool(pool)
 
 	w := &WarmStart{}
 	optima := starts
@@ -296,7 +292,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	for j := range h {
 		h[j] = 1e-4 * max(1, math.Abs(w.Mode[j]))
 	}
-	err := onPool(ctx, pool, dim+1, func(t Target, j int) {
+	err = onPool(ctx, pool, dim+1, func(t Target, j int) {
 		u := append([]float64(nil), w.Mode...)
 		if j < dim {
 			u[j] += h[j]
@@ -383,6 +379,15 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 			copy(u, w.Mode)
 		}
 		w.Inits = append(w.Inits, u)
+	}
+	if opt.Proposal != nil && w.Unimodal() {
+		po := *opt.Proposal
+		if po.Workers == 0 {
+			po.Workers = opt.Workers
+		}
+		if _, err := w.FitProposal(ctx, t, po); err != nil {
+			return nil, err
+		}
 	}
 	w.Wall = time.Since(start)
 	return w, nil

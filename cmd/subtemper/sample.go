@@ -383,7 +383,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		if chatty {
 			fmt.Fprintf(io.err, "subtemper %s: warm start: looking for the posterior mode (N = %d; --warm-start off skips it)\n", j.command, j.target.NumObs())
 		}
-		ws, err = findMode(sctx, j)
+		ws, err = findMode(sctx, j, !kernelChosen(f.fs))
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime) {
 				return fmt.Errorf("--max-time %s ran out while looking for the posterior mode, before any draw: give more time", f.maxTime)

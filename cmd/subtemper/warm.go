@@ -61,6 +61,19 @@ type warmInfo struct {
 	// NonGaussian names the parameters along which the log density
 	// falls very unequally at ∓2 Laplace sd (tempering.WarmStart.Drops).
 	NonGaussian []string `json:"non_gaussian"`
+	// Proposal describes the independence proposal fitted by importance
+	// sampling (absent when none was fitted).
+	Proposal *proposalInfo `json:"proposal,omitempty"`
+}
+
+// proposalInfo is what summary.json says of the fitted proposal.
+type proposalInfo struct {
+	Rounds         []tempering.ProposalRound `json:"rounds"`
+	ImportanceESS  float64                   `json:"importance_ess"`
+	SecondsPerEval float64                   `json:"seconds_per_full_evaluation"`
+	// Used says whether sampling used it (importance ESS ≥
+	// subtemper.MinProposalESS and no kernel chosen by flags).
+	Used bool `json:"used"`
 }
 
 // newWarmInfo describes ws for summary.json and map.json.
@@ -73,13 +86,17 @@ func newWarmInfo(j *job, ws *tempering.WarmStart) *warmInfo {
 	for _, i := range ws.NonGaussian {
 		w.NonGaussian = append(w.NonGaussian, j.names[i])
 	}
+	if p := ws.Proposal; p != nil {
+		w.Proposal = &proposalInfo{Rounds: p.Rounds, ImportanceESS: p.ESS(), SecondsPerEval: p.SecondsPerEval}
+	}
 	return w
 }
 
-// findMode runs the warm start on j's target for j's chains.
-func findMode(ctx context.Context, j *job) (*tempering.WarmStart, error) {
+// findMode runs the warm start on j's target for j's chains, fitting an
+// independence proposal too if fitProposal.
+func findMode(ctx context.Context, j *job, fitProposal bool) (*tempering.WarmStart, error) {
 	st := j.settings
-	ws, err := tempering.FindMode(ctx, j.target, tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains})
+	ws, err := tempering.FindMode(ctx, j.target, subtemper.WarmStartOptions(*st, fitProposal))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interruptedDuring("the search for the posterior mode")
@@ -97,10 +114,7 @@ func findMode(ctx context.Context, j *job) (*tempering.WarmStart, error) {
 func applyWarmStart(j *job, ws *tempering.WarmStart) {
 	f, st := j.flags, j.settings
 	fs := f.fs
-	kernelChosen := false
-	for _, name := range []string{"inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps"} {
-		kernelChosen = kernelChosen || fs.isSet(name)
-	}
+	kernelChosen := kernelChosen(fs)
 	j.warm = newWarmInfo(j, ws)
 	if !ws.Unimodal() {
 		return
@@ -112,11 +126,19 @@ func applyWarmStart(j *job, ws *tempering.WarmStart) {
 	if fs.isSet("warmup") {
 		ns.Warmup = st.Warmup
 	}
+	if fs.isSet("draws") {
+		ns.Draws = st.Draws
+	}
 	*st = ns
 	f.sampler = strings.ToLower(st.Driver.String())
 	f.warmup = st.Warmup
+	f.draws = st.Draws
 	if f.adapt != "none" {
 		f.adapt = "step"
+	}
+	if _, ok := st.Kernel.(tempering.Independence); ok {
+		f.inner, f.adapt = "imh", "none"
+		j.warm.Proposal.Used = true
 	}
 	j.warmKernel = !kernelChosen
 	if pl, ok := st.Kernel.(tempering.PerLevel); ok && j.warmKernel {
@@ -124,6 +146,16 @@ func applyWarmStart(j *job, ws *tempering.WarmStart) {
 			f.hmcLength = h.Length
 		}
 	}
+}
+
+// kernelChosen reports whether a flag chose the kernel or its tuning.
+func kernelChosen(fs *flagSet) bool {
+	for _, name := range []string{"inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps"} {
+		if fs.isSet(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // expectedDraws is the number of draws per chain after which the --min-ess
@@ -150,6 +182,9 @@ func expectedDraws(st *tempering.Settings, minESS float64) int {
 func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int) (exp, most time.Duration) {
 	share := float64(st.Chains) / float64(max(1, min(st.Chains, runtime.NumCPU())))
 	per := warmLeapfrogs * ws.SecondsPerGrad * share
+	if p := ws.Proposal; p != nil && p.Used {
+		per = p.SecondsPerEval * share
+	}
 	sec := func(draws int) time.Duration {
 		return time.Duration(float64(st.Warmup+draws*st.Thin) * per * float64(time.Second))
 	}
@@ -171,6 +206,10 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 	case j.settings.Driver != tempering.None:
 		what = fmt.Sprintf("one mode: sampling with %s from over-dispersed starts around it with the Laplace covariance as metric", strings.ToUpper(j.flags.sampler))
 	}
+	if p := j.warm.Proposal; p != nil && p.Used {
+		what = fmt.Sprintf("one mode: sampling by independence Metropolis–Hastings from a Student-t fitted to the posterior by importance sampling (%s, %d log densities; importance ESS %.0f%%)",
+			plural.Count(len(p.Rounds), "round", "rounds"), ws.Proposal.Evals(), 100*p.ImportanceESS)
+	}
 	if ws.Unimodal() && j.settings.Transform != nil {
 		what += ", the chains moving in (½log(σf²+σn²), log(σn²/σf²)) for (log σf, log σn)"
 	}
@@ -186,8 +225,12 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 	}
 	exp, most := warmEstimate(j.settings, j.warm, expected)
 	j.warm.EstimateSeconds = exp.Seconds()
-	fmt.Fprintf(w, "subtemper %s: a full-data gradient takes %s: expect about %s of sampling (%d warm-up + about %d draws per chain), at most %s (%d draws)\n",
-		j.command, fmtSeconds(ws.SecondsPerGrad), fmtDuration(exp), j.settings.Warmup, expected, fmtDuration(most), j.settings.Draws)
+	cost := "a full-data gradient takes " + fmtSeconds(ws.SecondsPerGrad)
+	if p := j.warm.Proposal; p != nil && p.Used {
+		cost = "a full-data log density takes " + fmtSeconds(p.SecondsPerEval)
+	}
+	fmt.Fprintf(w, "subtemper %s: %s: expect about %s of sampling (%d warm-up + about %d draws per chain), at most %s (%d draws)\n",
+		j.command, cost, fmtDuration(exp), j.settings.Warmup, expected, fmtDuration(most), j.settings.Draws)
 }
 
 func fmtSeconds(s float64) string {
@@ -256,7 +299,7 @@ func runMAP(ctx context.Context, io *stdio, j *job, save func([][][]float64) err
 		fmt.Fprintf(io.err, "subtemper %s: --map: looking for the posterior mode (N = %d)\n", j.command, j.target.NumObs())
 	}
 	cpu0, _ := tempering.ProcessCPU()
-	ws, err := findMode(ctx, j)
+	ws, err := findMode(ctx, j, false)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,10 @@ func TestGPWarmStartOn(t *testing.T) {
 	args := []string{"gp", "--n", "200", "--dims", "2", "--warm-start", "on", "--draws", "100", "--min-ess", "0", "--out", out}
 	r := runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
-	for _, want := range []string{"warm start: posterior mode found", "one mode", "a full-data gradient takes"} {
+	// The posterior is close enough to the fitted t for the independence
+	// sampler (importance ESS about 70%, well above
+	// subtemper.MinProposalESS).
+	for _, want := range []string{"warm start: posterior mode found", "one mode: sampling by independence Metropolis–Hastings", "a full-data log density takes", "with NONE + IMH"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
@@ -28,6 +31,10 @@ func TestGPWarmStartOn(t *testing.T) {
 	}
 	if ws["modes"] != 1.0 || s["sampler"] != "none" {
 		t.Errorf("warm start modes %v, sampler %v: want 1 and none", ws["modes"], s["sampler"])
+	}
+	p, ok := ws["proposal"].(map[string]any)
+	if !ok || p["used"] != true || !(p["importance_ess"].(float64) >= 0.1) || s["inner"] != "imh" {
+		t.Errorf("warm_start.proposal %v, inner %v: want a fitted proposal used by the imh kernel", ws["proposal"], s["inner"])
 	}
 	if d := s["draws"].(map[string]any); d["warmup"] != 75.0 {
 		t.Errorf("warm-up %v, want 75 (tempering.WarmStartWarmup)", d["warmup"])

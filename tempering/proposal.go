@@ -1,0 +1,321 @@
+package tempering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ProposalOptions configures WarmStart.FitProposal. The zero value is
+// valid.
+type ProposalOptions struct {
+	// Transform is the chains' space v (u = g(v)) the proposal lives in;
+	// nil means u itself.
+	Transform Transform
+	// Draws is the number of proposals drawn in each round. Zero means 500.
+	Draws int
+	// Rounds is the number of rounds: the first draws from the Laplace
+	// approximation, each later one from the previous round's fit. Zero
+	// means 2.
+	Rounds int
+	// DF is the Student-t proposal's degrees of freedom (> 2). Zero means 5.
+	DF float64
+	// Scale multiplies the fitted covariance in the proposal's scale
+	// matrix. Zero means 1.2.
+	Scale float64
+	// Seed determines the proposals.
+	Seed uint64
+	// Workers is the number of evaluations run at once, each on its own
+	// clone of the target. Zero means GOMAXPROCS.
+	Workers int
+}
+
+// ProposalRound is one round of FitProposal: Draws log-density evaluations
+// on all observations, and the effective sample size of their importance
+// weights as a fraction of Draws, (Σw)²/(Draws·Σw²).
+type ProposalRound struct {
+	Draws int
+	ESS   float64
+}
+
+// Proposal is an independence proposal fitted to the posterior by
+// WarmStart.FitProposal: a multivariate Student-t in the chains' space
+// (Transform; nil: u), centred at Center with scale matrix Scale·Cov.
+type Proposal struct {
+	Transform   Transform
+	Center, Cov []float64
+	DF, Scale   float64
+	// Rounds holds each round's work and importance ESS, the first round
+	// (drawn from the Laplace approximation) first. The last round's ESS
+	// measures the proposal the fit was made from, the last but one.
+	Rounds []ProposalRound
+	// SecondsPerEval is the mean wall-clock time of one log-density
+	// evaluation without gradient on all observations, with Workers
+	// running at once.
+	SecondsPerEval float64
+}
+
+// ESS returns the last round's importance ESS fraction (0 with no rounds).
+func (p *Proposal) ESS() float64 {
+	if len(p.Rounds) == 0 {
+		return 0
+	}
+	return p.Rounds[len(p.Rounds)-1].ESS
+}
+
+// Evals returns the number of log-density evaluations the fit made.
+func (p *Proposal) Evals() int {
+	n := 0
+	for _, r := range p.Rounds {
+		n += r.Draws
+	}
+	return n
+}
+
+// Kernel returns the Independence kernel that proposes from p.
+func (p *Proposal) Kernel() Independence {
+	return Independence{Center: append([]float64(nil), p.Center...), Cov: append([]float64(nil), p.Cov...), Scale: p.Scale, DF: p.DF}
+}
+
+// FitProposal fits an independence proposal to t's posterior near the
+// warm start's mode by adaptive importance sampling (population Monte
+// Carlo): it draws opt.Draws points from a Student-t on the Laplace
+// approximation (in opt.Transform's space), weighs each by posterior over
+// proposal density, and refits the centre and covariance to the weighted
+// draws; each further round draws from the previous fit. Where the
+// posterior is skewed or has heavier tails than the Laplace
+// approximation says (a length scale's long tail, the ridge σf and σn
+// form), the fitted t covers it and an independence sampler from it
+// mixes where one from the Laplace approximation sticks. Each
+// evaluation is one log density without gradient on all observations,
+// run opt.Workers at a time. Weights are truncated at √Draws times their
+// mean (Ionides' truncated importance sampling) so that one lucky draw
+// does not make the fit. The proposal is also kept in w.Proposal.
+func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptions) (*Proposal, error) {
+	if err := opt.fill(); err != nil {
+		return nil, err
+	}
+	dim := t.Dim()
+	if len(w.Mode) != dim || len(w.Cov) != dim*dim {
+		return nil, fmt.Errorf("tempering: proposal fit: warm start of dimension %d for a target of dimension %d", len(w.Mode), dim)
+	}
+	center, cov := w.Mode, w.Cov
+	chain := t
+	if opt.Transform != nil {
+		cov = CovInChainSpace(opt.Transform, w.Mode, w.Cov)
+		center = make([]float64, dim)
+		opt.Transform.FromTarget(w.Mode, center)
+		chain = Reparam(t, opt.Transform)
+	}
+	pool, err := clonePool(chain, opt.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("tempering: proposal fit: %w", err)
+	}
+	defer closePool(pool)
+	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x70726f70))
+	var secs float64
+	for range opt.Rounds {
+		r := newTDraw(center, cov, opt.Scale, opt.DF)
+		if r == nil {
+			return nil, errors.New("tempering: proposal fit: the scale matrix is not positive definite")
+		}
+		xs, lq := r.sample(rng, opt.Draws)
+		lp := make([]float64, opt.Draws)
+		t0 := time.Now()
+		err := onPool(ctx, pool, opt.Draws, func(t Target, i int) {
+			v, err := logPost(t, nil, xs[i], nil)
+			if err != nil {
+				v = math.Inf(-1)
+			}
+			lp[i] = v
+		})
+		secs += time.Since(t0).Seconds() * float64(len(pool))
+		if err != nil {
+			return nil, err
+		}
+		wts, ess := importanceWeights(lp, lq)
+		if wts == nil {
+			return nil, errors.New("tempering: proposal fit: no proposal had a finite log density")
+		}
+		p.Rounds = append(p.Rounds, ProposalRound{Draws: opt.Draws, ESS: ess})
+		center, cov = weightedMoments(xs, wts)
+	}
+	p.Center, p.Cov = center, cov
+	p.SecondsPerEval = secs / float64(p.Evals())
+	if newTDraw(center, cov, opt.Scale, opt.DF) == nil {
+		return nil, errors.New("tempering: proposal fit: the fitted covariance is not positive definite")
+	}
+	w.Proposal = p
+	return p, nil
+}
+
+func (o *ProposalOptions) fill() error {
+	if o.Draws == 0 {
+		o.Draws = 500
+	}
+	if o.Rounds == 0 {
+		o.Rounds = 2
+	}
+	if o.DF == 0 {
+		o.DF = 5
+	}
+	if o.Scale == 0 {
+		o.Scale = 1.2
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case o.Draws < 10:
+		return fmt.Errorf("tempering: proposal fit needs at least 10 draws a round, got %d", o.Draws)
+	case o.Rounds < 1:
+		return fmt.Errorf("tempering: proposal fit needs at least 1 round, got %d", o.Rounds)
+	case !(o.DF > 2):
+		return fmt.Errorf("tempering: proposal fit needs more than 2 degrees of freedom (a finite covariance), got %v", o.DF)
+	case !(o.Scale > 0) || math.IsInf(o.Scale, 0):
+		return fmt.Errorf("tempering: proposal fit's scale must be positive and finite, got %v", o.Scale)
+	case o.Workers < 1:
+		return fmt.Errorf("tempering: proposal fit needs at least 1 worker, got %d", o.Workers)
+	}
+	return nil
+}
+
+// clonePool returns n clones of t.
+func clonePool(t Target, n int) ([]Target, error) {
+	pool := make([]Target, 0, n)
+	for range n {
+		c, err := t.Clone()
+		if err != nil {
+			closePool(pool)
+			return nil, fmt.Errorf("cloning the target: %w", err)
+		}
+		pool = append(pool, c)
+	}
+	return pool, nil
+}
+
+// closePool closes the pool's targets that hold resources.
+func closePool(pool []Target) {
+	for _, p := range pool {
+		if c, ok := p.(io.Closer); ok {
+			c.Close()
+		}
+	}
+}
+
+// tDraw draws from a multivariate Student-t.
+type tDraw struct {
+	center []float64
+	chol   *mat.TriDense // lower factor of the scale matrix
+	df     float64
+}
+
+// newTDraw returns a t with location center, scale matrix scale·cov and
+// df degrees of freedom, or nil if the scale matrix is not positive
+// definite.
+func newTDraw(center, cov []float64, scale, df float64) *tDraw {
+	d := len(center)
+	a := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			a.SetSym(i, j, scale*cov[i*d+j])
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		return nil
+	}
+	l := mat.NewTriDense(d, mat.Lower, nil)
+	ch.LTo(l)
+	return &tDraw{center: center, chol: l, df: df}
+}
+
+// sample returns n draws and their log densities up to a constant.
+func (r *tDraw) sample(rng *rand.Rand, n int) (xs [][]float64, lq []float64) {
+	d := len(r.center)
+	z := mat.NewVecDense(d, nil)
+	x := mat.NewVecDense(d, nil)
+	xs, lq = make([][]float64, n), make([]float64, n)
+	for k := range n {
+		var m float64
+		for i := range d {
+			v := rng.NormFloat64()
+			z.SetVec(i, v)
+			m += v * v
+		}
+		s := gammaRand(rng, r.df/2) * 2 / r.df
+		x.MulVec(r.chol, z)
+		u := make([]float64, d)
+		for i := range d {
+			u[i] = r.center[i] + x.AtVec(i)/math.Sqrt(s)
+		}
+		xs[k] = u
+		lq[k] = -0.5 * (r.df + float64(d)) * math.Log1p(m/s/r.df)
+	}
+	return xs, lq
+}
+
+// importanceWeights returns the weights exp(lp − lq), scaled to sum to 1
+// and truncated at √n times their mean, with their effective sample size
+// as a fraction of n (before truncation); nil if no lp is finite.
+func importanceWeights(lp, lq []float64) ([]float64, float64) {
+	n := len(lp)
+	top := math.Inf(-1)
+	for i := range lp {
+		top = max(top, lp[i]-lq[i])
+	}
+	if math.IsInf(top, -1) || math.IsNaN(top) {
+		return nil, 0
+	}
+	w := make([]float64, n)
+	var s, s2 float64
+	for i := range w {
+		w[i] = math.Exp(lp[i] - lq[i] - top)
+		s += w[i]
+		s2 += w[i] * w[i]
+	}
+	ess := s * s / s2 / float64(n)
+	limit := s / float64(n) * math.Sqrt(float64(n))
+	var st float64
+	for i := range w {
+		w[i] = min(w[i], limit)
+		st += w[i]
+	}
+	for i := range w {
+		w[i] /= st
+	}
+	return w, ess
+}
+
+// weightedMoments returns the weighted mean and covariance (row-major) of
+// xs under weights w that sum to 1.
+func weightedMoments(xs [][]float64, w []float64) (mean, cov []float64) {
+	d := len(xs[0])
+	mean = make([]float64, d)
+	for k, x := range xs {
+		for i, v := range x {
+			mean[i] += w[k] * v
+		}
+	}
+	cov = make([]float64, d*d)
+	for k, x := range xs {
+		if w[k] == 0 {
+			continue
+		}
+		for i := range d {
+			di := x[i] - mean[i]
+			for j := range d {
+				cov[i*d+j] += w[k] * di * (x[j] - mean[j])
+			}
+		}
+	}
+	return mean, cov
+}
