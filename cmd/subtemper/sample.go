@@ -392,7 +392,7 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		}
 		applyWarmStart(j, ws)
 	}
-	expected := f.warmup + expectedDraws(st, f.minESS)*st.Thin
+	expected := f.warmup + expectedDraws(st, f.minESS, drawESS(st, ws))*st.Thin
 	if ws != nil && chatty {
 		printWarmStart(io.err, j, ws, expected-f.warmup)
 	}
