@@ -198,5 +198,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	r.eff = e
 	fmt.Fprintf(os.Stderr, "largefit N=%d %s: %d draws/chain, levels %d, modes %d, grad-equiv %.0f (warm %.0f), cpu %.1f s (warm %.1f), R-hat %.4f, ESS %.0f/%.0f, tunings %v\n",
 		n, method, r.draws, r.levels, r.modes, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, e.MaxRhat, e.MinESSBulk, e.MinESSTail, res.Tunings[0][0].StepSize)
+	// The posterior means of u and their MCSE, to set methods side by side.
+	fmt.Fprintf(os.Stderr, "largefit N=%d %s: means %.5f\nlargefit N=%d %s: mcse %.5f\n", n, method, e.Means, n, method, e.MCSE)
 	return r, nil
 }
