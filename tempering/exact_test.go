@@ -22,8 +22,10 @@ type exactCase struct {
 	// transform, if non-nil, is Settings.Transform (set before Apply).
 	transform Transform
 	// fit makes the kernel WarmStart.FitProposal's independence kernel
-	// (in transform's space), fitted before Apply.
-	fit bool
+	// (in transform's space), fitted before Apply, with local random-walk
+	// steps.
+	fit   bool
+	local int
 }
 
 func exactCases() []exactCase {
@@ -83,7 +85,8 @@ func exactCases() []exactCase {
 		exactCase{name: "sinh/none", kernel: hmc, driver: None, draws: 6000, transform: sinhFirst{}},
 		// Independence MH from a proposal fitted by importance sampling,
 		// in the split space, as large fits run on a posterior it suits.
-		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}})
+		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}},
+		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}})
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000})
 	return cs
 }
@@ -112,7 +115,9 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 			if err != nil {
 				return nil, "", err
 			}
-			s.Kernel = p.Kernel()
+			k := p.Kernel()
+			k.Local = c.local
+			s.Kernel = k
 		}
 		ws.Apply(s)
 	}

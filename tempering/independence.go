@@ -30,6 +30,12 @@ type Independence struct {
 	// DF is the Student-t's degrees of freedom (> 0; +Inf: Gaussian).
 	// Zero means 7.
 	DF float64
+	// Local is the number of random-walk Metropolis steps after each
+	// independence proposal, each from N(u, (2.38²/Dim)·Scale·Cov/β):
+	// where the posterior has more mass than the proposal (a tail it
+	// under-covers) an independence chain sticks, and local steps keep it
+	// moving there. Each costs one more log density evaluation.
+	Local int
 }
 
 var _ Kernel = Independence{}
@@ -62,7 +68,10 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 			return nil, errors.New("tempering: independence kernel's centre is not finite")
 		}
 	}
-	l := &indepLevel{center: append([]float64(nil), k.Center...), df: df, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
+	if k.Local < 0 {
+		return nil, fmt.Errorf("tempering: independence kernel's local steps must be ≥ 0, got %d", k.Local)
+	}
+	l := &indepLevel{center: append([]float64(nil), k.Center...), df: df, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
 	a := make([]float64, dim*dim)
 	for i, v := range k.Cov {
 		a[i] = v * scale / beta
@@ -76,6 +85,7 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 type indepLevel struct {
 	center []float64
 	df     float64
+	local  int
 	chol   []float64 // lower Cholesky factor of the scale matrix
 	z      []float64
 	prop   *State
@@ -124,7 +134,15 @@ func (l *indepLevel) logQ(u []float64) float64 {
 }
 
 func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	D := len(l.center)
+	info := l.independent(rng, d, s)
+	for range l.local {
+		l.localStep(rng, d, s)
+	}
+	return info
+}
+
+// independent makes the independence proposal's Metropolis–Hastings step.
+func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State) StepInfo {
 	q := l.prop
 	q.CopyFrom(s)
 	w := 1.0
@@ -132,17 +150,7 @@ func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 		// A χ²_ν/ν draw as a Gamma(ν/2, rate ν/2) one.
 		w = gammaRand(rng, l.df/2) * 2 / l.df
 	}
-	for i := range D {
-		l.z[i] = rng.NormFloat64()
-	}
-	sc := 1 / math.Sqrt(w)
-	for i := D - 1; i >= 0; i-- {
-		var v float64
-		for k := 0; k <= i; k++ {
-			v += l.chol[i*D+k] * l.z[k]
-		}
-		q.U[i] = l.center[i] + sc*v
-	}
+	l.offset(rng, l.center, 1/math.Sqrt(w), q.U)
 	info := StepInfo{StepSize: 1}
 	if math.IsInf(d.Eval(q, false), -1) {
 		info.Failed = true
@@ -156,6 +164,37 @@ func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 		s.CopyFrom(q)
 	}
 	return info
+}
+
+// offset sets out = base + sc·L·z, z standard normal and L the scale
+// matrix's Cholesky factor.
+func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, out []float64) {
+	D := len(base)
+	for i := range D {
+		l.z[i] = rng.NormFloat64()
+	}
+	for i := D - 1; i >= 0; i-- {
+		var v float64
+		for k := 0; k <= i; k++ {
+			v += l.chol[i*D+k] * l.z[k]
+		}
+		out[i] = base[i] + sc*v
+	}
+}
+
+// localStep makes one random-walk Metropolis step from s, the proposal
+// N(u, (2.38²/Dim)·the scale matrix).
+func (l *indepLevel) localStep(rng *rand.Rand, d *Density, s *State) {
+	q := l.prop
+	q.CopyFrom(s)
+	l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), q.U)
+	if math.IsInf(d.Eval(q, false), -1) {
+		return
+	}
+	if logA := q.LogDensity - s.LogDensity; logA >= 0 || math.Log(rng.Float64()) < logA {
+		q.Replica = s.Replica
+		s.CopyFrom(q)
+	}
 }
 
 // gammaRand draws from Gamma(shape a, rate 1) by Marsaglia and Tsang's
