@@ -180,7 +180,7 @@ func expectedDraws(st *tempering.Settings, minESS, essPerDraw float64) int {
 // warm kernel's nearly independent HMC draws, and ¾·e² for the
 // independence sampler from a proposal of importance ESS fraction e
 // (measured on the GP at N = 1024: a tail-ESS per draw of 0.41 at e =
-// 0.74, D = 3, and of 0.06 at e = 0.31, D = 8; docs/LARGE.md).
+// 0.74, D = 3, and of 0.071 at e = 0.29, D = 8; docs/LARGE.md).
 func drawESS(st *tempering.Settings, ws *tempering.WarmStart) float64 {
 	if _, ok := st.Kernel.(tempering.Independence); ok && ws != nil && ws.Proposal != nil {
 		e := ws.Proposal.ESS()
