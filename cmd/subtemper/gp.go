@@ -13,7 +13,6 @@ import (
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -194,13 +193,13 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			line += fmt.Sprintf(" (--drop-na dropped %s with missing values%s)", plural.Count(csvInfo.Dropped, "row", "rows"), linesList(csvInfo))
 		}
 	}
-	desc["n"], desc["d"] = data.N, data.D
+	// The rest of the data's description (n, d, the inputs and target,
+	// the standardisation, kernel and prior) is the fit's
+	// (GPFit.DataReport).
 	inputs := make([]string, data.D)
 	for j := range inputs {
 		inputs[j] = data.InputName(j)
 	}
-	desc["inputs"], desc["target"] = inputs, data.TargetName()
-	desc["standardized"] = f.standardize
 	if len(csvOpt.Inputs) > 0 {
 		desc["inputs_chosen"] = "--inputs"
 	}
@@ -210,27 +209,15 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if len(csvOpt.Inputs)+len(csvOpt.Exclude) > 0 {
 		line += "; inputs " + strings.Join(inputs, ", ")
 	}
-	desc["kernel"] = kern.String()
 	if kern != gp.SE {
 		line += "; kernel " + kern.String()
 	}
-	desc["prior"] = priorJSON(prior)
 	if paper, _ := (gp.Prior{}).WithDefaults(); prior != paper {
 		line += "; prior " + priorLine(prior)
 	}
 
-	var std gp.Standardization
-	fit := data
 	units := "natural units θ = exp(u)"
 	if f.standardize {
-		fit, std, err = gp.StandardizeContext(ctx, data, true, true)
-		if err := checkInterrupted(ctx, "standardisation", err); errors.Is(err, errInterrupted) {
-			return err
-		}
-		if err != nil {
-			return usageError{fmt.Errorf("--standardize: %w", errmsg.Trim(err, "gp: ", "standardize: "))}
-		}
-		desc["standardization"] = map[string]any{"x_mean": std.XMean, "x_sd": std.XSD, "y_mean": std.YMean, "y_sd": std.YSD}
 		units += ", mapped back to the data's original units"
 		line += "; standardised for sampling"
 	}
@@ -243,38 +230,22 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if err := checkNonNegInt("predict-draws", f.predictDraws); err != nil {
 		return err
 	}
-	m, err := interruptible(ctx, "the model's set-up", func() (*gp.Model, error) {
-		return gp.New(be, fit, gp.Options{Jitter: f.jitter, Prior: prior, Kernel: kern})
-	})
-	if errors.Is(err, errInterrupted) {
-		return err
-	}
-	if err != nil {
-		return inputErr(err)
-	}
-	defer m.Close()
-
 	names := make([]string, 0, data.D+2)
 	for _, in := range inputs {
 		names = append(names, "ell_"+in)
 	}
 	names = append(names, "sf", "sn")
 	j := &job{
-		command: "gp", fs: fs, flags: &f.samplerFlags, settings: st, target: targets.GP{Model: m}, backend: be.Name(),
+		command: "gp", fs: fs, flags: &f.samplerFlags, settings: st, backend: be.Name(),
 		names: names, units: units, data: desc, dataLine: line,
-		natural: func(dst, u []float64) {
-			gp.Theta(dst, u)
-			std.Original(dst, dst)
-		},
 	}
-	j.priorU = gpPriorU(m.Prior(), std, data.D)
-	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Kernel: kern, Backend: be.Name(), Settings: *st}
+	opt := subtemper.GPOptions{Backend: be.Name(), Standardize: f.standardize, Prior: prior, Jitter: f.jitter, Kernel: kern, MAP: f.mapOnly}
 	flags := flagValues(fs)
 	if f.finalOut != "" {
 		flags["out"] = f.finalOut
 	}
-	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet, &j.notes)
-	if note := scaleNote(fit); note != "" && !f.standardize {
+	save := gpPredictDone(ctx, io, j, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet, &j.notes)
+	if note := scaleNote(data); note != "" && !f.standardize {
 		j.startHint = note + ": --standardize rescales every column to mean 0 and SD 1 for sampling (the results stay in the data's units)"
 	}
 	j.donePhase = "prediction"
@@ -286,14 +257,14 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	} else {
 		j.doneCut = "interrupted during the prediction: every draw was made, but no predictions were written; run again with --out DIR to keep the fit, then `subtemper predict --fit DIR` makes them"
 	}
-	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
+	j.done = func(res *tempering.Result) error { return save(res.Draws) }
 	if f.mapOnly {
-		return runMAP(ctx, io, j, save)
+		return runMAP(ctx, io, j, data, opt, save)
 	}
-	if err := f.mc.apply(ctx, j, st, gf, f.out); err != nil {
+	if err := f.mc.apply(ctx, j, st, f.out); err != nil {
 		return err
 	}
-	return runJob(ctx, io, j)
+	return fitJob(ctx, io, j, data, opt)
 }
 
 // gpPriorU returns the prior density of u = log θ in the data's units
