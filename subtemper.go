@@ -11,6 +11,8 @@
 //	pred, err := fit.Predict(ctx, xNew, nNew, subtemper.PredictOptions{})
 //	// pred.YMean, pred.YSD, pred.YQ (5%, 50%, 95%), and the same for the latent f.
 //	err = fit.Save("fit") // LoadGPFit("fit", "") rebuilds it exactly
+//	rep, err := fit.Report(subtemper.ReportOptions{}) // the CLI's summary.json
+//	err = fit.WriteDrawsCSV(w)                        // its draws.csv (and WriteDrawsNetCDF)
 //
 // (each err to be checked; the Example functions are complete programs).
 // Built with -tags openblas (cgo, libopenblas-dev and liblapacke-dev),
@@ -19,7 +21,7 @@
 //
 // How the pieces fit (the dependency arrows point one way):
 //
-//	subtemper (this package)  FitGP, GPFit, Save/LoadGPFit, ReadTestCSV
+//	subtemper (this package)  FitGP, GPFit, Report, Save/LoadGPFit, ReadTestCSV
 //	  → targets    tempering.Target adapters of gp.Model and mvn.Model
 //	  → tempering  the samplers: MH and HMC kernels; None, PT, TT, SPT, STT drivers; Run
 //	  → gp, mvn    the models: likelihood and gradient on any subset, priors, data, predictions
