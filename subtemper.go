@@ -46,6 +46,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
@@ -248,8 +249,9 @@ type GPFit struct {
 // standardisation, the model's set-up or the search for the mode), it
 // returns a nil fit and an error wrapping the cause. GPOptions.MaxTime is
 // not a cancellation: sampling stops there and the fit is returned with
-// no error, StoppedByMaxTime set (an error wrapping ErrMaxTime if it runs
-// out before any draw).
+// no error, StoppedByMaxTime set, whatever draws it holds (with an
+// error wrapping ErrMaxTime if it ran out before the chains' first
+// iteration, or during the search for the mode, with a nil fit).
 //
 // The chains run in parallel, each locked to an OS thread: with
 // GOMAXPROCS below the number of chains they wait for one another's
@@ -301,17 +303,28 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	}
 	f.Settings = st
 	opt.phase("the chains' set-up")
+	// A copy whose Progress also records that the chains have begun
+	// iterating (MaxTime's error tells the set-up from sampling).
+	var started atomic.Bool
+	rs := st
+	rs.Progress = func(chain, iter, total int) {
+		started.Store(true)
+		if st.Progress != nil {
+			st.Progress(chain, iter, total)
+		}
+	}
 	cpu0, cpuOK := tempering.ProcessCPU()
-	res, err := tempering.Run(sctx, t, &st)
+	res, err := tempering.Run(sctx, t, &rs)
 	f.Wall = time.Since(start)
 	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
 		f.SamplingCPU = cpu1 - cpu0
 	}
-	return f.finish(ctx, sctx, res, err)
+	return f.finish(ctx, sctx, res, err, started.Load())
 }
 
 // ErrMaxTime is the cause of the context that GPOptions.MaxTime ends;
-// FitGP's error wraps it when the time runs out before any draw.
+// FitGP's error wraps it when the time runs out before the chains' first
+// iteration.
 var ErrMaxTime = errors.New("subtemper: the maximum time was reached")
 
 // newGPFit checks the options and data and makes the fit before
@@ -403,7 +416,7 @@ func (f *GPFit) warmStart(ctx context.Context, t targets.GP, st *tempering.Setti
 // finish records tempering.Run's result in f: with MaxTime reached
 // (sctx's cause ErrMaxTime, ctx not cancelled) the draws are the fit's, with
 // no error; cancelled, the draws so far with the context's error.
-func (f *GPFit) finish(ctx, sctx context.Context, res *tempering.Result, err error) (*GPFit, error) {
+func (f *GPFit) finish(ctx, sctx context.Context, res *tempering.Result, err error, started bool) (*GPFit, error) {
 	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrMaxTime)
 	if err == nil && res == nil {
 		err = context.Cause(sctx)
@@ -425,8 +438,8 @@ func (f *GPFit) finish(ctx, sctx context.Context, res *tempering.Result, err err
 	if timedOut && res.Interrupted {
 		res.Interrupted = false
 		f.StoppedByMaxTime = true
-		if n <= 0 {
-			return f, fmt.Errorf("subtemper: sampling stopped before any draw: %w", ErrMaxTime)
+		if !started {
+			return f, fmt.Errorf("subtemper: the chains' set-up outlasted the maximum time: %w", ErrMaxTime)
 		}
 		return f, nil
 	}

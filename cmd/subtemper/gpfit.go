@@ -32,6 +32,7 @@ const (
 // files and the printed summary (finishJob).
 func fitJob(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subtemper.GPOptions) error {
 	fixStagedPaths(j)
+	defer raiseProcs(j.settings.Chains)()
 	fit, sr, err := fitSampled(ctx, io, j, data, opt)
 	if fit != nil {
 		defer closeUnlessInterrupted(ctx, fit)
@@ -88,9 +89,8 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subte
 		pr = announceSampling(io, j, fit.Mode)
 		*st = *j.settings
 	}
-	defer raiseProcs(j.settings.Chains)()
 	fit, phase, err := fitGP(ctx, data, opt)
-	if pr != nil {
+	if pr != nil && !(fit == nil && errors.Is(err, errInterrupted)) { // (else FitGP may still run)
 		pr.stop(fit != nil && fit.Result != nil && fit.Result.StoppedAt > 0)
 	}
 	switch {

@@ -361,6 +361,7 @@ var beforeWrite func()
 // runJob samples, writes the files and prints the summary. It returns
 // errInterrupted (after writing everything) if ctx was cancelled.
 func runJob(ctx context.Context, io *stdio, j *job) error {
+	defer raiseProcs(j.settings.Chains)()
 	s, err := sampleJob(ctx, io, j)
 	if err != nil {
 		return err
@@ -415,7 +416,6 @@ func sampleJob(ctx context.Context, io *stdio, j *job) (sampled, error) {
 		applyWarmStart(j, ws)
 	}
 	pr := announceSampling(io, j, ws)
-	defer raiseProcs(st.Chains)()
 	cpu0, cpuOK := tempering.ProcessCPU()
 	res, err := runSampler(sctx, j.target, st)
 	wall := time.Since(start)
