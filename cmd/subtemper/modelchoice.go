@@ -32,12 +32,6 @@ func (f *modelChoiceFlags) define(fs *flagSet) {
 	fs.boolean(&f.loo, "loo", false, "estimate elpd_loo by PSIS-LOO from the draws (the GP's closed-form leave-one-out densities, one O(N³) factorisation per draw, up to 4000 draws) into summary.json, with each point's Pareto k in loo.csv")
 }
 
-// The model-choice parts of the summary.
-type (
-	evidenceJSON = subtemper.EvidenceReport
-	looJSON      = subtemper.LOOReport
-)
-
 // looFile is the per-point file of --loo.
 const looFile = "loo.csv"
 

@@ -22,12 +22,8 @@ import (
 type (
 	num          = subtemper.Float
 	runSummary   = subtemper.Report
-	ladderJSON   = subtemper.LadderReport
-	tuningJSON   = subtemper.TuningReport
 	drawsJSON    = subtemper.DrawsReport
-	timingsJSON  = subtemper.TimingsReport
 	levelJSON    = subtemper.LevelReport
-	swapJSON     = subtemper.SwapReport
 	ttJSON       = subtemper.TTReport
 	variableJSON = subtemper.VariableReport
 )
@@ -57,18 +53,6 @@ func writeJSONFile(path string, v any) error {
 
 // drawsHeader are draws.csv's label columns.
 const drawsHeader = subtemper.DrawsCSVHeader
-
-// writeDrawsCSV writes draws.csv at path (subtemper.WriteDrawsCSV).
-func writeDrawsCSV(path string, names []string, nat [][][]float64) error {
-	return fileio.Write(path, func(w *bufio.Writer) error { return subtemper.WriteDrawsCSV(w, names, nat) })
-}
-
-// writeDrawsNetCDF writes draws.nc at path (subtemper.WriteDrawsNetCDF).
-func writeDrawsNetCDF(path, command string, names []string, nat [][][]float64) error {
-	return fileio.Write(path, func(w *bufio.Writer) error {
-		return subtemper.WriteDrawsNetCDF(w, "subtemper "+command, names, nat)
-	})
-}
 
 // csvField quotes s if CSV needs it, as the readers expect (see
 // fileio.CSVField).
