@@ -191,49 +191,7 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	default:
 		return nil, nil, usagef("--ladder %q: want adaptive or fixed", s.ladder)
 	}
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"chains", s.chains}, {"draws", s.draws}, {"thin", s.thin}, {"leapfrog", s.leapfrog}, {"max-depth", s.maxDepth}} {
-		if err := checkPositiveInt(c.name, c.v); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"warmup", s.warmup}, {"base-steps", s.baseSteps}, {"levels", s.levels}} {
-		if err := checkNonNegInt(c.name, c.v); err != nil {
-			return nil, nil, err
-		}
-	}
-	if s.maxDepth > 30 {
-		return nil, nil, usagef("--max-depth must be at most 30, got %d", s.maxDepth)
-	}
-	if s.draws > (math.MaxInt-s.warmup)/s.thin {
-		return nil, nil, usagef("--warmup %d + --draws %d × --thin %d iterations per chain is out of range", s.warmup, s.draws, s.thin)
-	}
-	if !(s.betaMin > 0 && s.betaMin < 1) {
-		return nil, nil, usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
-	}
-	if s.stepSize != 0 {
-		if err := checkPositive("step-size", s.stepSize); err != nil {
-			return nil, nil, err
-		}
-	}
-	if !(s.targetAccept > 0 && s.targetAccept < 1) {
-		return nil, nil, usagef("--target-accept must lie in (0,1), got %v", s.targetAccept)
-	}
-	if !(s.stepJitter >= 0 && s.stepJitter < 1) {
-		return nil, nil, usagef("--step-jitter must lie in [0,1), got %v", s.stepJitter)
-	}
-	if !(s.minESS >= 0) || math.IsInf(s.minESS, 0) {
-		return nil, nil, usagef("--min-ess must be ≥ 0 and finite, got %v", s.minESS)
-	}
-	if err := checkPositive("mh-scale", s.mhScale); err != nil {
-		return nil, nil, err
-	}
-	if err := checkPositiveInt("mh-steps", s.mhSteps); err != nil {
+	if err := s.checkNumbers(); err != nil {
 		return nil, nil, err
 	}
 	k, err := s.kernel("inner", s.inner, adapt)
@@ -283,6 +241,56 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		st.Stop = diag.StopRule{MinESS: s.minESS}
 	}
 	return st, be, nil
+}
+
+// checkNumbers checks the sampler flags' counts and rates.
+func (s *samplerFlags) checkNumbers() error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"chains", s.chains}, {"draws", s.draws}, {"thin", s.thin}, {"leapfrog", s.leapfrog}, {"max-depth", s.maxDepth}} {
+		if err := checkPositiveInt(c.name, c.v); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"warmup", s.warmup}, {"base-steps", s.baseSteps}, {"levels", s.levels}} {
+		if err := checkNonNegInt(c.name, c.v); err != nil {
+			return err
+		}
+	}
+	if s.maxDepth > 30 {
+		return usagef("--max-depth must be at most 30, got %d", s.maxDepth)
+	}
+	if s.draws > (math.MaxInt-s.warmup)/s.thin {
+		return usagef("--warmup %d + --draws %d × --thin %d iterations per chain is out of range", s.warmup, s.draws, s.thin)
+	}
+	if !(s.betaMin > 0 && s.betaMin < 1) {
+		return usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
+	}
+	if s.stepSize != 0 {
+		if err := checkPositive("step-size", s.stepSize); err != nil {
+			return err
+		}
+	}
+	if !(s.targetAccept > 0 && s.targetAccept < 1) {
+		return usagef("--target-accept must lie in (0,1), got %v", s.targetAccept)
+	}
+	if !(s.stepJitter >= 0 && s.stepJitter < 1) {
+		return usagef("--step-jitter must lie in [0,1), got %v", s.stepJitter)
+	}
+	if !(s.minESS >= 0) || math.IsInf(s.minESS, 0) {
+		return usagef("--min-ess must be ≥ 0 and finite, got %v", s.minESS)
+	}
+	if err := checkPositive("mh-scale", s.mhScale); err != nil {
+		return err
+	}
+	if err := checkPositiveInt("mh-steps", s.mhSteps); err != nil {
+		return err
+	}
+	return nil
 }
 
 // kernel returns the inner kernel the flags name (--inner or --hot).
@@ -570,47 +578,13 @@ func finishJob(ctx context.Context, io *stdio, j *job, sr sampled) error {
 			return err
 		}
 	}
-	// The command's own outputs (a GP's saved fit and predictions) go
-	// into the staging folder with the rest, so that they are put in
-	// place together.
-	var derr error
-	if j.done != nil && !res.Interrupted {
-		if pr != nil && j.doneShown != "" {
-			fmt.Fprintf(io.err, "subtemper %s: %s…\n", j.command, j.doneShown)
-		}
-		derr = j.done(res)
-		if derr != nil && ctx.Err() != nil {
-			// Ctrl-C during the command's own phase: the draws are
-			// complete and are kept, marked as interrupted, with what
-			// was left out; the exit code is that of any interruption.
-			derr = nil
-			sum.Interrupted, res.Interrupted = true, true
-			sum.InterruptedDuring = j.donePhase
-			sum.Warnings = append(sum.Warnings, j.doneCut)
-		}
-	}
+	derr := runDone(ctx, io, j, res, sum, pr)
 	if beforeWrite != nil {
 		beforeWrite()
 	}
 	// The summary goes to stdout even when writing the files fails, so
 	// that a full disk does not lose the whole run.
-	var written []string
-	var werr error
-	if f.out != "" {
-		if pr != nil {
-			fmt.Fprintf(io.err, "subtemper %s: writing the files to %s…\n", j.command, f.finalOut)
-		}
-		written, werr = writeOutputs(f.out, j, res, nat, sum, f.plots)
-		if werr == nil {
-			var kept bool
-			written, kept, werr = commitOut(f, written, sum.Draws.Summarized == 0 && res.Interrupted)
-			if kept && chatty {
-				fmt.Fprintf(io.err, "subtemper %s: interrupted before any draw was kept: %s keeps its earlier result; nothing written\n", j.command, f.finalOut)
-			}
-		} else {
-			werr = errors.New(strings.ReplaceAll(werr.Error(), f.out, f.finalOut))
-		}
-	}
+	written, werr := writeFiles(io, j, res, nat, sum, pr)
 	if f.json {
 		if err := writeJSON(io.out, sum); err != nil {
 			return errors.Join(werr, err)
@@ -640,6 +614,51 @@ func finishJob(ctx context.Context, io *stdio, j *job, sr sampled) error {
 		return fmt.Errorf("%w while the files were written: the run is complete, every file written", errInterrupted)
 	}
 	return nil
+}
+
+// runDone runs the command's own phase (j.done: a GP's saved fit and
+// predictions) after a run that was not interrupted. Its outputs go into
+// the staging folder with the rest, so that they are put in place
+// together. A Ctrl-C during it keeps the run, marked as interrupted
+// during j.donePhase, with what was left out (j.doneCut).
+func runDone(ctx context.Context, io *stdio, j *job, res *tempering.Result, sum *runSummary, pr *progress) error {
+	if j.done == nil || res.Interrupted {
+		return nil
+	}
+	if pr != nil && j.doneShown != "" {
+		fmt.Fprintf(io.err, "subtemper %s: %s…\n", j.command, j.doneShown)
+	}
+	err := j.done(res)
+	if err != nil && ctx.Err() != nil {
+		// The draws are complete and are kept; the exit code is that of
+		// any interruption.
+		sum.Interrupted, res.Interrupted = true, true
+		sum.InterruptedDuring = j.donePhase
+		sum.Warnings = append(sum.Warnings, j.doneCut)
+		return nil
+	}
+	return err
+}
+
+// writeFiles writes the run's files into the staging folder of --out
+// (if given) and puts it in place, returning the paths written.
+func writeFiles(io *stdio, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, pr *progress) ([]string, error) {
+	f := j.flags
+	if f.out == "" {
+		return nil, nil
+	}
+	if pr != nil {
+		fmt.Fprintf(io.err, "subtemper %s: writing the files to %s…\n", j.command, f.finalOut)
+	}
+	written, err := writeOutputs(f.out, j, res, nat, sum, f.plots)
+	if err != nil {
+		return written, errors.New(strings.ReplaceAll(err.Error(), f.out, f.finalOut))
+	}
+	written, kept, err := commitOut(f, written, sum.Draws.Summarized == 0 && res.Interrupted)
+	if kept && !f.quiet {
+		fmt.Fprintf(io.err, "subtemper %s: interrupted before any draw was kept: %s keeps its earlier result; nothing written\n", j.command, f.finalOut)
+	}
+	return written, err
 }
 
 // naturalDraws converts res.Draws to natural units: [chain][draw][var].
