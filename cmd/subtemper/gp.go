@@ -306,39 +306,6 @@ func (f *gpFlags) newJob(ctx context.Context, io *stdio, fs *flagSet, st *temper
 	return j, save, nil
 }
 
-// gpPriorU returns the prior density of u = log θ in the data's units
-// (θ = the standardised θ times the columns' SDs): log ℓ_d ~ N(log median,
-// σ²) and σ ~ Gamma(shape, rate) on the sampling units, shifted by the
-// logs of the standardisation's SDs.
-func gpPriorU(p gp.Prior, std gp.Standardization, d int) func(v int, u float64) (float64, bool) {
-	shift := func(v int) float64 {
-		switch {
-		case v < d && std.XSD != nil:
-			return math.Log(std.XSD[v])
-		case v >= d && std.YSD != 0:
-			return math.Log(std.YSD)
-		}
-		return 0
-	}
-	gammaLogU := func(u, a, b float64) float64 {
-		lg, _ := math.Lgamma(a)
-		return a*math.Log(b) - lg + a*u - b*math.Exp(u)
-	}
-	return func(v int, u float64) (float64, bool) {
-		x := u - shift(v)
-		switch {
-		case v < d:
-			z := (x - math.Log(p.LengthMedian)) / p.LengthSigma
-			return math.Exp(-0.5*z*z) / (p.LengthSigma * math.Sqrt(2*math.Pi)), true
-		case v == d:
-			return math.Exp(gammaLogU(x, p.SignalShape, p.SignalRate)), true
-		case v == d+1:
-			return math.Exp(gammaLogU(x, p.NoiseShape, p.NoiseRate)), true
-		}
-		return 0, false
-	}
-}
-
 // linesList lists the lines of the rows --drop-na dropped: ": lines 6,
 // 7, …" ("" if none).
 func linesList(info gp.CSVInfo) string {

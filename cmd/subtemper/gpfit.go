@@ -112,7 +112,7 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subte
 }
 
 // adoptFit makes fit j's: its model the target, its standardisation the
-// map to natural units and the figures' prior.
+// map to natural units.
 func adoptFit(j *job, fit *subtemper.GPFit) {
 	j.fit = fit
 	if m, err := fit.Model(); err == nil {
@@ -123,7 +123,6 @@ func adoptFit(j *job, fit *subtemper.GPFit) {
 		gp.Theta(dst, u)
 		std.Original(dst, dst)
 	}
-	j.priorU = gpPriorU(fit.Prior, std, fit.Data.D)
 }
 
 // gpFitFailed is the error of a fit that failed (not interrupted) in

@@ -12,7 +12,6 @@ import (
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
-	plot "github.com/subtemper/subtemper/internal/report"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -147,47 +146,6 @@ func printModelChoice(w io.Writer, s *runSummary) {
 		fmt.Fprintf(w, "elpd_loo = %s ± %s, p_loo = %s; Pareto k > 0.7 at %d of %d points (max %s)\n",
 			fmtFloat(float64(l.ELPD), 'f', 3), fmtFloat(float64(l.SE), 'f', 3), fmtFloat(float64(l.PLOO), 'f', 2), l.KOver07, l.N, fmtFloat(float64(l.MaxK), 'f', 2))
 	}
-}
-
-// learningCurve draws the evidence's stages: for spt the log predictive
-// density per added observation against the number of observations
-// conditioned on (the prior predictive of the hottest subset at 0), for
-// pt each stage's log ratio per unit of β against β (the thermodynamic
-// integrand E_β[log p(y|θ)]). It returns the figure's base name, or ""
-// when the run has no evidence.
-func learningCurve(dir string, s *runSummary) (string, error) {
-	e := s.Evidence
-	if e == nil || len(e.Stages) == 0 {
-		return "", nil
-	}
-	base := filepath.Join(dir, "learning_curve")
-	var x, y, lo, hi []float64
-	add := func(xv, v, se, per float64) {
-		x = append(x, xv)
-		y = append(y, v/per)
-		lo = append(lo, (v-2*se)/per)
-		hi = append(hi, (v+2*se)/per)
-	}
-	spec := plot.LineSpec{}
-	if s.Sampler == "spt" {
-		hot := e.Stages[0]
-		add(0, float64(e.Leg.LogZ), float64(e.Leg.SE), float64(hot.Size))
-		for _, st := range e.Stages {
-			add(float64(st.Size), float64(st.Forward), float64(st.ForwardSE), float64(st.SizeColder-st.Size))
-		}
-		spec.Title = "learning curve: log p(new observations | first n) per observation"
-		spec.XLabel = "observations conditioned on, n"
-		spec.YLabel = "log predictive density per observation"
-	} else {
-		for _, st := range e.Stages {
-			add((st.Beta+st.BetaColder)/2, float64(st.Forward), float64(st.ForwardSE), st.BetaColder-st.Beta)
-		}
-		spec.Title = "stepping stone: log(Z_{m-1}/Z_m) per unit of beta"
-		spec.XLabel = "beta (midpoint of the stage)"
-		spec.YLabel = "mean log-likelihood"
-	}
-	spec.Series = []plot.Series{{Name: "estimate", X: x, Y: y}, {Name: "±2 SE", X: x, Y: lo, Dashed: true}, {Name: "", X: x, Y: hi, Dashed: true}}
-	return base, plot.Line(base, spec)
 }
 
 // spreadWarning returns a warning when the chains' estimates of the log
