@@ -1,8 +1,11 @@
 package figures
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,5 +135,41 @@ func TestPairChoice(t *testing.T) {
 	}
 	if got, want := pairChoice(many), []int{1, 4, 6, 7, 8, 9}; !slices.Equal(got, want) {
 		t.Errorf("10 variables: %v, want %v", got, want)
+	}
+}
+
+// TestWriteGP: the figures of a GP fit are written, each as PNG and SVG,
+// and a fit without a sampler result is an error.
+func TestWriteGP(t *testing.T) {
+	data, _, err := gp.Synthetic(24, 2, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := subtemper.DefaultGPSettings()
+	st.Warmup, st.Draws, st.Stop, st.Levels = 20, 30, nil, 2
+	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Backend: "gonum", Settings: &st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fit.Close()
+	rep, err := fit.Report(subtemper.ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := WriteGP(dir, fit, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"traces", "ranks", "densities", "pairs", "rhat_params", "ess_draws", "accept_levels", "swap_acceptance"} {
+		for _, ext := range []string{".png", ".svg"} {
+			p := filepath.Join(dir, name+ext)
+			if _, err := os.Stat(p); err != nil || !slices.Contains(paths, p) {
+				t.Errorf("%s: %v, listed %v", p, err, slices.Contains(paths, p))
+			}
+		}
+	}
+	if _, err := WriteGP(dir, &subtemper.GPFit{Data: data}, rep); err == nil {
+		t.Error("a fit without a result: no error")
 	}
 }
