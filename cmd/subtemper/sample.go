@@ -675,22 +675,6 @@ func naturalDraws(j *job, res *tempering.Result) [][][]float64 {
 	return nat
 }
 
-// byVariable returns the first n draws of each chain as [var][chain][draw].
-func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
-	out := make([][][]float64, nvar)
-	for v := range out {
-		out[v] = make([][]float64, len(nat))
-		for c := range nat {
-			x := make([]float64, n)
-			for s := 0; s < n; s++ {
-				x[s] = nat[c][s][v]
-			}
-			out[v][c] = x
-		}
-	}
-	return out
-}
-
 // kernelNames names the kernels for the start message: "HMC", or
 // "HMC (MH above the target)".
 func kernelNames(f *samplerFlags) string {
@@ -740,9 +724,6 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 	s.Warnings = runWarnings(j, s)
 	return s, naturalDraws(j, res)
 }
-
-// nanMedian is the median of the values that are not NaN.
-func nanMedian(x []float64) float64 { return subtemper.NaNMedian(x) }
 
 // flagValues returns every flag's value (given or default), typed.
 func flagValues(fs *flagSet) map[string]any {
