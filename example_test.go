@@ -2,9 +2,11 @@ package subtemper_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
@@ -137,4 +139,38 @@ func ExampleGPFit_Save() {
 	fmt.Println(len(back.Draws), len(back.Draws[0]), back.Names())
 	// Output:
 	// 3 50 [ell_x1 sf sn]
+}
+
+// ExampleGPFit_Report fits a GP and writes what the CLI's gp command
+// writes: the run's report (summary.json) and the draws (draws.csv).
+func ExampleGPFit_Report() {
+	data, _, err := gp.Synthetic(30, 1, 3, gp.Prior{})
+	if err != nil {
+		panic(err)
+	}
+	st := subtemper.DefaultGPSettings()
+	st.Warmup, st.Draws, st.Stop = 100, 50, nil // short: only the outputs matter here
+	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Backend: "gonum", Settings: &st})
+	if err != nil {
+		panic(err) // a cancelled ctx would also return the fit of the draws so far
+	}
+	defer fit.Close()
+	rep, err := fit.Report(subtemper.ReportOptions{})
+	if err != nil {
+		panic(err)
+	}
+	b, err := json.MarshalIndent(rep, "", "  ") // summary.json
+	if err != nil {
+		panic(err)
+	}
+	var csv strings.Builder
+	if err := fit.WriteDrawsCSV(&csv); err != nil { // draws.csv (an *os.File in practice)
+		panic(err)
+	}
+	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
+	fmt.Println(rep.Command, rep.Sampler, rep.Inner, rep.Hot, rep.Draws.PerChain, len(rep.Variables), json.Valid(b))
+	fmt.Println(lines[0], len(lines)-1)
+	// Output:
+	// gp pt hmc mh [50 50 50] 3 true
+	// .chain,.iteration,.draw,ell_x1,sf,sn 150
 }

@@ -11,6 +11,8 @@
 //	pred, err := fit.Predict(ctx, xNew, nNew, subtemper.PredictOptions{})
 //	// pred.YMean, pred.YSD, pred.YQ (5%, 50%, 95%), and the same for the latent f.
 //	err = fit.Save("fit") // LoadGPFit("fit", "") rebuilds it exactly
+//	rep, err := fit.Report(subtemper.ReportOptions{}) // the CLI's summary.json
+//	err = fit.WriteDrawsCSV(w)                        // its draws.csv (and WriteDrawsNetCDF)
 //
 // (each err to be checked; the Example functions are complete programs).
 // Built with -tags openblas (cgo, libopenblas-dev and liblapacke-dev),
@@ -19,7 +21,7 @@
 //
 // How the pieces fit (the dependency arrows point one way):
 //
-//	subtemper (this package)  FitGP, GPFit, Save/LoadGPFit, ReadTestCSV
+//	subtemper (this package)  FitGP, GPFit, Report, Save/LoadGPFit, ReadTestCSV
 //	  → targets    tempering.Target adapters of gp.Model and mvn.Model
 //	  → tempering  the samplers: MH and HMC kernels; None, PT, TT, SPT, STT drivers; Run
 //	  → gp, mvn    the models: likelihood and gradient on any subset, priors, data, predictions
@@ -44,6 +46,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
@@ -100,6 +103,8 @@ type GPOptions struct {
 	// Kernel is the covariance family (zero value: gp.SE).
 	Kernel gp.Kernel
 	// Settings are the sampler's settings; nil means DefaultGPSettings().
+	// A diag.StopRule in Settings.Stop without a Transform judges θ =
+	// exp(u) in the data's units, the variables Summary reports.
 	Settings *tempering.Settings
 	// WarmStart says whether the chains start from the posterior mode
 	// (tempering.FindMode: L-BFGS on nested subsets of the data, the
@@ -110,6 +115,34 @@ type GPOptions struct {
 	// one draw, the mode, in one chain (its predictions are the GP's at
 	// θ_MAP) and its Mode field the warm start.
 	MAP bool
+	// WarmKeep says what of Settings a warm start on one mode leaves as
+	// given; nil keeps the kernel, driver and warm-up exactly when
+	// Settings is set (WarmSettings' keepKernel).
+	WarmKeep *WarmKeep
+	// MaxTime, if positive, bounds the search for the mode and the
+	// sampling: when it runs out sampling stops, and the draws made are
+	// the fit's (GPFit.StoppedByMaxTime).
+	MaxTime time.Duration
+	// OnPhase, if set, is called as FitGP enters each phase before
+	// sampling: "standardisation", "the model's set-up", "the search
+	// for the posterior mode", "the chains' set-up" (tempering.Run's
+	// set-up, then sampling; Settings.Progress reports from there).
+	OnPhase func(phase string)
+	// BeforeSampling, if set, is called once the settings are final
+	// (after any warm start: fit.Mode is set, fit.Model works), just
+	// before sampling; it may change *st, e.g. set st.Progress or the
+	// stop rule's Observe. A caller reports the run's start from it.
+	BeforeSampling func(fit *GPFit, st *tempering.Settings)
+}
+
+// WarmKeep is GPOptions.WarmKeep: each field true keeps that part of
+// GPOptions.Settings on a warm start, false lets the warm start choose
+// (WarmSettings: the kernel, the fitted independence sampler or
+// tempering.WarmKernel; the driver None; the warm-up
+// tempering.WarmStartWarmup; the independence sampler's
+// IndependenceDraws). Keeping the kernel skips the proposal's fit.
+type WarmKeep struct {
+	Kernel, Driver, Warmup, Draws bool
 }
 
 // WarmStartMode is GPOptions.WarmStart.
@@ -235,16 +268,33 @@ type GPFit struct {
 	// Mode is the warm start the chains started from (or, with
 	// GPOptions.MAP, the whole fit); nil without one.
 	Mode *tempering.WarmStart
+	// SamplingCPU is the process's CPU time during sampling (0 where it
+	// cannot be read, and for a loaded fit).
+	SamplingCPU time.Duration
+	// StoppedByMaxTime reports that GPOptions.MaxTime ended sampling.
+	StoppedByMaxTime bool
 
 	mu    sync.Mutex // guards model and its use by Predict
 	model *gp.Model
 }
 
 // FitGP samples the hyperparameters of GP regression on data (N×D inputs,
-// one target) and returns the fit. If ctx is cancelled it returns an
-// error wrapping the context's cause (context.Canceled or
-// context.DeadlineExceeded) and, once sampling has started, the fit of
-// the draws made so far, with Result.Interrupted set (else a nil fit). The chains run in parallel, each locked to an OS thread: with
+// one target) and returns the fit, which owns the model it sampled with
+// (Close releases it).
+//
+// If ctx is cancelled during sampling, FitGP returns the fit of the
+// draws made so far, with Result.Interrupted set, together with an error
+// wrapping the context's cause (context.Canceled, or the cause given to
+// context.WithCancelCause): a caller keeps the draws by using the fit
+// when it is not nil. Cancelled before sampling (during the
+// standardisation, the model's set-up or the search for the mode), it
+// returns a nil fit and an error wrapping the cause. GPOptions.MaxTime is
+// not a cancellation: sampling stops there and the fit is returned with
+// no error, StoppedByMaxTime set, whatever draws it holds (with an
+// error wrapping ErrMaxTime if it ran out before the chains' first
+// iteration, or during the search for the mode, with a nil fit).
+//
+// The chains run in parallel, each locked to an OS thread: with
 // GOMAXPROCS below the number of chains they wait for one another's
 // processors (tempering.Run), so raise it as the CLI does when the
 // machine has fewer cores than chains. On the openblas backend, unless
@@ -253,8 +303,80 @@ type GPFit struct {
 //
 // Check the fit's Verdict before using it.
 func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
-	if err := data.Check(); err != nil {
+	f, st, err := newGPFit(ctx, data, opt)
+	if err != nil {
 		return nil, err
+	}
+	opt.phase("the model's set-up")
+	m, err := f.Model()
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("subtemper: the model's set-up: %w", err)
+	}
+	pinThreads(f.Backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
+	sctx := ctx
+	if opt.MaxTime > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeoutCause(ctx, opt.MaxTime, ErrMaxTime)
+		defer cancel()
+	}
+	start := time.Now()
+	t := targets.GP{Model: m}
+	if opt.warm(data.N) {
+		if err := f.warmStart(sctx, t, &st, opt); err != nil {
+			return nil, err
+		}
+		if opt.MAP {
+			f.Wall = time.Since(start)
+			f.Draws = [][][]float64{{append([]float64(nil), f.Mode.Mode...)}}
+			return f, nil
+		}
+	}
+	if rule, ok := st.Stop.(diag.StopRule); ok && rule.Transform == nil && opt.Settings != nil {
+		rule.Transform = f.natural
+		st.Stop = rule
+	}
+	if opt.BeforeSampling != nil {
+		opt.BeforeSampling(f, &st)
+	}
+	f.Settings = st
+	opt.phase("the chains' set-up")
+	// A copy whose Progress also records that the chains have begun
+	// iterating (MaxTime's error tells the set-up from sampling).
+	var started atomic.Bool
+	rs := st
+	rs.Progress = func(chain, iter, total int) {
+		started.Store(true)
+		if st.Progress != nil {
+			st.Progress(chain, iter, total)
+		}
+	}
+	cpu0, cpuOK := tempering.ProcessCPU()
+	res, err := tempering.Run(sctx, t, &rs)
+	f.Wall = time.Since(start)
+	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
+		f.SamplingCPU = cpu1 - cpu0
+	}
+	return f.finish(ctx, sctx, res, err, started.Load())
+}
+
+// ErrMaxTime is the cause of the context that GPOptions.MaxTime ends;
+// FitGP's error wraps it when the time runs out before the chains' first
+// iteration.
+var ErrMaxTime = errors.New("subtemper: the maximum time was reached")
+
+// newGPFit checks the options and data and makes the fit before
+// sampling: the prior with defaults, the standardisation and the
+// backend's name.
+func newGPFit(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, tempering.Settings, error) {
+	if err := data.Check(); err != nil {
+		return nil, tempering.Settings{}, err
+	}
+	if opt.WarmStart != WarmStartAuto && opt.WarmStart != WarmStartOn && opt.WarmStart != WarmStartOff {
+		return nil, tempering.Settings{}, fmt.Errorf("subtemper: unknown warm-start mode %d", int(opt.WarmStart))
 	}
 	st := DefaultGPSettings()
 	if opt.Settings != nil {
@@ -263,68 +385,112 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	f := &GPFit{Data: data, Jitter: opt.Jitter, Kernel: opt.Kernel, Settings: st}
 	pr, err := opt.Prior.WithDefaults()
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	f.Prior = pr
 	if opt.Standardize {
-		if _, f.Std, err = gp.Standardize(data, true, true); err != nil {
-			return nil, err
+		opt.phase("standardisation")
+		if _, f.Std, err = gp.StandardizeContext(ctx, data, true, true); err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+			}
+			return nil, st, fmt.Errorf("subtemper: standardisation: %w", err)
 		}
 	}
 	if f.Backend = opt.Backend; f.Backend == "" {
 		f.Backend = linalg.FastestName()
 	}
-	m, err := f.Model()
-	if err != nil {
-		return nil, err
+	return f, st, nil
+}
+
+// warm reports whether the options start from the posterior mode for N
+// observations.
+func (o *GPOptions) warm(n int) bool {
+	return o.WarmStart == WarmStartOn || o.MAP ||
+		o.WarmStart == WarmStartAuto && o.Settings == nil && n >= WarmStartMinN
+}
+
+// phase reports a phase to OnPhase, if set.
+func (o *GPOptions) phase(name string) {
+	if o.OnPhase != nil {
+		o.OnPhase(name)
 	}
-	pinThreads(f.Backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
-	start := time.Now()
-	t := targets.GP{Model: m}
-	warm := opt.WarmStart == WarmStartOn || opt.MAP ||
-		opt.WarmStart == WarmStartAuto && opt.Settings == nil && data.N >= WarmStartMinN
-	if opt.WarmStart != WarmStartAuto && opt.WarmStart != WarmStartOn && opt.WarmStart != WarmStartOff {
-		return nil, fmt.Errorf("subtemper: unknown warm-start mode %d", int(opt.WarmStart))
+}
+
+// warmStart finds the posterior mode (f.Mode) and, unless the options ask
+// for the mode alone, makes *st start from it (WarmSettings, with what
+// WarmKeep keeps).
+func (f *GPFit) warmStart(ctx context.Context, t targets.GP, st *tempering.Settings, opt GPOptions) error {
+	opt.phase("the search for the posterior mode")
+	keep := WarmKeep{Kernel: opt.Settings != nil, Driver: opt.Settings != nil, Warmup: opt.Settings != nil, Draws: opt.Settings != nil}
+	if opt.WarmKeep != nil {
+		keep = *opt.WarmKeep
 	}
-	if warm {
-		ws, err := tempering.FindMode(ctx, t, WarmStartOptions(st, opt.Settings == nil && !opt.MAP))
-		if err == nil && ctx.Err() != nil {
+	ws, err := tempering.FindMode(ctx, t, WarmStartOptions(*st, !keep.Kernel && !opt.MAP))
+	if ctx.Err() != nil {
+		if err != nil {
+			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+		} else {
 			err = context.Cause(ctx)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("subtemper: the search for the posterior mode: %w", err)
-		}
-		f.Mode = ws
-		if opt.MAP {
-			f.Wall = time.Since(start)
-			f.Draws = [][][]float64{{append([]float64(nil), ws.Mode...)}}
-			return f, nil
-		}
-		st = WarmSettings(st, ws, opt.Settings != nil)
-		f.Settings = st
-	}
-	res, err := tempering.Run(ctx, t, &st)
-	if err == nil && res == nil {
-		err = context.Cause(ctx)
 	}
 	if err != nil {
-		if ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
-			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+		f.Close()
+		return fmt.Errorf("subtemper: the search for the posterior mode: %w", err)
+	}
+	f.Mode = ws
+	if opt.MAP {
+		return nil
+	}
+	ns := WarmSettings(*st, ws, keep.Kernel)
+	if keep.Driver {
+		ns.Driver = st.Driver
+	}
+	if keep.Warmup {
+		ns.Warmup = st.Warmup
+	}
+	if keep.Draws {
+		ns.Draws = st.Draws
+	}
+	*st = ns
+	f.Settings = ns
+	return nil
+}
+
+// finish records tempering.Run's result in f: with MaxTime reached
+// (sctx's cause ErrMaxTime, ctx not cancelled) the draws are the fit's, with
+// no error; cancelled, the draws so far with the context's error.
+func (f *GPFit) finish(ctx, sctx context.Context, res *tempering.Result, err error, started bool) (*GPFit, error) {
+	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrMaxTime)
+	if err == nil && res == nil {
+		err = context.Cause(sctx)
+	}
+	if err != nil {
+		if sctx.Err() != nil && !errors.Is(err, context.Cause(sctx)) {
+			err = fmt.Errorf("%w (%w)", context.Cause(sctx), err)
 		}
+		f.Close()
 		return nil, err
 	}
-	f.Wall = time.Since(start)
 	f.Result, f.Draws = res, res.Draws
+	n := -1
+	for _, ch := range res.Draws {
+		if n < 0 || len(ch) < n {
+			n = len(ch)
+		}
+	}
+	if timedOut && res.Interrupted {
+		res.Interrupted = false
+		f.StoppedByMaxTime = true
+		if !started {
+			return f, fmt.Errorf("subtemper: the chains' set-up outlasted the maximum time: %w", ErrMaxTime)
+		}
+		return f, nil
+	}
 	if res.Interrupted {
 		cause := context.Cause(ctx)
 		if cause == nil {
 			cause = context.Canceled
-		}
-		n := -1
-		for _, ch := range res.Draws {
-			if n < 0 || len(ch) < n {
-				n = len(ch)
-			}
 		}
 		return f, fmt.Errorf("subtemper: sampling interrupted with %d draws per chain (the fit holds them): %w", max(n, 0), cause)
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
 )
 
@@ -16,7 +18,11 @@ import (
 func TestDrawsCSVPosteriorHeader(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "draws.csv")
 	nat := [][][]float64{{{1, 10}, {2, 20}, {3, 30}}, {{4, 40}, {5, 50}, {6, 60}}}
-	if err := writeDrawsCSV(p, []string{"a", "b"}, nat); err != nil {
+	var buf bytes.Buffer
+	if err := subtemper.WriteDrawsCSV(&buf, []string{"a", "b"}, nat); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(p)

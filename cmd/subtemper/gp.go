@@ -13,7 +13,7 @@ import (
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/targets"
+	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -85,7 +85,8 @@ reads it), summary.json and, with --plots, figures.`)
 	return fs
 }
 
-// cmdGP is the gp command.
+// cmdGP is the gp command: flags → subtemper.GPOptions → FitGP → the
+// fit's report, draws, saved fit and predictions.
 func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	var f gpFlags
 	fs := gpFlagSet(&f)
@@ -111,8 +112,36 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if err != nil {
 		return err
 	}
-	synthetic := f.data == ""
-	if synthetic {
+	if err := f.checkSource(fs); err != nil {
+		return err
+	}
+	// --out first, so that a bad one fails before the data are read (and
+	// stale staging folders of killed runs are removed by any run).
+	if err := f.prepareOut(); err != nil {
+		return err
+	}
+	data, desc, line, err := f.loadData(ctx, be, csvOpt, prior, kern)
+	if err != nil {
+		return err
+	}
+	opt := subtemper.GPOptions{Backend: be.Name(), Standardize: f.standardize, Prior: prior, Jitter: f.jitter, Kernel: kern, MAP: f.mapOnly}
+	j, save, err := f.newJob(ctx, io, fs, st, be, data, desc, line)
+	if err != nil {
+		return err
+	}
+	if f.mapOnly {
+		return runMAP(ctx, io, j, data, opt, save)
+	}
+	if err := f.mc.apply(ctx, j, st, f.out); err != nil {
+		return err
+	}
+	return fitJob(ctx, io, j, data, opt)
+}
+
+// checkSource checks the flags of the data's source: synthetic data's
+// without --data, none of them with it.
+func (f *gpFlags) checkSource(fs *flagSet) error {
+	if f.data == "" {
 		if fs.isSet("target") {
 			return usagef("--target needs --data (the synthetic data's target is y)")
 		}
@@ -137,70 +166,45 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 			}
 		}
 	}
-	// --out first, so that a bad one fails before the data are read (and
-	// stale staging folders of killed runs are removed by any run).
-	if err := f.prepareOut(); err != nil {
-		return err
+	return nil
+}
+
+// loadData reads --data (or draws the synthetic data, written to --out as
+// data.csv) and describes them: for summary.json (the source; the rest is
+// the fit's GPFit.DataReport) and in one line for humans.
+func (f *gpFlags) loadData(ctx context.Context, be linalg.Backend, csvOpt gp.CSVOptions, prior gp.Prior, kern gp.Kernel) (*gp.Data, map[string]any, string, error) {
+	if f.data == "" {
+		if err := f.checkGPMemory(be, nil); err != nil {
+			return nil, nil, "", err
+		}
+		return f.syntheticData(ctx)
 	}
-	var data *gp.Data
 	var csvInfo gp.CSVInfo
-	if !synthetic {
-		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) {
-			d, info, err := gp.ReadCSVInfo(r, f.data, csvOpt)
-			csvInfo = info
-			return d, err
-		})
-		if errors.Is(err, errInterrupted) {
-			return err
-		}
-		if err != nil {
-			return inputErr(err)
-		}
+	data, err := readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) {
+		d, info, err := gp.ReadCSVInfo(r, f.data, csvOpt)
+		csvInfo = info
+		return d, err
+	})
+	if errors.Is(err, errInterrupted) {
+		return nil, nil, "", err
+	}
+	if err != nil {
+		return nil, nil, "", inputErr(err)
 	}
 	if err := f.checkGPMemory(be, data); err != nil {
-		return err
+		return nil, nil, "", err
 	}
-
-	var trueTheta []float64
-	desc := map[string]any{}
-	var line string
-	if synthetic {
-		data, trueTheta, err = gp.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, gp.Prior{})
-		if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
-			return err
-		}
-		if err != nil {
-			return usagef("synthetic data (--n %d --dims %d --data-seed %d): %v; try another --data-seed", f.n, f.dims, f.dataSeed, err)
-		}
-		desc["source"] = "synthetic"
-		desc["data_seed"] = f.dataSeed
-		desc["true_theta"] = trueTheta
-		line = fmt.Sprintf("synthetic (paper §4.2 generator), N = %d, D = %d, data seed %d, drawn from θ = %s", data.N, data.D, f.dataSeed, fmtVec(trueTheta))
-		if f.out != "" {
-			p := filepath.Join(f.out, "data.csv")
-			if err := gp.WriteCSVFile(p, data); err != nil {
-				return errmsg.Trim(err, "gp: ")
-			}
-			desc["file"] = p
-			line += "; written to " + p
-		}
-	} else {
-		desc["source"] = "file"
-		desc["file"] = f.data
-		line = fmt.Sprintf("%s, N = %d %s, D = %d %s, target %q", f.data, data.N, plural.Word(data.N, "observation", "observations"),
-			data.D, plural.Word(data.D, "input", "inputs"), data.TargetName())
-		if f.model.dropNA {
-			desc["rows_dropped_na"] = csvInfo.Dropped
-			line += fmt.Sprintf(" (--drop-na dropped %s with missing values%s)", plural.Count(csvInfo.Dropped, "row", "rows"), linesList(csvInfo))
-		}
+	desc := map[string]any{"source": "file", "file": f.data}
+	line := fmt.Sprintf("%s, N = %d %s, D = %d %s, target %q", f.data, data.N, plural.Word(data.N, "observation", "observations"),
+		data.D, plural.Word(data.D, "input", "inputs"), data.TargetName())
+	if f.model.dropNA {
+		desc["rows_dropped_na"] = csvInfo.Dropped
+		line += fmt.Sprintf(" (--drop-na dropped %s with missing values%s)", plural.Count(csvInfo.Dropped, "row", "rows"), linesList(csvInfo))
 	}
-	desc["n"], desc["d"] = data.N, data.D
 	inputs := make([]string, data.D)
 	for j := range inputs {
 		inputs[j] = data.InputName(j)
 	}
-	desc["inputs"], desc["target"] = inputs, data.TargetName()
-	desc["standardized"] = f.standardize
 	if len(csvOpt.Inputs) > 0 {
 		desc["inputs_chosen"] = "--inputs"
 	}
@@ -210,71 +214,83 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if len(csvOpt.Inputs)+len(csvOpt.Exclude) > 0 {
 		line += "; inputs " + strings.Join(inputs, ", ")
 	}
-	desc["kernel"] = kern.String()
+	return data, desc, line + modelLine(kern, prior), nil
+}
+
+// modelLine describes a kernel and prior that are not the defaults, for
+// the data's line ("" for the defaults).
+func modelLine(kern gp.Kernel, prior gp.Prior) string {
+	line := ""
 	if kern != gp.SE {
 		line += "; kernel " + kern.String()
 	}
-	desc["prior"] = priorJSON(prior)
 	if paper, _ := (gp.Prior{}).WithDefaults(); prior != paper {
 		line += "; prior " + priorLine(prior)
 	}
+	return line
+}
 
-	var std gp.Standardization
-	fit := data
+// syntheticData draws the built-in synthetic data (the paper's §4.2
+// generator), writes them to --out as data.csv, and describes them.
+func (f *gpFlags) syntheticData(ctx context.Context) (*gp.Data, map[string]any, string, error) {
+	data, trueTheta, err := gp.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, gp.Prior{})
+	if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
+		return nil, nil, "", err
+	}
+	if err != nil {
+		return nil, nil, "", usagef("synthetic data (--n %d --dims %d --data-seed %d): %v; try another --data-seed", f.n, f.dims, f.dataSeed, err)
+	}
+	desc := map[string]any{"source": "synthetic", "data_seed": f.dataSeed, "true_theta": trueTheta}
+	line := fmt.Sprintf("synthetic (paper §4.2 generator), N = %d, D = %d, data seed %d, drawn from θ = %s", data.N, data.D, f.dataSeed, fmtVec(trueTheta))
+	if f.out != "" {
+		p := filepath.Join(f.out, "data.csv")
+		if err := gp.WriteCSVFile(p, data); err != nil {
+			return nil, nil, "", errmsg.Trim(err, "gp: ")
+		}
+		desc["file"] = p
+		line += "; written to " + p
+	}
+	return data, desc, line, nil
+}
+
+// newJob assembles the gp command's job: names, units, the done hook that
+// saves the fit and predicts (also returned), the messages of an
+// interrupted prediction.
+func (f *gpFlags) newJob(ctx context.Context, io *stdio, fs *flagSet, st *tempering.Settings, be linalg.Backend, data *gp.Data, desc map[string]any, line string) (*job, func([][][]float64) error, error) {
+	inputs := make([]string, data.D)
+	for j := range inputs {
+		inputs[j] = data.InputName(j)
+	}
 	units := "natural units θ = exp(u)"
 	if f.standardize {
-		fit, std, err = gp.StandardizeContext(ctx, data, true, true)
-		if err := checkInterrupted(ctx, "standardisation", err); errors.Is(err, errInterrupted) {
-			return err
-		}
-		if err != nil {
-			return usageError{fmt.Errorf("--standardize: %w", errmsg.Trim(err, "gp: ", "standardize: "))}
-		}
-		desc["standardization"] = map[string]any{"x_mean": std.XMean, "x_sd": std.XSD, "y_mean": std.YMean, "y_sd": std.YSD}
 		units += ", mapped back to the data's original units"
 		line += "; standardised for sampling"
 	}
 	var test *subtemper.TestData
 	if f.predict != "" {
+		var err error
 		if test, err = readPredictInputs(ctx, f.predict, f.maxMemory, data); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	if err := checkNonNegInt("predict-draws", f.predictDraws); err != nil {
-		return err
+		return nil, nil, err
 	}
-	m, err := interruptible(ctx, "the model's set-up", func() (*gp.Model, error) {
-		return gp.New(be, fit, gp.Options{Jitter: f.jitter, Prior: prior, Kernel: kern})
-	})
-	if errors.Is(err, errInterrupted) {
-		return err
-	}
-	if err != nil {
-		return inputErr(err)
-	}
-	defer m.Close()
-
 	names := make([]string, 0, data.D+2)
 	for _, in := range inputs {
 		names = append(names, "ell_"+in)
 	}
 	names = append(names, "sf", "sn")
 	j := &job{
-		command: "gp", fs: fs, flags: &f.samplerFlags, settings: st, target: targets.GP{Model: m}, backend: be.Name(),
+		command: "gp", fs: fs, flags: &f.samplerFlags, settings: st, backend: be.Name(),
 		names: names, units: units, data: desc, dataLine: line,
-		natural: func(dst, u []float64) {
-			gp.Theta(dst, u)
-			std.Original(dst, dst)
-		},
 	}
-	j.priorU = gpPriorU(m.Prior(), std, data.D)
-	gf := &subtemper.GPFit{Data: data, Std: std, Prior: m.Prior(), Jitter: f.jitter, Kernel: kern, Backend: be.Name(), Settings: *st}
 	flags := flagValues(fs)
 	if f.finalOut != "" {
 		flags["out"] = f.finalOut
 	}
-	save := gpPredictDone(ctx, io, gf, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet, &j.notes)
-	if note := scaleNote(fit); note != "" && !f.standardize {
+	save := gpPredictDone(ctx, io, j, f.out, f.finalOut, flags, test, f.predict, f.predictDraws, f.plots, f.quiet, &j.notes)
+	if note := scaleNote(data); note != "" && !f.standardize {
 		j.startHint = note + ": --standardize rescales every column to mean 0 and SD 1 for sampling (the results stay in the data's units)"
 	}
 	j.donePhase = "prediction"
@@ -286,47 +302,8 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	} else {
 		j.doneCut = "interrupted during the prediction: every draw was made, but no predictions were written; run again with --out DIR to keep the fit, then `subtemper predict --fit DIR` makes them"
 	}
-	j.done = func(res *tempering.Result) error { gf.Result = res; return save(res.Draws) }
-	if f.mapOnly {
-		return runMAP(ctx, io, j, save)
-	}
-	if err := f.mc.apply(ctx, j, st, gf, f.out); err != nil {
-		return err
-	}
-	return runJob(ctx, io, j)
-}
-
-// gpPriorU returns the prior density of u = log θ in the data's units
-// (θ = the standardised θ times the columns' SDs): log ℓ_d ~ N(log median,
-// σ²) and σ ~ Gamma(shape, rate) on the sampling units, shifted by the
-// logs of the standardisation's SDs.
-func gpPriorU(p gp.Prior, std gp.Standardization, d int) func(v int, u float64) (float64, bool) {
-	shift := func(v int) float64 {
-		switch {
-		case v < d && std.XSD != nil:
-			return math.Log(std.XSD[v])
-		case v >= d && std.YSD != 0:
-			return math.Log(std.YSD)
-		}
-		return 0
-	}
-	gammaLogU := func(u, a, b float64) float64 {
-		lg, _ := math.Lgamma(a)
-		return a*math.Log(b) - lg + a*u - b*math.Exp(u)
-	}
-	return func(v int, u float64) (float64, bool) {
-		x := u - shift(v)
-		switch {
-		case v < d:
-			z := (x - math.Log(p.LengthMedian)) / p.LengthSigma
-			return math.Exp(-0.5*z*z) / (p.LengthSigma * math.Sqrt(2*math.Pi)), true
-		case v == d:
-			return math.Exp(gammaLogU(x, p.SignalShape, p.SignalRate)), true
-		case v == d+1:
-			return math.Exp(gammaLogU(x, p.NoiseShape, p.NoiseRate)), true
-		}
-		return 0, false
-	}
+	j.done = func(res *tempering.Result) error { return save(res.Draws) }
+	return j, save, nil
 }
 
 // linesList lists the lines of the rows --drop-na dropped: ": lines 6,

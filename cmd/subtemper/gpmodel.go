@@ -132,15 +132,6 @@ func nameList(flag, s string) ([]string, error) {
 	return out, nil
 }
 
-// priorJSON describes a prior for summary.json.
-func priorJSON(p gp.Prior) map[string]any {
-	return map[string]any{
-		"ell": map[string]any{"family": "lognormal", "mu": p.Mu0(), "sigma": p.LengthSigma},
-		"sf":  map[string]any{"family": "gamma", "shape": p.SignalShape, "rate": p.SignalRate},
-		"sn":  map[string]any{"family": "gamma", "shape": p.NoiseShape, "rate": p.NoiseRate},
-	}
-}
-
 // priorLine describes a prior in one line.
 func priorLine(p gp.Prior) string {
 	return fmt.Sprintf("ℓ_d ~ LogNormal(%s, %s), σf ~ Gamma(%s, rate %s), σn ~ Gamma(%s, rate %s)",

@@ -12,7 +12,6 @@ import (
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
-	plot "github.com/subtemper/subtemper/internal/report"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -32,88 +31,13 @@ func (f *modelChoiceFlags) define(fs *flagSet) {
 	fs.boolean(&f.loo, "loo", false, "estimate elpd_loo by PSIS-LOO from the draws (the GP's closed-form leave-one-out densities, one O(N³) factorisation per draw, up to 4000 draws) into summary.json, with each point's Pareto k in loo.csv")
 }
 
-// evidenceJSON is summary.json's "evidence", in the data's units.
-type evidenceJSON struct {
-	// LogZ is the forward stepping-stone estimate of log p(y) and SE its
-	// Monte Carlo standard error; Backward and BackwardSE the backward
-	// one (biased the other way: their gap shows the ladder's bias).
-	LogZ       num `json:"log_z"`
-	SE         num `json:"se"`
-	Backward   num `json:"backward"`
-	BackwardSE num `json:"backward_se"`
-	// ChainSD is the standard deviation of the chains' estimates.
-	ChainSD num `json:"chain_sd"`
-	// Leg is the annealed importance sampling from the prior to the
-	// hottest level (log Z_M), Stages the stages from the hottest level
-	// down to the target.
-	Leg    legJSON     `json:"leg"`
-	Stages []stageJSON `json:"stages"`
-	Method string      `json:"method"`
-}
-
-type legJSON struct {
-	LogZ         num   `json:"log_z"`
-	SE           num   `json:"se"`
-	ESS          num   `json:"ess"`
-	Particles    int   `json:"particles"`
-	Temperatures int   `json:"temperatures"`
-	Evals        int64 `json:"evaluations"`
-}
-
-// stageJSON is one stage log Z_{m−1}/Z_m: for spt, log p(y of the
-// observations added | y of the hotter level's subset), a point of the
-// learning curve.
-type stageJSON struct {
-	Level      int     `json:"level"`
-	Beta       float64 `json:"beta"`
-	BetaColder float64 `json:"beta_colder"`
-	Size       int     `json:"n_m"`
-	SizeColder int     `json:"n_colder"`
-	Forward    num     `json:"forward"`
-	ForwardSE  num     `json:"forward_se"`
-	Backward   num     `json:"backward"`
-	BackwardSE num     `json:"backward_se"`
-	Terms      int     `json:"terms"`
-}
-
-// looJSON is summary.json's "loo".
-type looJSON struct {
-	ELPD    num    `json:"elpd_loo"`
-	SE      num    `json:"se"`
-	PLOO    num    `json:"p_loo"`
-	N       int    `json:"n"`
-	Draws   int    `json:"draws"`
-	KOver07 int    `json:"k_over_0_7"`
-	KOver1  int    `json:"k_over_1"`
-	MaxK    num    `json:"max_k"`
-	File    string `json:"file,omitempty"`
-	Method  string `json:"method"`
-}
-
 // looFile is the per-point file of --loo.
 const looFile = "loo.csv"
-
-func newEvidenceJSON(e *tempering.Evidence, sampler string) *evidenceJSON {
-	j := &evidenceJSON{
-		LogZ: num(e.LogZ), SE: num(e.SE), Backward: num(e.Backward), BackwardSE: num(e.BackwardSE), ChainSD: num(e.ChainSD),
-		Leg: legJSON{LogZ: num(e.Leg.LogZ), SE: num(e.Leg.SE), ESS: num(e.Leg.ESS), Particles: e.Leg.Particles, Temperatures: e.Leg.Temperatures, Evals: e.Leg.Evals},
-		Method: "stepping stone along the " + sampler + " ladder (forward: ratios from the hotter level's states; backward: from the colder level's), " +
-			"annealed importance sampling from the prior to the hottest level; standard errors from the effective sample size of each stage's terms",
-	}
-	for i := len(e.Stages) - 1; i >= 0; i-- {
-		s := e.Stages[i]
-		j.Stages = append(j.Stages, stageJSON{
-			Level: i + 1, Beta: s.Beta, BetaColder: s.BetaColder, Size: s.Size, SizeColder: s.SizeColder,
-			Forward: num(s.Forward), ForwardSE: num(s.ForwardSE), Backward: num(s.Backward), BackwardSE: num(s.BackwardSE), Terms: s.Terms,
-		})
-	}
-	return j
-}
 
 // apply wires the flags into the gp command's job: the sampler records
 // the evidence, and after sampling (j.done) the estimates go into the
 // summary and loo.csv into dir.
-func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Settings, fit *subtemper.GPFit, dir string) error {
+func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Settings, dir string) error {
 	if !f.evidence && !f.loo {
 		return nil
 	}
@@ -147,10 +71,12 @@ func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Sett
 				return err
 			}
 		}
-		fit.Result, fit.Draws = res, res.Draws
+		fit := j.fit
 		if f.evidence && sum != nil {
 			if e := fit.LogEvidence(); e != nil {
-				sum.Evidence = newEvidenceJSON(e, st.Driver.String())
+				if sum.Evidence == nil {
+					sum.Evidence = subtemper.NewEvidenceReport(e, st.Driver.String())
+				}
 				if w := spreadWarning(e); w != "" {
 					sum.Warnings = append(sum.Warnings, w)
 				}
@@ -162,11 +88,7 @@ func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Sett
 				sum.Warnings = append(sum.Warnings, fmt.Sprintf("leave-one-out: %v", err))
 				return nil
 			}
-			lj := &looJSON{
-				ELPD: num(l.ELPD), SE: num(l.SE), PLOO: num(l.PLOO), N: len(l.K), Draws: len(fit.PooledDraws(0)),
-				KOver07: l.KOver07, KOver1: l.KOver1, MaxK: num(maxOf(l.K)),
-				Method: "PSIS-LOO (Vehtari, Gelman & Gabry 2017) with the GP's closed-form log p(y_i | y_-i, θ) at each draw",
-			}
+			lj := subtemper.NewLOOReport(l, len(fit.PooledDraws(0)))
 			if dir != "" {
 				p := filepath.Join(dir, looFile)
 				if err := writeLOOCSV(p, l); err != nil {
@@ -182,14 +104,6 @@ func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Sett
 		return nil
 	}
 	return nil
-}
-
-func maxOf(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = math.Max(m, v)
-	}
-	return m
 }
 
 // writeLOOCSV writes each point's elpd_loo term, lpd and Pareto k.
@@ -232,47 +146,6 @@ func printModelChoice(w io.Writer, s *runSummary) {
 		fmt.Fprintf(w, "elpd_loo = %s ± %s, p_loo = %s; Pareto k > 0.7 at %d of %d points (max %s)\n",
 			fmtFloat(float64(l.ELPD), 'f', 3), fmtFloat(float64(l.SE), 'f', 3), fmtFloat(float64(l.PLOO), 'f', 2), l.KOver07, l.N, fmtFloat(float64(l.MaxK), 'f', 2))
 	}
-}
-
-// learningCurve draws the evidence's stages: for spt the log predictive
-// density per added observation against the number of observations
-// conditioned on (the prior predictive of the hottest subset at 0), for
-// pt each stage's log ratio per unit of β against β (the thermodynamic
-// integrand E_β[log p(y|θ)]). It returns the figure's base name, or ""
-// when the run has no evidence.
-func learningCurve(dir string, s *runSummary) (string, error) {
-	e := s.Evidence
-	if e == nil || len(e.Stages) == 0 {
-		return "", nil
-	}
-	base := filepath.Join(dir, "learning_curve")
-	var x, y, lo, hi []float64
-	add := func(xv, v, se, per float64) {
-		x = append(x, xv)
-		y = append(y, v/per)
-		lo = append(lo, (v-2*se)/per)
-		hi = append(hi, (v+2*se)/per)
-	}
-	spec := plot.LineSpec{}
-	if s.Sampler == "spt" {
-		hot := e.Stages[0]
-		add(0, float64(e.Leg.LogZ), float64(e.Leg.SE), float64(hot.Size))
-		for _, st := range e.Stages {
-			add(float64(st.Size), float64(st.Forward), float64(st.ForwardSE), float64(st.SizeColder-st.Size))
-		}
-		spec.Title = "learning curve: log p(new observations | first n) per observation"
-		spec.XLabel = "observations conditioned on, n"
-		spec.YLabel = "log predictive density per observation"
-	} else {
-		for _, st := range e.Stages {
-			add((st.Beta+st.BetaColder)/2, float64(st.Forward), float64(st.ForwardSE), st.BetaColder-st.Beta)
-		}
-		spec.Title = "stepping stone: log(Z_{m-1}/Z_m) per unit of beta"
-		spec.XLabel = "beta (midpoint of the stage)"
-		spec.YLabel = "mean log-likelihood"
-	}
-	spec.Series = []plot.Series{{Name: "estimate", X: x, Y: y}, {Name: "±2 SE", X: x, Y: lo, Dashed: true}, {Name: "", X: x, Y: hi, Dashed: true}}
-	return base, plot.Line(base, spec)
 }
 
 // spreadWarning returns a warning when the chains' estimates of the log

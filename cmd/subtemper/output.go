@@ -10,227 +10,25 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/fileio"
-	"github.com/subtemper/subtemper/internal/netcdf"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/tempering"
 )
 
-// num is a float64 that JSON-encodes NaN and ±Inf (which JSON cannot
-// represent) as null, as diag.Summary does.
-type num float64
+// The summary's types are the library's Report (summary.json is
+// GPFit.Report's, or NewReport's for mvn, with the CLI's additions).
+type (
+	num          = subtemper.Float
+	runSummary   = subtemper.Report
+	drawsJSON    = subtemper.DrawsReport
+	levelJSON    = subtemper.LevelReport
+	ttJSON       = subtemper.TTReport
+	variableJSON = subtemper.VariableReport
+)
 
-// MarshalJSON writes non-finite values as null.
-func (f num) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(v)
-}
-
-// runSummary is summary.json.
-type runSummary struct {
-	Command     string `json:"command"`
-	Interrupted bool   `json:"interrupted"`
-	// InterruptedDuring names the phase after sampling that a Ctrl-C cut
-	// short ("prediction": every draw was made, the predictions were
-	// not); empty when sampling itself was interrupted, or nothing was.
-	InterruptedDuring string `json:"interrupted_during,omitempty"`
-	// Converged is the verdict of current practice (Vehtari et al. 2021):
-	// every variable's R-hat < 1.01 and bulk- and tail-ESS ≥ 100 per
-	// chain. ConvergedPaper is the paper's criterion, median R-hat < 1.1.
-	Converged      bool   `json:"converged"`
-	ConvergedPaper bool   `json:"converged_paper"`
-	Verdict        string `json:"verdict"`
-	// Warnings are problems the verdict alone does not show (divergent
-	// trajectories, chains that never moved, ...), one sentence each.
-	Warnings []string       `json:"warnings"`
-	Settings map[string]any `json:"settings"` // every flag's value, given or default
-	// WarmStart describes the search for the posterior mode that the
-	// chains started from (--warm-start); absent without one.
-	WarmStart *warmInfo `json:"warm_start,omitempty"`
-	// StoppedByMaxTime reports that --max-time ended sampling.
-	StoppedByMaxTime bool   `json:"stopped_by_max_time,omitempty"`
-	Seed             uint64 `json:"seed"`
-	Backend          string `json:"backend"`
-	// BLASThreads is the number of OpenBLAS threads (openblas backend only).
-	BLASThreads int    `json:"openblas_threads,omitempty"`
-	Sampler     string `json:"sampler"`
-	Inner       string `json:"inner"`
-	// Hot is the kernel of the levels above the target ("mh", "hmc",
-	// "nuts"; the inner kernel with --hot same); absent without tempering.
-	Hot string `json:"hot,omitempty"`
-	// Hot levels' MH proposals per transition (--mh-steps), when Hot is mh.
-	HotMHSteps int `json:"hot_mh_steps,omitempty"`
-	// Adapt is what warm-up tuned ("diag", "dense", "step" or "none"),
-	// towards TargetAccept in hmc and nuts (mh aims at 0.3 and adapts a
-	// diagonal proposal sd with diag or dense).
-	Adapt        string  `json:"adapt"`
-	TargetAccept float64 `json:"target_accept,omitempty"`
-	// Tuning holds each level's adapted step size and inverse metric,
-	// per chain (frozen since the end of warm-up).
-	Tuning []tuningJSON   `json:"tuning,omitempty"`
-	Units  string         `json:"units"`
-	Data   map[string]any `json:"data"`
-
-	Ladder  ladderJSON  `json:"ladder"`
-	Draws   drawsJSON   `json:"draws"`
-	Timings timingsJSON `json:"timings"`
-
-	MaxRhat                num            `json:"max_rhat"`
-	MinESSBulk             num            `json:"min_ess_bulk"`
-	MinESSTail             num            `json:"min_ess_tail"`
-	MedianRhat             num            `json:"median_rhat"`
-	MedianRhatPaper        num            `json:"median_rhat_paper"`
-	MedianESSBulk          num            `json:"median_ess_bulk"`
-	MedianESSBulkPerSecond num            `json:"median_ess_bulk_per_second"`
-	Variables              []variableJSON `json:"variables"`
-
-	Levels     []levelJSON `json:"levels"`
-	Swaps      []swapJSON  `json:"swaps"`
-	TT         *ttJSON     `json:"tempered_transitions,omitempty"`
-	RoundTrips int64       `json:"round_trips"`
-	Failed     int64       `json:"failed_evaluations"`
-	// Divergent counts the divergent transitions after warm-up, as the
-	// level table and the warnings do; DivergentWarmup those of warm-up,
-	// which adaptation causes and discards.
-	Divergent       int64 `json:"divergent_transitions"`
-	DivergentWarmup int64 `json:"divergent_transitions_warmup"`
-	// StuckChains lists the chains (from 1) whose kept draws are all the
-	// same point: every proposal after warm-up was rejected.
-	StuckChains []int  `json:"stuck_chains,omitempty"`
-	PlotError   string `json:"plot_error,omitempty"`
-	// Evidence and LOO are the gp command's --evidence and --loo.
-	Evidence *evidenceJSON `json:"evidence,omitempty"`
-	LOO      *looJSON      `json:"loo,omitempty"`
-}
-
-type ladderJSON struct {
-	Betas       []float64 `json:"betas"`
-	SubsetSizes []int     `json:"subset_sizes"`
-	// Adaptive reports that warm-up placed the levels (in Rounds rounds).
-	Adaptive bool `json:"adaptive"`
-	Rounds   int  `json:"rounds,omitempty"`
-	// Barrier is the global communication barrier Λ = Σ_m (1 − a_m)
-	// estimated from the sampling phase's swap rates a_m (pt, spt);
-	// WarmupBarrier the last adaptation round's estimate (for tt and stt:
-	// Σ_m sd of the levels' log-ratio terms).
-	Barrier       num `json:"barrier"`
-	WarmupBarrier num `json:"warmup_barrier"`
-	// SwapRates (pt, spt) and TTRate (tt, stt) are the sampling phase's
-	// acceptance rates; RoundTrips and RoundTripsPerSecond the sampling
-	// phase's round trips, per second of one chain's wall time.
-	SwapRates           []float64 `json:"swap_rates,omitempty"`
-	TTRate              num       `json:"tt_rate,omitempty"`
-	RoundTrips          int64     `json:"round_trips"`
-	RoundTripsPerSecond num       `json:"round_trips_per_second"`
-}
-
-// tuningJSON is one level's adapted kernel, per chain.
-type tuningJSON struct {
-	Level     int         `json:"level"`
-	StepSize  []float64   `json:"step_size"`
-	InvMetric [][]float64 `json:"inv_metric_diagonal,omitempty"`
-}
-
-type drawsJSON struct {
-	Warmup     int   `json:"warmup"`
-	Requested  int   `json:"requested_per_chain"`
-	Thin       int   `json:"thin"`
-	PerChain   []int `json:"per_chain"`
-	Summarized int   `json:"summarized_per_chain"`
-	// MinESS is --min-ess (0: no early stop) and StoppedAt the draws per
-	// chain after which its rule ended sampling (0: it did not).
-	MinESS    float64 `json:"min_ess"`
-	StoppedAt int     `json:"stopped_at_per_chain,omitempty"`
-	Note      string  `json:"note,omitempty"`
-}
-
-type timingsJSON struct {
-	WallSeconds  float64   `json:"wall_seconds"`
-	ChainSeconds []float64 `json:"chain_seconds"` // each chain's wall time, warm-up included
-	// ChainCPUSeconds is each chain's CPU time, warm-up included: its own
-	// thread's, scaled up by the process's CPU time beyond the chains'
-	// threads (BLAS helper threads, garbage collection). It equals
-	// ChainSeconds where the CPU time cannot be read.
-	ChainCPUSeconds     []float64 `json:"chain_cpu_seconds"`
-	MeanChainCPUSeconds float64   `json:"mean_chain_cpu_seconds"`
-	// TotalChainCPUSeconds is the sum of ChainCPUSeconds: every ESS per
-	// second divides by it (ESSPerSecond says so).
-	TotalChainCPUSeconds float64 `json:"total_chain_cpu_seconds"`
-	ProcessCPUSeconds    float64 `json:"process_cpu_seconds,omitempty"`
-	ESSPerSecond         string  `json:"ess_per_second_is"`
-}
-
-type levelJSON struct {
-	Level       int     `json:"level"`
-	Beta        float64 `json:"beta"`
-	SubsetSize  int     `json:"subset_size"`
-	Transitions int64   `json:"transitions"`
-	Accepted    int64   `json:"accepted"`
-	AcceptRate  num     `json:"accept_rate"`
-	Evals       int64   `json:"evals"`
-	EvalsGrad   int64   `json:"evals_grad"`
-	// PrefixReuses counts values taken free from an evaluation on a
-	// colder level's subset (SPT, STT; see tempering.PrefixLiker).
-	PrefixReuses int64 `json:"prefix_reuses"`
-	// GradResumes counts gradients completed from the evaluation without
-	// gradient before them (SPT with HMC; see tempering.GradResumer), not
-	// counted in EvalsGrad.
-	GradResumes int64 `json:"grad_resumes"`
-	Failed      int64 `json:"failed"`
-	Invalid     int64 `json:"invalid"`
-	// Divergent counts the divergent transitions after warm-up (as
-	// everywhere else), DivergentWarmup those of warm-up.
-	Divergent       int64 `json:"divergent"`
-	DivergentWarmup int64 `json:"divergent_warmup"`
-	// SamplingAccept is the sampling phase's mean acceptance statistic
-	// (what the step size was adapted for); LeapfrogSteps and
-	// MaxTreeDepthHits (hmc, nuts) count the leapfrog steps and the nuts
-	// trajectories stopped at --max-depth over the whole run.
-	SamplingAccept   num   `json:"sampling_accept"`
-	LeapfrogSteps    int64 `json:"leapfrog_steps"`
-	MaxTreeDepthHits int64 `json:"max_tree_depth_hits"`
-}
-
-type swapJSON struct {
-	Levels   [2]int `json:"levels"`
-	Proposed int64  `json:"proposed"`
-	Accepted int64  `json:"accepted"`
-	Rate     num    `json:"rate"`
-}
-
-type ttJSON struct {
-	Proposed int64 `json:"proposed"`
-	Accepted int64 `json:"accepted"`
-	Aborted  int64 `json:"aborted"`
-	Rate     num   `json:"rate"`
-}
-
-// variableJSON is one variable's diagnostics: diag.Summary's fields plus
-// bulk-ESS per second.
-type variableJSON struct {
-	Name             string `json:"name"`
-	Mean             num    `json:"mean"`
-	Median           num    `json:"median"`
-	SD               num    `json:"sd"`
-	MAD              num    `json:"mad"`
-	Q5               num    `json:"q5"`
-	Q95              num    `json:"q95"`
-	Rhat             num    `json:"rhat"`
-	RhatBulk         num    `json:"rhat_bulk"`
-	RhatTail         num    `json:"rhat_tail"`
-	ESSBulk          num    `json:"ess_bulk"`
-	ESSTail          num    `json:"ess_tail"`
-	ESSMean          num    `json:"ess_mean"`
-	MCSEMean         num    `json:"mcse_mean"`
-	RhatPaper        num    `json:"rhat_paper"`
-	ESSPaper         num    `json:"ess_paper"`
-	ESSBulkPerSecond num    `json:"ess_bulk_per_second,omitzero"`
-}
-
+// newVariableJSON is one variable's row of the summary.
 func newVariableJSON(d diag.Summary) variableJSON {
 	return variableJSON{
 		Name: d.Name, Mean: num(d.Mean), Median: num(d.Median), SD: num(d.SD), MAD: num(d.MAD),
@@ -253,69 +51,8 @@ func writeJSONFile(path string, v any) error {
 	return fileio.Write(path, func(w *bufio.Writer) error { return writeJSON(w, v) })
 }
 
-// drawsHeader are the label columns of draws.csv: the meta-columns of R
-// posterior's draws_df, so that posterior::as_draws_df(read.csv(...))
-// sees the chains (with plain chain and draw columns it takes them for
-// variables and sees one chain).
-const drawsHeader = ".chain,.iteration,.draw"
-
-// writeDrawsCSV writes the draws in long form: .chain, .iteration (the
-// draw within its chain) and .draw (counting across chains), all from 1,
-// then one column per variable. Every draw of every chain is written, also
-// when an interrupted run left chains of different lengths.
-func writeDrawsCSV(path string, names []string, nat [][][]float64) error {
-	return fileio.Write(path, func(w *bufio.Writer) error {
-		w.WriteString(drawsHeader)
-		for _, n := range names {
-			w.WriteByte(',')
-			w.WriteString(csvField(n))
-		}
-		w.WriteByte('\n')
-		buf := make([]byte, 0, 32)
-		total := 0
-		for c, ch := range nat {
-			for s, v := range ch {
-				total++
-				buf = strconv.AppendInt(buf[:0], int64(c+1), 10)
-				buf = append(buf, ',')
-				buf = strconv.AppendInt(buf, int64(s+1), 10)
-				buf = append(buf, ',')
-				buf = strconv.AppendInt(buf, int64(total), 10)
-				w.Write(buf)
-				for _, x := range v {
-					buf = append(buf[:0], ',')
-					buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
-					w.Write(buf)
-				}
-				w.WriteByte('\n')
-			}
-		}
-		return nil
-	})
-}
-
-// writeDrawsNetCDF writes the draws as netCDF (internal/netcdf): the
-// layout of an ArviZ posterior group, dimensions chain and draw, one
-// variable per parameter, so that xarray.open_dataset(path) is a Dataset
-// ArviZ takes as it is. Chains of unequal length (an interrupted run) are
-// cut to the shortest, the draws the diagnostics use.
-func writeDrawsNetCDF(path, command string, names []string, nat [][][]float64) error {
-	common := 0
-	for c, ch := range nat {
-		if c == 0 || len(ch) < common {
-			common = len(ch)
-		}
-	}
-	cut := make([][][]float64, len(nat))
-	for c, ch := range nat {
-		cut[c] = ch[:common]
-	}
-	d := netcdf.Draws{Names: names, Values: cut, Attrs: []netcdf.Attr{
-		{Name: "inference_library", Value: "subtemper"},
-		{Name: "command", Value: "subtemper " + command},
-	}}
-	return fileio.Write(path, func(w *bufio.Writer) error { return netcdf.Write(w, d) })
-}
+// drawsHeader are draws.csv's label columns.
+const drawsHeader = subtemper.DrawsCSVHeader
 
 // csvField quotes s if CSV needs it, as the readers expect (see
 // fileio.CSVField).
@@ -362,7 +99,7 @@ func fmtRate(v num) string {
 
 // essPerSecondIs defines ESS per second wherever it is given: in
 // summary.json (timings.ess_per_second_is) and under the printed table.
-const essPerSecondIs = "bulk-ESS of all chains / CPU-seconds of all chains, warm-up included (total_chain_cpu_seconds)"
+const essPerSecondIs = subtemper.ESSPerSecondDefinition
 
 // printSummaryTable prints the posterior::summarise_draws-like table, with
 // the paper's R-hat and ESS and (if perSec) bulk-ESS per second.

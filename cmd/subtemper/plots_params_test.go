@@ -5,41 +5,8 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
-
-// TestLevelBarsSkipIdleLevel fails if the acceptance figure draws a bar
-// for a level that made no transitions (level 0 of stt in Neal's form).
-func TestLevelBarsSkipIdleLevel(t *testing.T) {
-	levels := []levelJSON{
-		{Level: 0, Transitions: 0, AcceptRate: 0},
-		{Level: 1, Transitions: 100, Accepted: 70, AcceptRate: 0.7},
-		{Level: 2, Transitions: 100, Accepted: 80, AcceptRate: 0.8},
-	}
-	labels, vals := levelBars(levels)
-	if strings.Join(labels, ",") != "1,2" || len(vals) != 2 || vals[0] != 0.7 || vals[1] != 0.8 {
-		t.Errorf("levelBars = %v %v, want levels 1,2 only (level 0 made no transitions)", labels, vals)
-	}
-	levels[0].Transitions, levels[0].AcceptRate = 50, 0.5
-	if labels, _ := levelBars(levels); strings.Join(labels, ",") != "0,1,2" {
-		t.Errorf("levelBars = %v, want every level that made transitions", labels)
-	}
-}
-
-// TestRankAll: every draw gets its own rank, and two chains that do not
-// overlap take the lowest and highest ranks respectively.
-func TestRankAll(t *testing.T) {
-	r := rankAll([][]float64{{11, 12, 13, 14, 15}, {1, 2, 3, 4, 5}})
-	want := [][]float64{{5, 6, 7, 8, 9}, {0, 1, 2, 3, 4}}
-	for c := range want {
-		for s := range want[c] {
-			if r[c][s] != want[c][s] {
-				t.Fatalf("ranks %v, want %v", r, want)
-			}
-		}
-	}
-}
 
 // TestFiguresSTTAndPT: --plots writes the rank plots, marginal densities,
 // R-hat per parameter and the acceptance that governs mixing

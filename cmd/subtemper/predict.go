@@ -299,17 +299,18 @@ func closeUnlessInterrupted(ctx context.Context, fit *subtemper.GPFit) {
 	}
 }
 
-// gpPredictDone returns the gp command's done hook: save the fit to out
+// gpPredictDone returns the gp command's done hook: save j's fit to out
 // (when set) and predict at the test file's inputs (when set).
 //
 // The files go into out, the staging folder of --out, which is put in
 // place of shown (--out itself) after the hook returns: messages name
 // shown.
-func gpPredictDone(ctx context.Context, io *stdio, fit *subtemper.GPFit, out, shown string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool, notes *[]string) func([][][]float64) error {
+func gpPredictDone(ctx context.Context, io *stdio, j *job, out, shown string, flags map[string]any, td *subtemper.TestData, testFile string, draws int, plots, quiet bool, notes *[]string) func([][][]float64) error {
 	if shown == "" {
 		shown = out
 	}
 	return func(d [][][]float64) error {
+		fit := j.fit
 		fit.Draws = d
 		defer closeUnlessInterrupted(ctx, fit)
 		if out != "" {

@@ -1,21 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
@@ -189,49 +191,7 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 	default:
 		return nil, nil, usagef("--ladder %q: want adaptive or fixed", s.ladder)
 	}
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"chains", s.chains}, {"draws", s.draws}, {"thin", s.thin}, {"leapfrog", s.leapfrog}, {"max-depth", s.maxDepth}} {
-		if err := checkPositiveInt(c.name, c.v); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"warmup", s.warmup}, {"base-steps", s.baseSteps}, {"levels", s.levels}} {
-		if err := checkNonNegInt(c.name, c.v); err != nil {
-			return nil, nil, err
-		}
-	}
-	if s.maxDepth > 30 {
-		return nil, nil, usagef("--max-depth must be at most 30, got %d", s.maxDepth)
-	}
-	if s.draws > (math.MaxInt-s.warmup)/s.thin {
-		return nil, nil, usagef("--warmup %d + --draws %d × --thin %d iterations per chain is out of range", s.warmup, s.draws, s.thin)
-	}
-	if !(s.betaMin > 0 && s.betaMin < 1) {
-		return nil, nil, usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
-	}
-	if s.stepSize != 0 {
-		if err := checkPositive("step-size", s.stepSize); err != nil {
-			return nil, nil, err
-		}
-	}
-	if !(s.targetAccept > 0 && s.targetAccept < 1) {
-		return nil, nil, usagef("--target-accept must lie in (0,1), got %v", s.targetAccept)
-	}
-	if !(s.stepJitter >= 0 && s.stepJitter < 1) {
-		return nil, nil, usagef("--step-jitter must lie in [0,1), got %v", s.stepJitter)
-	}
-	if !(s.minESS >= 0) || math.IsInf(s.minESS, 0) {
-		return nil, nil, usagef("--min-ess must be ≥ 0 and finite, got %v", s.minESS)
-	}
-	if err := checkPositive("mh-scale", s.mhScale); err != nil {
-		return nil, nil, err
-	}
-	if err := checkPositiveInt("mh-steps", s.mhSteps); err != nil {
+	if err := s.checkNumbers(); err != nil {
 		return nil, nil, err
 	}
 	k, err := s.kernel("inner", s.inner, adapt)
@@ -275,7 +235,62 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
 		BaseSteps: base, RecordTimes: true,
 	}
+	if s.minESS > 0 {
+		// Judged on the command's natural units: sampleJob gives the
+		// rule its transform, FitGP the GP's θ in the data's units.
+		st.Stop = diag.StopRule{MinESS: s.minESS}
+	}
 	return st, be, nil
+}
+
+// checkNumbers checks the sampler flags' counts and rates.
+func (s *samplerFlags) checkNumbers() error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"chains", s.chains}, {"draws", s.draws}, {"thin", s.thin}, {"leapfrog", s.leapfrog}, {"max-depth", s.maxDepth}} {
+		if err := checkPositiveInt(c.name, c.v); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"warmup", s.warmup}, {"base-steps", s.baseSteps}, {"levels", s.levels}} {
+		if err := checkNonNegInt(c.name, c.v); err != nil {
+			return err
+		}
+	}
+	if s.maxDepth > 30 {
+		return usagef("--max-depth must be at most 30, got %d", s.maxDepth)
+	}
+	if s.draws > (math.MaxInt-s.warmup)/s.thin {
+		return usagef("--warmup %d + --draws %d × --thin %d iterations per chain is out of range", s.warmup, s.draws, s.thin)
+	}
+	if !(s.betaMin > 0 && s.betaMin < 1) {
+		return usagef("--beta-min must lie in (0,1), got %v", s.betaMin)
+	}
+	if s.stepSize != 0 {
+		if err := checkPositive("step-size", s.stepSize); err != nil {
+			return err
+		}
+	}
+	if !(s.targetAccept > 0 && s.targetAccept < 1) {
+		return usagef("--target-accept must lie in (0,1), got %v", s.targetAccept)
+	}
+	if !(s.stepJitter >= 0 && s.stepJitter < 1) {
+		return usagef("--step-jitter must lie in [0,1), got %v", s.stepJitter)
+	}
+	if !(s.minESS >= 0) || math.IsInf(s.minESS, 0) {
+		return usagef("--min-ess must be ≥ 0 and finite, got %v", s.minESS)
+	}
+	if err := checkPositive("mh-scale", s.mhScale); err != nil {
+		return err
+	}
+	if err := checkPositiveInt("mh-steps", s.mhSteps); err != nil {
+		return err
+	}
+	return nil
 }
 
 // kernel returns the inner kernel the flags name (--inner or --hot).
@@ -342,6 +357,9 @@ type job struct {
 	// reports that it runs tempering.WarmKernel.
 	warm       *warmInfo
 	warmKernel bool
+	// fit is the gp command's fit (subtemper.FitGP's), once made; the
+	// summary is its Report.
+	fit *subtemper.GPFit
 }
 
 // beforeWrite, when set (by tests), runs just before runJob writes the
@@ -351,17 +369,34 @@ var beforeWrite func()
 // runJob samples, writes the files and prints the summary. It returns
 // errInterrupted (after writing everything) if ctx was cancelled.
 func runJob(ctx context.Context, io *stdio, j *job) error {
-	f := j.flags
-	st := j.settings
-	chatty := !f.quiet
-	fixStagedPaths(j)
-	maxTime, err := f.parseMaxTime()
+	defer raiseProcs(j.settings.Chains)()
+	s, err := sampleJob(ctx, io, j)
 	if err != nil {
 		return err
 	}
+	return finishJob(ctx, io, j, s)
+}
+
+// sampled is a finished sampling run, before its summary.
+type sampled struct {
+	res           *tempering.Result
+	wall, procCPU time.Duration
+	timedOut      bool // --max-time ended sampling
+	pr            *progress
+}
+
+// sampleJob runs the warm start (when on) and the sampler on j's target.
+func sampleJob(ctx context.Context, io *stdio, j *job) (sampled, error) {
+	f := j.flags
+	st := j.settings
+	fixStagedPaths(j)
+	maxTime, err := f.parseMaxTime()
+	if err != nil {
+		return sampled{}, err
+	}
 	warm, err := f.warmStartOn(j.target.NumObs())
 	if err != nil {
-		return err
+		return sampled{}, err
 	}
 	// --max-time bounds the warm start and the sampling; the phases
 	// after them (the summary, the fit, predictions, the files) run on
@@ -373,24 +408,118 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		sctx, cancel = context.WithTimeoutCause(ctx, maxTime, errMaxTime)
 		defer cancel()
 	}
-	stop := ""
 	if f.minESS > 0 {
 		st.Stop = diag.StopRule{MinESS: f.minESS, Transform: j.natural}
-		stop = fmt.Sprintf(", stopping early once every ESS ≥ %.0f", max(f.minESS, diag.ESSPerChainMin*float64(st.Chains)))
 	}
 	var ws *tempering.WarmStart
 	if warm {
-		if chatty {
-			fmt.Fprintf(io.err, "subtemper %s: warm start: looking for the posterior mode (N = %d; --warm-start off skips it)\n", j.command, j.target.NumObs())
-		}
-		ws, err = findMode(sctx, j, !kernelChosen(f.fs))
+		announceWarmStart(io, j, j.target.NumObs())
+		ws, err = findMode(sctx, j, !warmKeep(f.fs).Kernel)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime) {
-				return fmt.Errorf("--max-time %s ran out while looking for the posterior mode, before any draw: give more time", f.maxTime)
+				return sampled{}, errMaxTimeMode(f)
 			}
-			return err
+			return sampled{}, err
 		}
 		applyWarmStart(j, ws)
+	}
+	pr := announceSampling(io, j, ws)
+	cpu0, cpuOK := tempering.ProcessCPU()
+	res, err := runSampler(sctx, j.target, st)
+	wall := time.Since(start)
+	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime)
+	if timedOut && errors.Is(err, errInterrupted) {
+		return sampled{}, errMaxTimeSetup(f)
+	}
+	if timedOut && err == nil && res.Interrupted {
+		// Not an interruption: the run ends where --max-time said, its
+		// draws are judged, saved and used as any run's.
+		res.Interrupted = false
+		reportMaxTime(io, j, res)
+	} else {
+		timedOut = false
+	}
+	var procCPU time.Duration
+	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
+		procCPU = cpu1 - cpu0
+	}
+	if pr != nil {
+		pr.stop(err == nil && res.StoppedAt > 0)
+	}
+	if errors.Is(err, errInterrupted) {
+		return sampled{}, err
+	}
+	if err != nil {
+		return sampled{}, samplingFailed(j, err)
+	}
+	return sampled{res: res, wall: wall, procCPU: procCPU, timedOut: timedOut, pr: pr}, nil
+}
+
+// announceWarmStart says that the search for the mode begins.
+func announceWarmStart(io *stdio, j *job, n int) {
+	if !j.flags.quiet {
+		fmt.Fprintf(io.err, "subtemper %s: warm start: looking for the posterior mode (N = %d; --warm-start off skips it)\n", j.command, n)
+	}
+}
+
+// errMaxTimeMode and errMaxTimeSetup are the errors of a --max-time that
+// ran out before any draw.
+func errMaxTimeMode(f *samplerFlags) error {
+	return fmt.Errorf("--max-time %s ran out while looking for the posterior mode, before any draw: give more time", f.maxTime)
+}
+
+func errMaxTimeSetup(f *samplerFlags) error {
+	return fmt.Errorf("--max-time %s ran out while the chains were set up, before any draw: give more time", f.maxTime)
+}
+
+// reportMaxTime says that --max-time ended sampling.
+func reportMaxTime(io *stdio, j *job, res *tempering.Result) {
+	if !j.flags.quiet {
+		fmt.Fprintf(io.err, "subtemper %s: --max-time %s reached: sampling stopped with %s per chain; judging and keeping them\n",
+			j.command, j.flags.maxTime, plural.Count(minDraws(res), "draw", "draws"))
+	}
+}
+
+// samplingFailed is the error of a run whose sampler failed: the reason a
+// chain cannot start, if one cannot, and the job's hint.
+func samplingFailed(j *job, err error) error {
+	if j.target != nil {
+		if cause := explainStart(j.target, j.settings.Chains); cause != nil {
+			err = cause
+		}
+	}
+	if j.startHint != "" {
+		return fmt.Errorf("sampling failed: %w; %s", err, j.startHint)
+	}
+	return fmt.Errorf("sampling failed: %w", err)
+}
+
+// raiseProcs raises GOMAXPROCS to the number of chains, if below, and
+// returns the function that restores it.
+//
+// Each chain runs locked to its own OS thread (tempering.Run, for its
+// CPU clock). With fewer Go processors than chains, a chain back from
+// a BLAS call waits until a processor is handed to its thread: 3
+// chains on 2 cores kept only 1.5 of them busy (diabetes, 73.5 s wall
+// against 59.0 s with a processor per chain). The draws do not depend
+// on GOMAXPROCS.
+func raiseProcs(chains int) func() {
+	if runtime.GOMAXPROCS(0) < chains {
+		old := runtime.GOMAXPROCS(chains)
+		return func() { runtime.GOMAXPROCS(old) }
+	}
+	return func() {}
+}
+
+// announceSampling prints what the warm start found (ws, if any) and the
+// run's start line, and starts the progress bar (nil without one),
+// wiring it into j.settings.
+func announceSampling(io *stdio, j *job, ws *tempering.WarmStart) *progress {
+	f, st := j.flags, j.settings
+	chatty := !f.quiet
+	stop := ""
+	if f.minESS > 0 {
+		stop = fmt.Sprintf(", stopping early once every ESS ≥ %.0f", max(f.minESS, diag.ESSPerChainMin*float64(st.Chains)))
 	}
 	expected := f.warmup + expectedDraws(st, f.minESS, drawESS(st, ws))*st.Thin
 	if ws != nil && chatty {
@@ -405,65 +534,29 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	if w := ladderWarning(f, j.target.NumObs()); w != "" && chatty {
 		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)
 	}
-	var pr *progress
-	if chatty && (io.errIsTerminal || f.progress) {
-		pr = startProgress(io.err, st.Chains, f.warmup, expected, perChain, f.progress)
-		st.Progress = pr.callback
-		if rule, ok := st.Stop.(diag.StopRule); ok {
-			// The bar's ETA follows the rule's checks: where the ESS
-			// seen so far says the run will end.
-			need := max(rule.MinESS, diag.ESSPerChainMin*float64(st.Chains))
-			every := cmp.Or(st.StopEvery, tempering.DefaultStopEvery)
-			rule.Observe = func(n int, least float64) { pr.foresee(n, least, need, every, max(1, st.Thin)) }
-			st.Stop = rule
-		}
+	if !chatty || !(io.errIsTerminal || f.progress) {
+		return nil
 	}
-	// Each chain runs locked to its own OS thread (tempering.Run, for its
-	// CPU clock). With fewer Go processors than chains, a chain back from
-	// a BLAS call waits until a processor is handed to its thread: 3
-	// chains on 2 cores kept only 1.5 of them busy (diabetes, 73.5 s wall
-	// against 59.0 s with a processor per chain). The draws do not depend
-	// on GOMAXPROCS.
-	if runtime.GOMAXPROCS(0) < st.Chains {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(st.Chains))
+	pr := startProgress(io.err, st.Chains, f.warmup, expected, perChain, f.progress)
+	st.Progress = pr.callback
+	if rule, ok := st.Stop.(diag.StopRule); ok {
+		// The bar's ETA follows the rule's checks: where the ESS
+		// seen so far says the run will end.
+		need := max(rule.MinESS, diag.ESSPerChainMin*float64(st.Chains))
+		every := cmp.Or(st.StopEvery, tempering.DefaultStopEvery)
+		rule.Observe = func(n int, least float64) { pr.foresee(n, least, need, every, max(1, st.Thin)) }
+		st.Stop = rule
 	}
-	cpu0, cpuOK := tempering.ProcessCPU()
-	res, err := runSampler(sctx, j.target, st)
-	wall := time.Since(start)
-	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime)
-	if timedOut && errors.Is(err, errInterrupted) {
-		return fmt.Errorf("--max-time %s ran out while the chains were set up, before any draw: give more time", f.maxTime)
-	}
-	if timedOut && err == nil && res.Interrupted {
-		// Not an interruption: the run ends where --max-time said, its
-		// draws are judged, saved and used as any run's.
-		res.Interrupted = false
-		if chatty {
-			fmt.Fprintf(io.err, "subtemper %s: --max-time %s reached: sampling stopped with %s per chain; judging and keeping them\n",
-				j.command, f.maxTime, plural.Count(minDraws(res), "draw", "draws"))
-		}
-	} else {
-		timedOut = false
-	}
-	var procCPU time.Duration
-	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
-		procCPU = cpu1 - cpu0
-	}
-	if pr != nil {
-		pr.stop(err == nil && res.StoppedAt > 0)
-	}
-	if errors.Is(err, errInterrupted) {
-		return err
-	}
-	if err != nil {
-		if cause := explainStart(j.target, st.Chains); cause != nil {
-			err = cause
-		}
-		if j.startHint != "" {
-			return fmt.Errorf("sampling failed: %w; %s", err, j.startHint)
-		}
-		return fmt.Errorf("sampling failed: %w", err)
-	}
+	return pr
+}
+
+// finishJob summarises a sampled run, runs the command's own phase (j.done),
+// writes the files and prints the summary. It returns errInterrupted
+// (after writing everything) if ctx was cancelled.
+func finishJob(ctx context.Context, io *stdio, j *job, sr sampled) error {
+	f, res, pr := j.flags, sr.res, sr.pr
+	chatty := !f.quiet
+	wall, procCPU, timedOut := sr.wall, sr.procCPU, sr.timedOut
 	if res.Interrupted && chatty {
 		fmt.Fprintf(io.err, "subtemper %s: interrupted after %s: writing the draws made so far\n", j.command, wall.Round(time.Millisecond))
 	}
@@ -485,47 +578,13 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 			return err
 		}
 	}
-	// The command's own outputs (a GP's saved fit and predictions) go
-	// into the staging folder with the rest, so that they are put in
-	// place together.
-	var derr error
-	if j.done != nil && !res.Interrupted {
-		if pr != nil && j.doneShown != "" {
-			fmt.Fprintf(io.err, "subtemper %s: %s…\n", j.command, j.doneShown)
-		}
-		derr = j.done(res)
-		if derr != nil && ctx.Err() != nil {
-			// Ctrl-C during the command's own phase: the draws are
-			// complete and are kept, marked as interrupted, with what
-			// was left out; the exit code is that of any interruption.
-			derr = nil
-			sum.Interrupted, res.Interrupted = true, true
-			sum.InterruptedDuring = j.donePhase
-			sum.Warnings = append(sum.Warnings, j.doneCut)
-		}
-	}
+	derr := runDone(ctx, io, j, res, sum, pr)
 	if beforeWrite != nil {
 		beforeWrite()
 	}
 	// The summary goes to stdout even when writing the files fails, so
 	// that a full disk does not lose the whole run.
-	var written []string
-	var werr error
-	if f.out != "" {
-		if pr != nil {
-			fmt.Fprintf(io.err, "subtemper %s: writing the files to %s…\n", j.command, f.finalOut)
-		}
-		written, werr = writeOutputs(f.out, j, res, nat, sum, f.plots)
-		if werr == nil {
-			var kept bool
-			written, kept, werr = commitOut(f, written, sum.Draws.Summarized == 0 && res.Interrupted)
-			if kept && chatty {
-				fmt.Fprintf(io.err, "subtemper %s: interrupted before any draw was kept: %s keeps its earlier result; nothing written\n", j.command, f.finalOut)
-			}
-		} else {
-			werr = errors.New(strings.ReplaceAll(werr.Error(), f.out, f.finalOut))
-		}
-	}
+	written, werr := writeFiles(io, j, res, nat, sum, pr)
 	if f.json {
 		if err := writeJSON(io.out, sum); err != nil {
 			return errors.Join(werr, err)
@@ -557,6 +616,51 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 	return nil
 }
 
+// runDone runs the command's own phase (j.done: a GP's saved fit and
+// predictions) after a run that was not interrupted. Its outputs go into
+// the staging folder with the rest, so that they are put in place
+// together. A Ctrl-C during it keeps the run, marked as interrupted
+// during j.donePhase, with what was left out (j.doneCut).
+func runDone(ctx context.Context, io *stdio, j *job, res *tempering.Result, sum *runSummary, pr *progress) error {
+	if j.done == nil || res.Interrupted {
+		return nil
+	}
+	if pr != nil && j.doneShown != "" {
+		fmt.Fprintf(io.err, "subtemper %s: %s…\n", j.command, j.doneShown)
+	}
+	err := j.done(res)
+	if err != nil && ctx.Err() != nil {
+		// The draws are complete and are kept; the exit code is that of
+		// any interruption.
+		sum.Interrupted, res.Interrupted = true, true
+		sum.InterruptedDuring = j.donePhase
+		sum.Warnings = append(sum.Warnings, j.doneCut)
+		return nil
+	}
+	return err
+}
+
+// writeFiles writes the run's files into the staging folder of --out
+// (if given) and puts it in place, returning the paths written.
+func writeFiles(io *stdio, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, pr *progress) ([]string, error) {
+	f := j.flags
+	if f.out == "" {
+		return nil, nil
+	}
+	if pr != nil {
+		fmt.Fprintf(io.err, "subtemper %s: writing the files to %s…\n", j.command, f.finalOut)
+	}
+	written, err := writeOutputs(f.out, j, res, nat, sum, f.plots)
+	if err != nil {
+		return written, errors.New(strings.ReplaceAll(err.Error(), f.out, f.finalOut))
+	}
+	written, kept, err := commitOut(f, written, sum.Draws.Summarized == 0 && res.Interrupted)
+	if kept && !f.quiet {
+		fmt.Fprintf(io.err, "subtemper %s: interrupted before any draw was kept: %s keeps its earlier result; nothing written\n", j.command, f.finalOut)
+	}
+	return written, err
+}
+
 // naturalDraws converts res.Draws to natural units: [chain][draw][var].
 func naturalDraws(j *job, res *tempering.Result) [][][]float64 {
 	nat := make([][][]float64, len(res.Draws))
@@ -569,22 +673,6 @@ func naturalDraws(j *job, res *tempering.Result) [][][]float64 {
 		}
 	}
 	return nat
-}
-
-// byVariable returns the first n draws of each chain as [var][chain][draw].
-func byVariable(nat [][][]float64, nvar, n int) [][][]float64 {
-	out := make([][][]float64, nvar)
-	for v := range out {
-		out[v] = make([][]float64, len(nat))
-		for c := range nat {
-			x := make([]float64, n)
-			for s := 0; s < n; s++ {
-				x[s] = nat[c][s][v]
-			}
-			out[v][c] = x
-		}
-	}
-	return out
 }
 
 // kernelNames names the kernels for the start message: "HMC", or
@@ -610,267 +698,31 @@ func hotSummary(f *samplerFlags) string {
 	}
 }
 
-// adaptSummary names what warm-up tuned: --adapt with warm-up, "none"
-// otherwise.
-func adaptSummary(f *samplerFlags, st *tempering.Settings) string {
-	if f.warmup == 0 {
-		return "none"
-	}
-	return strings.ToLower(f.adapt)
-}
-
-// newLadderJSON reports the ladder sampled with and how it communicated.
-func newLadderJSON(res *tempering.Result) ladderJSON {
-	l := res.Ladder
-	j := ladderJSON{
-		Betas: res.Betas, SubsetSizes: res.SubsetSizes, Adaptive: l.Adaptive, Rounds: l.Rounds,
-		Barrier: num(math.NaN()), WarmupBarrier: num(math.NaN()), TTRate: num(math.NaN()),
-		RoundTrips: l.RoundTrips, RoundTripsPerSecond: num(l.RoundTripsPerSecond),
-	}
-	if len(l.SwapRates) > 0 {
-		j.Barrier, j.SwapRates = num(l.Barrier), l.SwapRates
-	}
-	if l.Adaptive {
-		j.WarmupBarrier = num(l.WarmupBarrier)
-	}
-	if len(res.Betas) > 1 && len(l.SwapRates) == 0 {
-		j.TTRate = num(l.TTRate)
-	}
-	return j
-}
-
-// newTuningJSON reports each level's adapted step size and diagonal
-// inverse metric (of a dense one, its diagonal), per chain; nil for mh.
-func newTuningJSON(res *tempering.Result, f *samplerFlags) []tuningJSON {
-	if strings.EqualFold(f.inner, "mh") || len(res.Tunings) == 0 {
-		return nil
-	}
-	var out []tuningJSON
-	for m := range res.Tunings[0] {
-		t := tuningJSON{Level: m}
-		for c := range res.Tunings {
-			if m >= len(res.Tunings[c]) {
-				continue
-			}
-			tu := res.Tunings[c][m]
-			t.StepSize = append(t.StepSize, tu.StepSize)
-			switch d := len(tu.InvMetric); {
-			case d > 0:
-				t.InvMetric = append(t.InvMetric, tu.InvMetric)
-			case len(tu.InvMetricDense) > 0:
-				n := int(math.Round(math.Sqrt(float64(len(tu.InvMetricDense)))))
-				diag := make([]float64, n)
-				for i := range diag {
-					diag[i] = tu.InvMetricDense[i*n+i]
-				}
-				t.InvMetric = append(t.InvMetric, diag)
-			}
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// chainCPUSeconds returns each chain's CPU seconds: its thread's CPU time,
-// scaled so that the chains together account for the process's CPU time
-// procCPU during the run when that is larger (work on helper threads of a
-// multithreaded BLAS, garbage collection). Without CPU times it returns the
-// chains' wall times.
-func chainCPUSeconds(res *tempering.Result, procCPU time.Duration) []float64 {
-	out := make([]float64, len(res.ChainTimes))
-	if len(res.ChainCPU) != len(res.ChainTimes) {
-		for c, t := range res.ChainTimes {
-			out[c] = t.Seconds()
-		}
-		return out
-	}
-	var sum float64
-	for c, t := range res.ChainCPU {
-		out[c] = t.Seconds()
-		sum += out[c]
-	}
-	if p := procCPU.Seconds(); sum > 0 && p > sum {
-		for c := range out {
-			out[c] *= p / sum
-		}
-	}
-	return out
-}
-
-// summarize builds the run summary.
+// summarize builds the run summary: the library's Report (GPFit.Report
+// for the gp command's fit, NewReport otherwise) with the command's
+// flags, units, data description and warnings. It returns the draws in
+// natural units too, [chain][draw][var].
 func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*runSummary, [][][]float64) {
-	f, st := j.flags, j.settings
-	nat := naturalDraws(j, res)
-	per := make([]int, len(nat))
-	common := math.MaxInt
-	for c := range nat {
-		per[c] = len(nat[c])
-		common = min(common, per[c])
-	}
-	if len(nat) == 0 {
-		common = 0
-	}
-	chainSec := make([]float64, len(res.ChainTimes))
-	for c, t := range res.ChainTimes {
-		chainSec[c] = t.Seconds()
-	}
-	cpuSec := chainCPUSeconds(res, procCPU)
-	// ESS per CPU-second, everywhere (the table, summary.json,
-	// docs/ADAPTATION.md, scripts/compare): the ESS of all chains over
-	// the CPU time of all chains, warm-up included.
-	var totalSec, meanSec float64
-	for _, t := range cpuSec {
-		totalSec += t
-	}
-	if len(cpuSec) > 0 {
-		meanSec = totalSec / float64(len(cpuSec))
-	}
-	s := &runSummary{
-		Command:     j.command,
-		Interrupted: res.Interrupted,
-		Settings:    flagValues(j.fs),
-		Seed:        f.seed,
-		Backend:     j.backend,
-		BLASThreads: blasThreads(j.backend),
-		Sampler:     strings.ToLower(st.Driver.String()),
-		Inner:       strings.ToLower(f.inner),
-		Hot:         hotSummary(f),
-		Adapt:       adaptSummary(f, st),
-		Units:       j.units,
-		Data:        j.data,
-		Ladder:      newLadderJSON(res),
-		Tuning:      newTuningJSON(res, f),
-		Draws: drawsJSON{
-			Warmup: f.warmup, Requested: st.Draws, Thin: st.Thin, PerChain: per, Summarized: common,
-			MinESS: f.minESS, StoppedAt: res.StoppedAt,
-		},
-		Timings: timingsJSON{
-			WallSeconds: wall.Seconds(), ChainSeconds: chainSec, ChainCPUSeconds: cpuSec, MeanChainCPUSeconds: meanSec,
-			TotalChainCPUSeconds: totalSec, ProcessCPUSeconds: procCPU.Seconds(), ESSPerSecond: essPerSecondIs,
-		},
-		Variables:  []variableJSON{},
-		RoundTrips: res.Stats.RoundTrips,
-	}
-	if common < len(nat) && common >= 0 {
-		for _, p := range per {
-			if p != common {
-				s.Draws.Note = fmt.Sprintf("interrupted chains hold different numbers of draws; diagnostics use the first %s of each, draws.csv holds all", plural.Count(common, "draw", "draws"))
-				break
-			}
-		}
-	}
-	nan := num(math.NaN())
-	s.MaxRhat, s.MinESSBulk, s.MinESSTail = nan, nan, nan
-	s.Verdict = "NOT converged: no draws after warm-up"
-	if common > 0 {
-		vars := byVariable(nat, len(j.names), common)
-		var rh, rhp, eb, eps []float64
-		var sums []diag.Summary
-		for v, name := range j.names {
-			d, err := j.diag.summarizeChains(name, vars[v])
-			if err != nil {
-				d = diag.Summary{Name: name, Mean: math.NaN(), Median: math.NaN(), SD: math.NaN(), MAD: math.NaN(), Q5: math.NaN(), Q95: math.NaN(),
-					Rhat: math.NaN(), RhatBulk: math.NaN(), RhatTail: math.NaN(), ESSBulk: math.NaN(), ESSTail: math.NaN(), ESSMean: math.NaN(), MCSEMean: math.NaN(), RhatPaper: math.NaN(), ESSPaper: math.NaN()}
-			}
-			sums = append(sums, d)
-			vj := newVariableJSON(d)
-			vj.ESSBulkPerSecond = num(d.ESSBulk / totalSec)
-			s.Variables = append(s.Variables, vj)
-			rh = append(rh, d.Rhat)
-			rhp = append(rhp, d.RhatPaper)
-			eb = append(eb, d.ESSBulk)
-			eps = append(eps, d.ESSBulk/totalSec)
-		}
-		s.MedianRhat = num(nanMedian(rh))
-		s.MedianRhatPaper = num(nanMedian(rhp))
-		s.MedianESSBulk = num(nanMedian(eb))
-		s.MedianESSBulkPerSecond = num(nanMedian(eps))
-		s.ConvergedPaper = float64(s.MedianRhat) < 1.1
-		v := diag.JudgeESS(sums, len(nat), f.minESS)
-		s.Converged, s.Verdict = v.Converged, v.String()
-		s.MaxRhat, s.MinESSBulk, s.MinESSTail = num(v.MaxRhat), num(v.MinESSBulk), num(v.MinESSTail)
+	opt := subtemper.ReportOptions{Summarize: j.diag.summarizeChains}
+	var s *runSummary
+	if j.fit != nil && j.fit.Result == res {
+		s, _ = j.fit.Report(opt) // no error: the fit holds res
 	} else {
-		s.MedianRhat, s.MedianRhatPaper, s.MedianESSBulk, s.MedianESSBulkPerSecond = nan, nan, nan, nan
+		s = subtemper.NewReport(subtemper.SampledRun{Result: res, Settings: *j.settings, Names: j.names, Natural: j.natural,
+			Backend: j.backend, Wall: wall, ProcessCPU: procCPU}, opt)
 	}
-	for c, ch := range res.Draws {
-		if stuck(ch) {
-			s.StuckChains = append(s.StuckChains, c+1)
-		}
+	s.Command = j.command
+	s.Settings = flagValues(j.fs)
+	if j.warm != nil {
+		s.WarmStart = j.warm // with the CLI's time estimate
 	}
-	for m, l := range res.Stats.Levels {
-		s.Levels = append(s.Levels, levelJSON{
-			Level: m, Beta: l.Beta, SubsetSize: l.SubsetSize, Transitions: l.Transitions, Accepted: l.Accepted,
-			AcceptRate: num(rateOrNaN(l.Accepted, l.Transitions)), Evals: l.Evals, EvalsGrad: l.EvalsGrad,
-			PrefixReuses: l.PrefixReuses, GradResumes: l.GradResumes, Failed: l.Failed, Invalid: l.Invalid,
-			Divergent: l.SamplingDivergent, DivergentWarmup: l.Divergent - l.SamplingDivergent,
-			SamplingAccept: num(l.SamplingAcceptStat()),
-			LeapfrogSteps:  l.LeapfrogSteps, MaxTreeDepthHits: l.MaxTreeDepthHits,
-		})
-		s.Failed += l.Failed
-		s.Divergent += l.SamplingDivergent
-		s.DivergentWarmup += l.Divergent - l.SamplingDivergent
+	if j.units != "" {
+		s.Units = j.units
 	}
-	for i := range res.Stats.SwapProposed {
-		s.Swaps = append(s.Swaps, swapJSON{
-			Levels: [2]int{i, i + 1}, Proposed: res.Stats.SwapProposed[i], Accepted: res.Stats.SwapAccepted[i],
-			Rate: num(rateOrNaN(res.Stats.SwapAccepted[i], res.Stats.SwapProposed[i])),
-		})
-	}
-	if s.Swaps == nil {
-		s.Swaps = []swapJSON{}
-	}
-	if s.Inner != "mh" || (s.Hot != "" && s.Hot != "mh") {
-		s.TargetAccept = f.targetAccept
-	}
-	if s.Hot == "mh" {
-		s.HotMHSteps = f.mhSteps
-	}
-	if s.Sampler == "tt" || s.Sampler == "stt" {
-		s.TT = &ttJSON{Proposed: res.Stats.TTProposed, Accepted: res.Stats.TTAccepted, Aborted: res.Stats.TTAborted,
-			Rate: num(rateOrNaN(res.Stats.TTAccepted, res.Stats.TTProposed))}
-	}
+	maps.Copy(s.Data, j.data)
+	j.data = s.Data
 	s.Warnings = runWarnings(j, s)
-	return s, nat
-}
-
-// stuck reports whether a chain of at least two draws never left its first
-// draw.
-func stuck(draws [][]float64) bool {
-	if len(draws) < 2 {
-		return false
-	}
-	for _, u := range draws[1:] {
-		if !slices.Equal(u, draws[0]) {
-			return false
-		}
-	}
-	return true
-}
-
-func rateOrNaN(a, b int64) float64 {
-	if b == 0 {
-		return math.NaN()
-	}
-	return float64(a) / float64(b)
-}
-
-// nanMedian is the median of the non-NaN values (NaN if none).
-func nanMedian(x []float64) float64 {
-	var v []float64
-	for _, a := range x {
-		if !math.IsNaN(a) {
-			v = append(v, a)
-		}
-	}
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
+	return s, naturalDraws(j, res)
 }
 
 // flagValues returns every flag's value (given or default), typed.
@@ -892,13 +744,23 @@ func flagValues(fs *flagSet) map[string]any {
 // never mixes runs.
 func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, plots bool) ([]string, error) {
 	var written []string
+	// The gp command's draws are its fit's (GPFit.WriteDrawsCSV and
+	// WriteDrawsNetCDF); mvn's the library's writers' on its draws.
+	writeCSV := func(w *bufio.Writer) error { return subtemper.WriteDrawsCSV(w, j.names, nat) }
+	writeNC := func(w *bufio.Writer) error {
+		return subtemper.WriteDrawsNetCDF(w, "subtemper "+j.command, j.names, nat)
+	}
+	if fit := j.fit; fit != nil && fit.Result == res {
+		writeCSV = func(w *bufio.Writer) error { return fit.WriteDrawsCSV(w) }
+		writeNC = func(w *bufio.Writer) error { return fit.WriteDrawsNetCDF(w) }
+	}
 	p := filepath.Join(dir, "draws.csv")
-	if err := writeDrawsCSV(p, j.names, nat); err != nil {
+	if err := fileio.Write(p, writeCSV); err != nil {
 		return written, fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, p)
 	p = filepath.Join(dir, "draws.nc")
-	if err := writeDrawsNetCDF(p, j.command, j.names, nat); err != nil {
+	if err := fileio.Write(p, writeNC); err != nil {
 		return written, fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, p)
@@ -921,15 +783,6 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 	}
 	written = append(written, p)
 	return written, nil
-}
-
-// blasThreads returns the OpenBLAS thread count for the openblas backend,
-// 0 otherwise.
-func blasThreads(backend string) int {
-	if backend != "openblas" {
-		return 0
-	}
-	return openblas.Threads()
 }
 
 // samplerNotes closes the help of the sampling commands.

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -347,67 +346,6 @@ func TestPredictiveCheckFigures(t *testing.T) {
 	}
 }
 
-// TestNaturalTicks: an axis drawn in log θ is labelled with round values
-// of θ at their logs: 1-2-5 steps over a wide range (Boston's ℓ_zn spans
-// 2 to 5000), gonum's ticks over a narrow one.
-func TestNaturalTicks(t *testing.T) {
-	var labels []string
-	for _, tk := range (naturalTicks{}).Ticks(math.Log(2), math.Log(5000)) {
-		v, err := strconv.ParseFloat(tk.Label, 64)
-		if err != nil || math.Abs(math.Log(v)-tk.Value) > 1e-9 {
-			t.Errorf("tick %q at %v: not a natural value at its log", tk.Label, tk.Value)
-		}
-		labels = append(labels, tk.Label)
-	}
-	if got := strings.Join(labels, ","); got != "10,100,1000" {
-		t.Errorf("ticks over θ in [2, 5000]: %s", got)
-	}
-	ts := (naturalTicks{}).Ticks(math.Log(0.8), math.Log(2.4))
-	n := 0
-	for _, tk := range ts {
-		if tk.Label != "" {
-			n++
-		}
-	}
-	if n < 3 {
-		t.Errorf("ticks over θ in [0.8, 2.4]: %v, want at least 3 labels", ts)
-	}
-}
-
-// TestGPPriorU: the prior drawn over the densities is a density of
-// u = log θ in the data's units: it integrates to 1, and standardisation
-// moves it by the log of the column's SD.
-func TestGPPriorU(t *testing.T) {
-	pr, err := (gp.Prior{}).WithDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := gpPriorU(pr, gp.Standardization{}, 2)
-	std := gpPriorU(pr, gp.Standardization{XSD: []float64{10, 1}, XMean: []float64{0, 0}, YSD: 0.5}, 2)
-	for v := range 4 {
-		var mass float64
-		for u := -20.0; u < 20; u += 0.001 {
-			d, _ := plain(v, u)
-			mass += d * 0.001
-		}
-		if math.Abs(mass-1) > 1e-3 {
-			t.Errorf("variable %d: the prior's mass over u is %v, want 1", v, mass)
-		}
-	}
-	shift := []float64{math.Log(10), 0, math.Log(0.5), math.Log(0.5)}
-	for v, s := range shift {
-		a, _ := plain(v, 0.3)
-		b, _ := std(v, 0.3+s)
-		if math.Abs(a-b) > 1e-12 {
-			t.Errorf("variable %d: standardised prior at u + %v is %v, the plain one at u %v", v, s, b, a)
-		}
-	}
-	// σf ~ Gamma(4, 1): the density of u = log σf is σf·p(σf), at σf = 3: 3·3³e⁻³/3! = 0.672.
-	if d, _ := plain(2, math.Log(3)); math.Abs(d-81*math.Exp(-3)/6) > 1e-12 {
-		t.Errorf("prior density of log σf at σf = 3: %v, want %v", d, 81*math.Exp(-3)/6)
-	}
-}
-
 // TestProgressForesee checks that the stop rule's checks set the bar's
 // expected total: after 50 draws per chain the smallest ESS 100 of the
 // 400 needed foresees 200 draws; a rule already met foresees the next
@@ -436,35 +374,5 @@ func TestProgressForesee(t *testing.T) {
 	pr.foresee(50, 100, 400, 50, 2)
 	if want := int64(3 * (75 + 400)); pr.foreseen != want {
 		t.Errorf("thin 2: total %d, want %d", pr.foreseen, want)
-	}
-}
-
-// TestPairChoice checks the pair plot's variables: all of a few; of many,
-// the last two (sf, sn) and the four with the lowest bulk-ESS, in order.
-func TestPairChoice(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	mk := func(rho float64) [][]float64 { // 2 chains of AR(1) draws: ESS falls as rho grows
-		ch := make([][]float64, 2)
-		for c := range ch {
-			x := 0.0
-			for range 400 {
-				x = rho*x + math.Sqrt(1-rho*rho)*rng.NormFloat64()
-				ch[c] = append(ch[c], x)
-			}
-		}
-		return ch
-	}
-	few := [][][]float64{mk(0), mk(0), mk(0)}
-	if got := pairChoice(few); !slices.Equal(got, []int{0, 1, 2}) {
-		t.Errorf("3 variables: %v", got)
-	}
-	// Variables 1, 4, 6 and 7 mix slowly; 8 and 9 are sf and sn.
-	rhos := []float64{0, 0.95, 0, 0, 0.9, 0, 0.97, 0.93, 0, 0}
-	var many [][][]float64
-	for _, r := range rhos {
-		many = append(many, mk(r))
-	}
-	if got, want := pairChoice(many), []int{1, 4, 6, 7, 8, 9}; !slices.Equal(got, want) {
-		t.Errorf("10 variables: %v, want %v", got, want)
 	}
 }

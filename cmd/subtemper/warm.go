@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -47,49 +49,12 @@ func (s *samplerFlags) parseMaxTime() (time.Duration, error) {
 	return d, nil
 }
 
-// warmInfo is what summary.json says of the warm start.
-type warmInfo struct {
-	Stages          []tempering.StageWork `json:"stages"`
-	GradEquivalents float64               `json:"grad_equivalents"`
-	Modes           int                   `json:"modes"`
-	Mode            []float64             `json:"mode_u"`
-	LaplaceSD       []float64             `json:"laplace_sd_u"`
-	LogPost         float64               `json:"log_posterior"`
-	SecondsPerGrad  float64               `json:"seconds_per_full_gradient"`
-	WallSeconds     float64               `json:"wall_seconds"`
-	EstimateSeconds float64               `json:"estimated_sampling_seconds"`
-	// NonGaussian names the parameters along which the log density
-	// falls very unequally at ∓2 Laplace sd (tempering.WarmStart.Drops).
-	NonGaussian []string `json:"non_gaussian"`
-	// Proposal describes the independence proposal fitted by importance
-	// sampling (absent when none was fitted).
-	Proposal *proposalInfo `json:"proposal,omitempty"`
-}
-
-// proposalInfo is what summary.json says of the fitted proposal.
-type proposalInfo struct {
-	Rounds         []tempering.ProposalRound `json:"rounds"`
-	ImportanceESS  float64                   `json:"importance_ess"`
-	SecondsPerEval float64                   `json:"seconds_per_full_evaluation"`
-	// Used says whether sampling used it (importance ESS ≥
-	// subtemper.MinProposalESS and no kernel chosen by flags).
-	Used bool `json:"used"`
-}
+// warmInfo is what summary.json and map.json say of the warm start.
+type warmInfo = subtemper.WarmStartReport
 
 // newWarmInfo describes ws for summary.json and map.json.
 func newWarmInfo(j *job, ws *tempering.WarmStart) *warmInfo {
-	w := &warmInfo{
-		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(j.target.NumObs()), Modes: ws.Modes,
-		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
-		WallSeconds: ws.Wall.Seconds(), NonGaussian: []string{},
-	}
-	for _, i := range ws.NonGaussian {
-		w.NonGaussian = append(w.NonGaussian, j.names[i])
-	}
-	if p := ws.Proposal; p != nil {
-		w.Proposal = &proposalInfo{Rounds: p.Rounds, ImportanceESS: p.ESS(), SecondsPerEval: p.SecondsPerEval}
-	}
-	return w
+	return subtemper.NewWarmStartReport(ws, j.names, j.target.NumObs())
 }
 
 // findMode runs the warm start on j's target for j's chains, fitting an
@@ -109,27 +74,46 @@ func findMode(ctx context.Context, j *job, fitProposal bool) (*tempering.WarmSta
 // applyWarmStart starts j's run from ws: the driver becomes none (the
 // kernel alone) on one mode unless --sampler was given, the kernel
 // tempering.WarmKernel unless one was chosen by flags, the warm-up
-// tempering.WarmStartWarmup unless --warmup was given; and the flags
-// are updated so that the summary tells what ran.
+// tempering.WarmStartWarmup unless --warmup was given (see warmKeep); and
+// the flags are updated so that the summary tells what ran.
 func applyWarmStart(j *job, ws *tempering.WarmStart) {
+	st := j.settings
+	if ws.Unimodal() {
+		keep := warmKeep(j.flags.fs)
+		ns := subtemper.WarmSettings(*st, ws, keep.Kernel)
+		if keep.Driver {
+			ns.Driver = st.Driver
+		}
+		if keep.Warmup {
+			ns.Warmup = st.Warmup
+		}
+		if keep.Draws {
+			ns.Draws = st.Draws
+		}
+		*st = ns
+	}
+	noteWarmStart(j, ws)
+}
+
+// warmKeep says what of the flags' settings a warm start keeps: the
+// kernel when any kernel flag was given, the driver with --sampler, the
+// warm-up with --warmup, the draws with --draws.
+func warmKeep(fs *flagSet) subtemper.WarmKeep {
+	kernelChosen := false
+	for _, name := range []string{"inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps"} {
+		kernelChosen = kernelChosen || fs.isSet(name)
+	}
+	return subtemper.WarmKeep{Kernel: kernelChosen, Driver: fs.isSet("sampler"), Warmup: fs.isSet("warmup"), Draws: fs.isSet("draws")}
+}
+
+// noteWarmStart records the warm start ws in j, once j.settings start
+// from it, and updates the flags so that the summary tells what ran.
+func noteWarmStart(j *job, ws *tempering.WarmStart) {
 	f, st := j.flags, j.settings
-	fs := f.fs
-	kernelChosen := kernelChosen(fs)
 	j.warm = newWarmInfo(j, ws)
 	if !ws.Unimodal() {
 		return
 	}
-	ns := subtemper.WarmSettings(*st, ws, kernelChosen)
-	if fs.isSet("sampler") {
-		ns.Driver = st.Driver
-	}
-	if fs.isSet("warmup") {
-		ns.Warmup = st.Warmup
-	}
-	if fs.isSet("draws") {
-		ns.Draws = st.Draws
-	}
-	*st = ns
 	f.sampler = strings.ToLower(st.Driver.String())
 	f.warmup = st.Warmup
 	f.draws = st.Draws
@@ -140,22 +124,12 @@ func applyWarmStart(j *job, ws *tempering.WarmStart) {
 		f.inner, f.adapt = "imh", "none"
 		j.warm.Proposal.Used = true
 	}
-	j.warmKernel = !kernelChosen
+	j.warmKernel = !warmKeep(f.fs).Kernel
 	if pl, ok := st.Kernel.(tempering.PerLevel); ok && j.warmKernel {
 		if h, ok := pl.Target.(tempering.HMC); ok {
 			f.hmcLength = h.Length
 		}
 	}
-}
-
-// kernelChosen reports whether a flag chose the kernel or its tuning.
-func kernelChosen(fs *flagSet) bool {
-	for _, name := range []string{"inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps"} {
-		if fs.isSet(name) {
-			return true
-		}
-	}
-	return false
 }
 
 // expectedDraws is the number of draws per chain after which the --min-ess
@@ -303,22 +277,31 @@ type mapVar struct {
 	Upper float64 `json:"laplace_q95"`
 }
 
-// runMAP is gp --map: the posterior mode, printed and saved as a fit of
-// one point, predictions from it with --predict.
-func runMAP(ctx context.Context, io *stdio, j *job, save func([][][]float64) error) error {
+// runMAP is gp --map: the posterior mode (FitGP with GPOptions.MAP),
+// printed and saved as a fit of one point, predictions from it with
+// --predict.
+func runMAP(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subtemper.GPOptions, save func([][][]float64) error) error {
 	f := j.flags
 	chatty := !f.quiet
 	fixStagedPaths(j)
 	if chatty {
-		fmt.Fprintf(io.err, "subtemper %s: --map: looking for the posterior mode (N = %d)\n", j.command, j.target.NumObs())
+		fmt.Fprintf(io.err, "subtemper %s: --map: looking for the posterior mode (N = %d)\n", j.command, data.N)
 	}
 	cpu0, _ := tempering.ProcessCPU()
-	ws, err := findMode(ctx, j, false)
-	if err != nil {
+	opt.Settings = j.settings
+	fit, phase, err := fitGP(ctx, data, opt)
+	if errors.Is(err, errInterrupted) {
 		return err
 	}
+	if err != nil {
+		return gpFitFailed(j, phase, err)
+	}
+	defer closeUnlessInterrupted(ctx, fit)
+	adoptFit(j, fit)
+	ws := fit.Mode
 	cpu1, _ := tempering.ProcessCPU()
 	j.warm = newWarmInfo(j, ws)
+	maps.Copy(j.data, fit.DataReport())
 	d := len(ws.Mode)
 	mode, lo, hi := make([]float64, d), make([]float64, d), make([]float64, d)
 	j.natural(mode, ws.Mode)
