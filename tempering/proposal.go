@@ -21,10 +21,13 @@ type ProposalOptions struct {
 	Transform Transform
 	// Draws is the number of proposals drawn in each round. Zero means 500.
 	Draws int
-	// Rounds is the number of rounds: the first draws from the Laplace
-	// approximation, each later one from the previous round's fit. Zero
-	// means 2.
+	// Rounds is the most rounds: the first draws from the Laplace
+	// approximation, each later one from a fit to all earlier rounds'
+	// weighted draws. Zero means 3.
 	Rounds int
+	// EnoughESS ends the rounds once one's importance ESS fraction
+	// reaches it: that round's proposal is kept as it is. Zero means 0.5.
+	EnoughESS float64
 	// DF is the Student-t proposal's degrees of freedom (> 2). Zero means 5.
 	DF float64
 	// Scale multiplies the fitted covariance in the proposal's scale
@@ -41,8 +44,8 @@ type ProposalOptions struct {
 // on all observations, and the effective sample size of their importance
 // weights as a fraction of Draws, (Σw)²/(Draws·Σw²).
 type ProposalRound struct {
-	Draws int
-	ESS   float64
+	Draws int     `json:"draws"`
+	ESS   float64 `json:"ess"`
 }
 
 // Proposal is an independence proposal fitted to the posterior by
@@ -52,23 +55,21 @@ type Proposal struct {
 	Transform   Transform
 	Center, Cov []float64
 	DF, Scale   float64
-	// Rounds holds each round's work and importance ESS, the first round
-	// (drawn from the Laplace approximation) first. The last round's ESS
-	// measures the proposal the fit was made from, the last but one.
+	// Rounds holds each round's work and the importance ESS of the
+	// proposal it drew from, the first round (the Laplace approximation)
+	// first.
 	Rounds []ProposalRound
+	// ImportanceESS is the importance ESS fraction of this proposal,
+	// measured on its own round's draws: the best of the rounds'.
+	ImportanceESS float64
 	// SecondsPerEval is the mean wall-clock time of one log-density
 	// evaluation without gradient on all observations, with Workers
 	// running at once.
 	SecondsPerEval float64
 }
 
-// ESS returns the last round's importance ESS fraction (0 with no rounds).
-func (p *Proposal) ESS() float64 {
-	if len(p.Rounds) == 0 {
-		return 0
-	}
-	return p.Rounds[len(p.Rounds)-1].ESS
-}
+// ESS returns the proposal's importance ESS fraction (ImportanceESS).
+func (p *Proposal) ESS() float64 { return p.ImportanceESS }
 
 // Evals returns the number of log-density evaluations the fit made.
 func (p *Proposal) Evals() int {
@@ -89,7 +90,10 @@ func (p *Proposal) Kernel() Independence {
 // Carlo): it draws opt.Draws points from a Student-t on the Laplace
 // approximation (in opt.Transform's space), weighs each by posterior over
 // proposal density, and refits the centre and covariance to the weighted
-// draws; each further round draws from the previous fit. Where the
+// draws of every round so far (each round's weights scaled to its
+// importance ESS); each further round draws from the latest fit. It
+// returns the proposal whose round had the highest importance ESS, and
+// stops early once a round's reaches opt.EnoughESS. Where the
 // posterior is skewed or has heavier tails than the Laplace
 // approximation says (a length scale's long tail, the ridge σf and σn
 // form), the fitted t covers it and an independence sampler from it
@@ -114,14 +118,16 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		opt.Transform.FromTarget(w.Mode, center)
 		chain = Reparam(t, opt.Transform)
 	}
-	pool, err := clonePool(chain, opt.Workers)
+	clones, err := clonePool(chain, opt.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("tempering: proposal fit: %w", err)
 	}
-	defer closePool(pool)
-	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale}
+	defer closePool(clones)
+	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale, ImportanceESS: -1}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x70726f70))
 	var secs float64
+	var pool [][]float64 // every round's draws
+	var poolW []float64  // and their weights
 	for range opt.Rounds {
 		r := newTDraw(center, cov, opt.Scale, opt.DF)
 		if r == nil {
@@ -130,14 +136,14 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		xs, lq := r.sample(rng, opt.Draws)
 		lp := make([]float64, opt.Draws)
 		t0 := time.Now()
-		err := onPool(ctx, pool, opt.Draws, func(t Target, i int) {
+		err := onPool(ctx, clones, opt.Draws, func(t Target, i int) {
 			v, err := logPost(t, nil, xs[i], nil)
 			if err != nil {
 				v = math.Inf(-1)
 			}
 			lp[i] = v
 		})
-		secs += time.Since(t0).Seconds() * float64(len(pool))
+		secs += time.Since(t0).Seconds() * float64(len(clones))
 		if err != nil {
 			return nil, err
 		}
@@ -146,13 +152,22 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 			return nil, errors.New("tempering: proposal fit: no proposal had a finite log density")
 		}
 		p.Rounds = append(p.Rounds, ProposalRound{Draws: opt.Draws, ESS: ess})
-		center, cov = weightedMoments(xs, wts)
+		if ess > p.ImportanceESS {
+			p.Center, p.Cov, p.ImportanceESS = center, cov, ess
+		}
+		if ess >= opt.EnoughESS {
+			break
+		}
+		for i := range wts {
+			wts[i] *= ess * float64(opt.Draws)
+		}
+		pool, poolW = append(pool, xs...), append(poolW, wts...)
+		center, cov = weightedMoments(pool, poolW)
+		if newTDraw(center, cov, opt.Scale, opt.DF) == nil {
+			break // the refit is degenerate: keep the best so far
+		}
 	}
-	p.Center, p.Cov = center, cov
 	p.SecondsPerEval = secs / float64(p.Evals())
-	if newTDraw(center, cov, opt.Scale, opt.DF) == nil {
-		return nil, errors.New("tempering: proposal fit: the fitted covariance is not positive definite")
-	}
 	w.Proposal = p
 	return p, nil
 }
@@ -162,7 +177,10 @@ func (o *ProposalOptions) fill() error {
 		o.Draws = 500
 	}
 	if o.Rounds == 0 {
-		o.Rounds = 2
+		o.Rounds = 3
+	}
+	if o.EnoughESS == 0 {
+		o.EnoughESS = 0.5
 	}
 	if o.DF == 0 {
 		o.DF = 5
@@ -178,6 +196,8 @@ func (o *ProposalOptions) fill() error {
 		return fmt.Errorf("tempering: proposal fit needs at least 10 draws a round, got %d", o.Draws)
 	case o.Rounds < 1:
 		return fmt.Errorf("tempering: proposal fit needs at least 1 round, got %d", o.Rounds)
+	case !(o.EnoughESS > 0):
+		return fmt.Errorf("tempering: proposal fit's enough-ESS fraction must be positive, got %v", o.EnoughESS)
 	case !(o.DF > 2):
 		return fmt.Errorf("tempering: proposal fit needs more than 2 degrees of freedom (a finite covariance), got %v", o.DF)
 	case !(o.Scale > 0) || math.IsInf(o.Scale, 0):
@@ -296,13 +316,17 @@ func importanceWeights(lp, lq []float64) ([]float64, float64) {
 }
 
 // weightedMoments returns the weighted mean and covariance (row-major) of
-// xs under weights w that sum to 1.
+// xs under non-negative weights w.
 func weightedMoments(xs [][]float64, w []float64) (mean, cov []float64) {
 	d := len(xs[0])
+	var sum float64
+	for _, v := range w {
+		sum += v
+	}
 	mean = make([]float64, d)
 	for k, x := range xs {
 		for i, v := range x {
-			mean[i] += w[k] * v
+			mean[i] += w[k] / sum * v
 		}
 	}
 	cov = make([]float64, d*d)
@@ -313,7 +337,7 @@ func weightedMoments(xs [][]float64, w []float64) (mean, cov []float64) {
 		for i := range d {
 			di := x[i] - mean[i]
 			for j := range d {
-				cov[i*d+j] += w[k] * di * (x[j] - mean[j])
+				cov[i*d+j] += w[k] / sum * di * (x[j] - mean[j])
 			}
 		}
 	}

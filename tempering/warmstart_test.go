@@ -218,7 +218,7 @@ func TestFitProposalSkew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ws.FitProposal(context.Background(), skewTarget{}, ProposalOptions{Seed: 2, Draws: 4000, Rounds: 3})
+	p, err := ws.FitProposal(context.Background(), skewTarget{}, ProposalOptions{Seed: 2, Draws: 4000, Rounds: 3, EnoughESS: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,8 +238,17 @@ func TestFitProposalSkew(t *testing.T) {
 	if len(p.Rounds) != 3 || p.Evals() != 12000 {
 		t.Errorf("rounds %+v, want 3 of 4000 draws", p.Rounds)
 	}
-	if !(p.ESS() > 0.7 && p.ESS() <= 1) {
-		t.Errorf("last round's importance ESS %.3f, want a t proposal close to the posterior (> 0.7)", p.ESS())
+	if !(p.ESS() > 0.7 && p.ESS() <= 1) || p.ESS() != max(p.Rounds[0].ESS, p.Rounds[1].ESS, p.Rounds[2].ESS) {
+		t.Errorf("importance ESS %.3f, rounds %+v: want the best round's, a t proposal close to the posterior (> 0.7)", p.ESS(), p.Rounds)
+	}
+	// Once a round's ESS is enough, the rounds stop and its proposal is
+	// kept: here the Laplace approximation's.
+	q, err := ws.FitProposal(context.Background(), skewTarget{}, ProposalOptions{Seed: 2, EnoughESS: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Rounds) != 1 || q.Center[0] != ws.Mode[0] || q.ESS() != q.Rounds[0].ESS {
+		t.Errorf("EnoughESS 0.1: rounds %+v, centre %v: want one round from the mode %v", q.Rounds, q.Center, ws.Mode)
 	}
 	if !(p.SecondsPerEval > 0) {
 		t.Errorf("SecondsPerEval %v", p.SecondsPerEval)
@@ -255,7 +264,7 @@ func TestFitProposalOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []ProposalOptions{{Draws: 5}, {Rounds: -1}, {DF: 2}, {Scale: math.Inf(1)}, {Workers: -1}} {
+	for _, o := range []ProposalOptions{{Draws: 5}, {Rounds: -1}, {DF: 2}, {Scale: math.Inf(1)}, {Workers: -1}, {EnoughESS: -1}} {
 		if _, err := ws.FitProposal(context.Background(), skewTarget{}, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
