@@ -497,11 +497,18 @@ func runJob(ctx context.Context, io *stdio, j *job) error {
 		if derr != nil && ctx.Err() != nil {
 			// Ctrl-C during the command's own phase: the draws are
 			// complete and are kept, marked as interrupted, with what
-			// was left out; the exit code is that of any interruption.
+			// was left out (doneCut, or what the error says when the
+			// phase's outputs are written but not its figures); the
+			// exit code is that of any interruption.
+			cut := j.doneCut
+			var fc *figuresCut
+			if errors.As(derr, &fc) {
+				cut = fc.Error()
+			}
 			derr = nil
 			sum.Interrupted, res.Interrupted = true, true
 			sum.InterruptedDuring = j.donePhase
-			sum.Warnings = append(sum.Warnings, j.doneCut)
+			sum.Warnings = append(sum.Warnings, cut)
 		}
 	}
 	if beforeWrite != nil {
