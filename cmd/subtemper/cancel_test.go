@@ -359,3 +359,61 @@ func TestInterruptWhileWriting(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptPredictionFigures: a Ctrl-C that comes while gp --predict
+// --plots draws the prediction figures (the band figure predicts on a
+// grid, and stops at the interruption) keeps the run marked as
+// interrupted during the prediction, with predictions.csv, without the
+// band figure, and with a warning that names the figures not drawn. It
+// used to leave summary.json saying "interrupted": false, and stderr
+// saying that every file was written, without predictions.png. The
+// predict command exits 130 in the same case and says so.
+func TestInterruptPredictionFigures(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := writeGPData(t, dir, 12, 1)
+	test := writeFile(t, dir, "test.csv", "x1,y\n-1,0.5\n0,0.1\n1.5,-0.3\n")
+	out := filepath.Join(dir, "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	beforePredictionFigures = cancel
+	defer func() { beforePredictionFigures = nil }()
+	var o, e bytes.Buffer
+	args := []string{"gp", "--data", train, "--draws", "10", "--warmup", "5", "--min-ess", "0", "--plots", "--predict", test, "--out", out}
+	code := run(ctx, args, &stdio{in: strings.NewReader(""), out: &o, err: &e})
+	if code != 130 {
+		t.Errorf("exit code %d, want 130; stderr: %s", code, e.String())
+	}
+	sum := readJSON(t, filepath.Join(out, "summary.json"))
+	if sum["interrupted"] != true || sum["interrupted_during"] != "prediction" {
+		t.Errorf("summary.json: interrupted %v, interrupted_during %v; want true, \"prediction\" (predictions.png is missing)\nstderr: %s",
+			sum["interrupted"], sum["interrupted_during"], e.String())
+	}
+	if w, _ := json.Marshal(sum["warnings"]); !strings.Contains(string(w), "predictions.png") || !strings.Contains(string(w), "--plots") {
+		t.Errorf("summary.json's warnings do not name the figure not drawn and how to draw it: %s", w)
+	}
+	for _, n := range []string{"draws.csv", "fit.json", "predictions.csv", "predictions.json", "ppc.png"} {
+		if _, err := os.Stat(filepath.Join(out, n)); err != nil {
+			t.Errorf("%s missing: %v", n, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "predictions.png")); err == nil {
+		t.Error("predictions.png drawn after the interruption: the test no longer cuts the figure")
+	}
+	if strings.Contains(e.String(), "every file written") {
+		t.Errorf("stderr says every file was written:\n%s", e.String())
+	}
+
+	// The predict command, cut the same way.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	beforePredictionFigures = cancel2
+	e.Reset()
+	pred := filepath.Join(dir, "pred")
+	code = run(ctx2, []string{"predict", "--fit", out, "--data", test, "--plots", "--out", pred}, &stdio{in: strings.NewReader(""), out: &o, err: &e})
+	if code != 130 {
+		t.Errorf("predict: exit code %d, want 130; stderr: %s", code, e.String())
+	}
+	if !strings.Contains(e.String(), "interrupted while the prediction figures were drawn") {
+		t.Errorf("predict's stderr does not say the figures were cut: %s", e.String())
+	}
+}

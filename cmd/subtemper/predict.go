@@ -135,9 +135,18 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 		}
 		written = append(written, shown(p))
 	}
+	var cut *figuresCut
 	if plots {
-		figs, err := writePredictionPlots(ctx, dir, fit, td, pred)
-		if err != nil {
+		if beforePredictionFigures != nil {
+			beforePredictionFigures()
+		}
+		figs, failed, err := writePredictionPlots(ctx, dir, fit, td, pred)
+		if err != nil && ctx.Err() != nil {
+			// The band figure's own prediction stopped at the
+			// interruption: the predictions are written whole, some
+			// figures are not, and the run says so (it is not complete).
+			cut = &figuresCut{missing: failed}
+		} else if err != nil {
 			fmt.Fprintf(io.err, "subtemper %s: the prediction figure could not be drawn: %v\n", cmd, err)
 		}
 		for _, f := range figs {
@@ -147,8 +156,34 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	if !quiet {
 		fmt.Fprintf(io.err, "subtemper %s: wrote %s\n", cmd, strings.Join(written, ", "))
 	}
+	if cut != nil {
+		return cut
+	}
 	return nil
 }
+
+// beforePredictionFigures, when set (by tests), runs just before
+// predictAndWrite draws the prediction figures.
+var beforePredictionFigures func()
+
+// figuresCut is predictAndWrite's error when an interruption stopped the
+// prediction figures after the predictions were written: the command
+// exits as interrupted (it wraps errInterrupted), and a gp run is kept
+// marked as interrupted during the prediction, with Error as its warning.
+type figuresCut struct {
+	missing []string // the figures' file names not drawn
+	hint    string   // how to draw them, if known
+}
+
+func (e *figuresCut) Error() string {
+	s := "interrupted while the prediction figures were drawn: the predictions are written, but not " + strings.Join(e.missing, ", ")
+	if e.hint != "" {
+		s += "; " + e.hint
+	}
+	return s
+}
+
+func (e *figuresCut) Unwrap() error { return errInterrupted }
 
 // writePredictionsCSV writes the test inputs (the fit's input columns, in
 // its order) and the predictive summaries, in the data's units.
@@ -329,6 +364,11 @@ func gpPredictDone(ctx context.Context, io *stdio, j *job, out, shown string, fl
 		if dir == "" {
 			dir, sdir = ".", "."
 		}
-		return predictAndWrite(ctx, io, "gp", fit, td, testFile, dir, sdir, draws, plots, quiet)
+		err := predictAndWrite(ctx, io, "gp", fit, td, testFile, dir, sdir, draws, plots, quiet)
+		var cut *figuresCut
+		if errors.As(err, &cut) && out != "" {
+			cut.hint = fmt.Sprintf("`subtemper predict --fit %s --data %s --plots` draws them", shown, testFile)
+		}
+		return err
 	}
 }

@@ -40,12 +40,15 @@ const (
 // predicted mean with 50% and 90% intervals, the PIT histogram with the
 // 99% band of a uniform PIT, and the calibration of central intervals).
 // p must hold the quantiles of plotProbs.
-func writePredictionPlots(ctx context.Context, dir string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) ([]string, error) {
-	var written []string
+//
+// It returns the files written and the names of the figures' files not
+// written (with the errors).
+func writePredictionPlots(ctx context.Context, dir string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) (written, failed []string, err error) {
 	var errs []error
 	add := func(base string, err error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", base, err))
+			failed = append(failed, base+".png", base+".svg")
 			return
 		}
 		written = append(written, filepath.Join(dir, base+".png"), filepath.Join(dir, base+".svg"))
@@ -56,7 +59,7 @@ func writePredictionPlots(ctx context.Context, dir string, fit *subtemper.GPFit,
 	if td.Y != nil && p.CDF != nil {
 		add("ppc", ppcFigure(filepath.Join(dir, "ppc"), fit, td, p))
 	}
-	return written, errors.Join(errs...)
+	return written, failed, errors.Join(errs...)
 }
 
 // bandFigure draws the band figure (see writePredictionPlots).

@@ -630,11 +630,18 @@ func runDone(ctx context.Context, io *stdio, j *job, res *tempering.Result, sum 
 	}
 	err := j.done(res)
 	if err != nil && ctx.Err() != nil {
-		// The draws are complete and are kept; the exit code is that of
-		// any interruption.
+		// The draws are complete and are kept, marked as interrupted,
+		// with what was left out (doneCut, or what the error says when
+		// the phase's outputs are written but not its figures); the exit
+		// code is that of any interruption.
+		cut := j.doneCut
+		var fc *figuresCut
+		if errors.As(err, &fc) {
+			cut = fc.Error()
+		}
 		sum.Interrupted, res.Interrupted = true, true
 		sum.InterruptedDuring = j.donePhase
-		sum.Warnings = append(sum.Warnings, j.doneCut)
+		sum.Warnings = append(sum.Warnings, cut)
 		return nil
 	}
 	return err
