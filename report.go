@@ -271,6 +271,8 @@ func kernelName(k tempering.Kernel) string {
 		return "nuts"
 	case tempering.MH:
 		return "mh"
+	case tempering.Independence:
+		return "imh"
 	}
 	return fmt.Sprintf("%T", k)
 }
