@@ -165,13 +165,14 @@ func drawESS(st *tempering.Settings, ws *tempering.WarmStart) float64 {
 
 // warmEstimate returns the expected and the longest sampling time of a
 // warm-started run with the warm kernel: iterations × leapfrog steps ×
-// the measured time of a full-data gradient, the chains sharing the
-// processors.
+// the measured time of a full-data gradient (for the independence
+// sampler, iterations × its evaluations per iteration × the measured
+// time of a log density), the chains sharing the processors.
 func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int) (exp, most time.Duration) {
 	share := float64(st.Chains) / float64(max(1, min(st.Chains, runtime.NumCPU())))
 	per := warmLeapfrogs * ws.SecondsPerGrad * share
-	if p := ws.Proposal; p != nil && p.Used {
-		per = p.SecondsPerEval * share
+	if k, ok := st.Kernel.(tempering.Independence); ok && ws.Proposal != nil {
+		per = float64(1+k.Local) * ws.Proposal.SecondsPerEval * share
 	}
 	sec := func(draws int) time.Duration {
 		return time.Duration(float64(st.Warmup+draws*st.Thin) * per * float64(time.Second))
