@@ -144,7 +144,11 @@ func ReadCSVInfo(r io.Reader, name string, opt CSVOptions) (*Data, CSVInfo, erro
 			}
 			v, perr := strconv.ParseFloat(s, 64)
 			if perr != nil && !errors.Is(perr, strconv.ErrRange) {
-				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not a number; a column of text or factor levels cannot be an input: leave it out (--exclude %s; CSVOptions.Exclude) or code it as numbers", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s), header[j])
+				excl := header[j]
+				if len(excl) > 64 {
+					excl = "with its name" // too long to repeat in a message
+				}
+				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not a number; a column of text or factor levels cannot be an input: leave it out (--exclude %s; CSVOptions.Exclude) or code it as numbers", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s), excl)
 			}
 			if math.IsInf(v, 0) {
 				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not finite", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
