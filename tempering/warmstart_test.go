@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -273,5 +274,24 @@ func TestFitProposalOptions(t *testing.T) {
 	cancel()
 	if _, err := ws.FitProposal(ctx, skewTarget{}, ProposalOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled fit returned %v", err)
+	}
+}
+
+// TestFitProposalWorkers checks that the fitted proposal does not depend
+// on how many evaluations run at once.
+func TestFitProposalWorkers(t *testing.T) {
+	tg := newMVNTarget(600, 2, 3)
+	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [2]*Proposal
+	for i, w := range []int{1, 3} {
+		if got[i], err = ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: 5, Workers: w, EnoughESS: 2, Draws: 200}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got[0].Center, got[1].Center) || !slices.Equal(got[0].Cov, got[1].Cov) || !slices.Equal(got[0].Rounds, got[1].Rounds) {
+		t.Errorf("1 worker: %v %v; 3 workers: %v %v", got[0].Center, got[0].Rounds, got[1].Center, got[1].Rounds)
 	}
 }
