@@ -13,8 +13,9 @@ import (
 // Scale·Cov/β (β the level's inverse temperature), and accepted with
 // probability min(1, h(u′)q(u)/(h(u)q(u′))). Built from a Laplace
 // approximation (WarmStart.Apply fills Center and Cov when they are
-// empty), it suits the concentrated, nearly Gaussian posteriors of large
-// data: a transition costs one log density evaluation without gradient
+// empty) or from a proposal fitted by importance sampling
+// (WarmStart.FitProposal, Proposal.Kernel), it suits the concentrated
+// posteriors of large data: a transition costs one log density evaluation without gradient
 // (for a GP a Cholesky factorisation, a third of a gradient's cost), and
 // an accepted proposal is independent of the state it replaces. The
 // t's heavier tails keep the ratio h/q bounded where the posterior's
