@@ -168,8 +168,10 @@ const WarmStartMinN = 1024
 
 // WarmSettings returns the settings of a warm-started run on ws. When ws
 // found one mode: st with ws applied (tempering.WarmStart.Apply), the
-// driver None, tempering.WarmKernel and its short warm-up unless
-// keepKernel. When it found more, st unchanged: one mode's Laplace
+// driver None and a short warm-up unless keepKernel, with the kernel the
+// independence sampler from ws.Proposal (IndependenceLocal local steps,
+// at most IndependenceDraws draws) when its importance ESS reaches
+// MinProposalESS, else tempering.WarmKernel. When it found more, st unchanged: one mode's Laplace
 // approximation misleads a kernel in the others (on the GP at N = 256,
 // D = 8, two modes, PT from it needed 1 850 draws per chain where PT
 // from the prior-mean starts needed 200), and chains started around one
