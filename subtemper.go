@@ -145,6 +145,22 @@ type WarmKeep struct {
 	Kernel, Driver, Warmup, Draws bool
 }
 
+// Settings returns WarmSettings(st, ws, k.Kernel) with the driver, the
+// warm-up and the draws that k keeps taken from st.
+func (k WarmKeep) Settings(st tempering.Settings, ws *tempering.WarmStart) tempering.Settings {
+	ns := WarmSettings(st, ws, k.Kernel)
+	if k.Driver {
+		ns.Driver = st.Driver
+	}
+	if k.Warmup {
+		ns.Warmup = st.Warmup
+	}
+	if k.Draws {
+		ns.Draws = st.Draws
+	}
+	return ns
+}
+
 // WarmStartMode is GPOptions.WarmStart.
 type WarmStartMode int
 
@@ -204,9 +220,10 @@ func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel boo
 // MinProposalESS is the importance ESS fraction (tempering.Proposal.ESS)
 // from which WarmSettings samples with the fitted independence proposal
 // instead of HMC. Measured (docs/LARGE.md): at 0.79 (GP, N = 1024, D = 3)
-// and 0.38 (D = 8) the independence sampler needed 2.4 and 1.1–2.4 times
-// less work than HMC to converge; at 0.20 (diamonds, N = 1024, D = 6) it
-// had mixed worse than HMC after the same CPU time.
+// the independence sampler needed 2.4 times less work than HMC to
+// converge, at 0.38 (D = 8) 1.1 times less (2.4 times from an earlier fit
+// of 0.29); at 0.20 (diamonds, N = 1024, D = 6) it had mixed worse than
+// HMC after the same CPU time.
 const MinProposalESS = 0.3
 
 // IndependenceLocal is the number of random-walk steps WarmSettings
@@ -447,18 +464,8 @@ func (f *GPFit) warmStart(ctx context.Context, t targets.GP, st *tempering.Setti
 	if opt.MAP {
 		return nil
 	}
-	ns := WarmSettings(*st, ws, keep.Kernel)
-	if keep.Driver {
-		ns.Driver = st.Driver
-	}
-	if keep.Warmup {
-		ns.Warmup = st.Warmup
-	}
-	if keep.Draws {
-		ns.Draws = st.Draws
-	}
-	*st = ns
-	f.Settings = ns
+	*st = keep.Settings(*st, ws)
+	f.Settings = *st
 	return nil
 }
 

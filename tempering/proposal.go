@@ -128,11 +128,11 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 	var secs float64
 	var pool [][]float64 // every round's draws
 	var poolW []float64  // and their weights
+	r := newTDraw(center, cov, opt.Scale, opt.DF)
+	if r == nil {
+		return nil, errors.New("tempering: proposal fit: the Laplace covariance is not positive definite")
+	}
 	for range opt.Rounds {
-		r := newTDraw(center, cov, opt.Scale, opt.DF)
-		if r == nil {
-			return nil, errors.New("tempering: proposal fit: the scale matrix is not positive definite")
-		}
 		xs, lq := r.sample(rng, opt.Draws)
 		lp := make([]float64, opt.Draws)
 		t0 := time.Now()
@@ -163,7 +163,7 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		}
 		pool, poolW = append(pool, xs...), append(poolW, wts...)
 		center, cov = weightedMoments(pool, poolW)
-		if newTDraw(center, cov, opt.Scale, opt.DF) == nil {
+		if r = newTDraw(center, cov, opt.Scale, opt.DF); r == nil {
 			break // the refit is degenerate: keep the best so far
 		}
 	}

@@ -79,18 +79,7 @@ func findMode(ctx context.Context, j *job, fitProposal bool) (*tempering.WarmSta
 func applyWarmStart(j *job, ws *tempering.WarmStart) {
 	st := j.settings
 	if ws.Unimodal() {
-		keep := warmKeep(j.flags.fs)
-		ns := subtemper.WarmSettings(*st, ws, keep.Kernel)
-		if keep.Driver {
-			ns.Driver = st.Driver
-		}
-		if keep.Warmup {
-			ns.Warmup = st.Warmup
-		}
-		if keep.Draws {
-			ns.Draws = st.Draws
-		}
-		*st = ns
+		*st = warmKeep(j.flags.fs).Settings(*st, ws)
 	}
 	noteWarmStart(j, ws)
 }
