@@ -331,7 +331,10 @@ type Result struct {
 	// done on other threads, such as a multithreaded BLAS's helpers.
 	ChainCPU []time.Duration
 	// Interrupted reports that the context was cancelled before all draws
-	// were made; Draws then holds the draws made so far.
+	// were made; Draws then holds the draws made so far. A cancellation
+	// while the evidence's leg from the prior runs (Settings.Evidence,
+	// after the last draw) sets it too: Draws are then complete and
+	// Evidence is nil.
 	Interrupted bool
 	// StoppedAt is the number of draws per chain after which
 	// Settings.Stop reported enough, or 0 if it never did (or there was
@@ -615,7 +618,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				}
 			}
 			if evs != nil && !interrupted[c] {
-				if evs[c], err = ch.chainEvidence(evidenceRand(cfg.Seed, c), *cfg.Evidence); err != nil {
+				evs[c], err = ch.chainEvidence(evidenceRand(cfg.Seed, c), *cfg.Evidence)
+				switch {
+				case errors.Is(err, errEvidenceCut):
+					interrupted[c] = true // every draw made; no evidence
+				case err != nil:
 					errs[c] = fmt.Errorf("%w (chain %d)", err, c)
 				}
 			}
