@@ -802,8 +802,8 @@ func writeOutputs(ctx context.Context, dir string, j *job, res *tempering.Result
 
 // samplerNotes closes the help of the sampling commands.
 const samplerNotes = `Exit codes: 0 success, 1 run-time failure, 2 bad flag or bad input, 130 interrupted
-(Ctrl-C: the draws made so far are written and marked "interrupted": true; a second
-Ctrl-C kills at once).`
+(Ctrl-C: the draws made so far are written and marked "interrupted": true, with the
+--plots figures drawn before it only; a second Ctrl-C kills at once).`
 
 // parseNoArgs parses the flags of a sampling command, which takes no
 // positional arguments.
