@@ -125,6 +125,18 @@ instants() { # n early seed
 		awk -v s="$3" 'BEGIN { srand(s + 1) } { printf "%.6f %s\n", rand(), $0 }' | sort -n | cut -d' ' -f2
 }
 
+# A command run in the background of a script starts with SIGINT ignored
+# (bash does so without job control), which the Go runtime keeps until
+# the program asks for the signal: a SIGINT in that window would be lost,
+# not a Ctrl-C's fate. GNU env's --default-signal gives the runs the
+# default action back, as a terminal's foreground job has it.
+DEFSIG=()
+if env --default-signal=INT true 2>/dev/null; then
+	DEFSIG=(env --default-signal=INT)
+else
+	echo "# env --default-signal is missing: the runs start with SIGINT ignored, and one sent before the handler is lost"
+fi
+
 # pause SECONDS: waits without a fork (sleep is a program: its start
 # alone takes milliseconds), by a read that times out on a pipe nothing
 # writes to.
@@ -273,7 +285,7 @@ launch() {
 	rm -rf "$WORK/prev"
 	cp -a "$OUT" "$WORK/prev"
 	t0=$(now)
-	nice -n "$NICE" "$BIN" "${ARGS[@]}" --seed "$seed" --out "$OUT" >"$WORK/run.out" 2>"$WORK/run.err" &
+	"${DEFSIG[@]}" nice -n "$NICE" "$BIN" "${ARGS[@]}" --seed "$seed" --out "$OUT" >"$WORK/run.out" 2>"$WORK/run.err" &
 	pid=$!
 	pause "$delay"
 	ts=$EPOCHREALTIME
