@@ -127,15 +127,10 @@ instants() { # n early seed
 
 # A command run in the background of a script starts with SIGINT ignored
 # (bash does so without job control), which the Go runtime keeps until
-# the program asks for the signal: a SIGINT in that window would be lost,
-# not a Ctrl-C's fate. GNU env's --default-signal gives the runs the
-# default action back, as a terminal's foreground job has it.
-DEFSIG=()
-if env --default-signal=INT true 2>/dev/null; then
-	DEFSIG=(env --default-signal=INT)
-else
-	echo "# env --default-signal is missing: the runs start with SIGINT ignored, and one sent before the handler is lost"
-fi
+# the program asks for the signal: a SIGINT in that window, or before the
+# forked shell has executed the program, would be lost, not a Ctrl-C's
+# fate. Job control (set -m) while a run is launched keeps SIGINT's
+# default action, as a terminal's foreground job has it.
 
 # pause SECONDS: waits without a fork (sleep is a program: its start
 # alone takes milliseconds), by a read that times out on a pipe nothing
@@ -285,8 +280,10 @@ launch() {
 	rm -rf "$WORK/prev"
 	cp -a "$OUT" "$WORK/prev"
 	t0=$(now)
-	"${DEFSIG[@]}" nice -n "$NICE" "$BIN" "${ARGS[@]}" --seed "$seed" --out "$OUT" >"$WORK/run.out" 2>"$WORK/run.err" &
+	set -m
+	nice -n "$NICE" "$BIN" "${ARGS[@]}" --seed "$seed" --out "$OUT" >"$WORK/run.out" 2>"$WORK/run.err" &
 	pid=$!
+	set +m
 	pause "$delay"
 	ts=$EPOCHREALTIME
 	SENT=1
