@@ -246,7 +246,8 @@ phaseOf() {
 		echo "finished"
 	elif p=$(grep -o 'interrupted during [^:]*: nothing written' "$err" | head -1) && [ -n "$p" ]; then
 		p=${p#interrupted during }
-		echo "${p%: nothing written}"
+		p=${p%: nothing written}
+		echo "${p//$WORK\//}"
 	elif grep -q 'interrupted before any draw was kept' "$err"; then
 		echo "warm-up (no draw kept)"
 	elif grep -q 'writing the draws made so far' "$err"; then
@@ -279,6 +280,10 @@ launch() {
 	local i=$1 seed=$2 delay=$3 sig=$4 t0 ts te pid
 	rm -rf "$WORK/prev"
 	cp -a "$OUT" "$WORK/prev"
+	# Emptied here: a signal before the forked shell's redirections would
+	# leave the previous run's messages in them.
+	: >"$WORK/run.out"
+	: >"$WORK/run.err"
 	t0=$(now)
 	set -m
 	nice -n "$NICE" "$BIN" "${ARGS[@]}" --seed "$seed" --out "$OUT" >"$WORK/run.out" 2>"$WORK/run.err" &
