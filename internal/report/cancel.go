@@ -53,10 +53,10 @@ func DrawContext(ctx context.Context, dir string, draw func(folder string, keep 
 	}
 	g := &drawGate{dir: dir}
 	done := make(chan struct{})
-	go func() {
+	go func(folder string) {
 		defer close(done)
-		draw(scratch, g.keep)
-	}()
+		draw(folder, g.keep)
+	}(scratch)
 	select {
 	case <-done:
 		os.RemoveAll(scratch) // left-overs of failed figures only
@@ -71,10 +71,10 @@ func DrawContext(ctx context.Context, dir string, draw func(folder string, keep 
 	}
 	written, errs := g.close()
 	gone := scratch + "-cut"
-	if os.Rename(scratch, gone) == nil {
-		scratch = gone
+	if os.Rename(scratch, gone) != nil {
+		gone = scratch
 	}
-	os.RemoveAll(scratch)
+	os.RemoveAll(gone)
 	return written, true, errors.Join(errs...)
 }
 
