@@ -503,19 +503,23 @@ func (f *GPFit) natural(dst, u []float64) {
 
 // DataReport describes the data and the model for a Report: n, d, the
 // inputs' and the target's names, the standardisation, the kernel family
-// and the prior (lognormal μ, σ of every ℓ_d; gamma shape and rate of σf
-// and σn).
+// and the prior (lognormal μ, σ or inverse half-t ν, scale of every ℓ_d;
+// gamma shape and rate of σf and σn).
 func (f *GPFit) DataReport() map[string]any {
 	inputs := make([]string, f.Data.D)
 	for j := range inputs {
 		inputs[j] = f.Data.InputName(j)
 	}
 	p := f.Prior
+	ell := map[string]any{"family": "lognormal", "mu": p.Mu0(), "sigma": p.LengthSigma}
+	if p.LengthFamily == gp.LengthInvHalfT {
+		ell = map[string]any{"family": string(gp.LengthInvHalfT), "df": p.LengthDF, "scale": p.LengthScale}
+	}
 	m := map[string]any{
 		"n": f.Data.N, "d": f.Data.D, "inputs": inputs, "target": f.Data.TargetName(),
 		"standardized": f.standardized(), "kernel": f.Kernel.String(),
 		"prior": map[string]any{
-			"ell": map[string]any{"family": "lognormal", "mu": p.Mu0(), "sigma": p.LengthSigma},
+			"ell": ell,
 			"sf":  map[string]any{"family": "gamma", "shape": p.SignalShape, "rate": p.SignalRate},
 			"sn":  map[string]any{"family": "gamma", "shape": p.NoiseShape, "rate": p.NoiseRate},
 		},

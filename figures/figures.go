@@ -390,8 +390,7 @@ func gpPrior(p gp.Prior, std gp.Standardization, d int) func(v int, u float64) (
 		x := u - shift(v)
 		switch {
 		case v < d:
-			z := (x - math.Log(p.LengthMedian)) / p.LengthSigma
-			return math.Exp(-0.5*z*z) / (p.LengthSigma * math.Sqrt(2*math.Pi)), true
+			return math.Exp(p.LengthLogDensity(x)), true
 		case v == d:
 			return math.Exp(gammaLogU(x, p.SignalShape, p.SignalRate)), true
 		case v == d+1:
