@@ -573,9 +573,15 @@ func NewLOOReport(l *diag.LOO, draws int) *LOOReport {
 	for _, v := range l.K {
 		mk = math.Max(mk, v)
 	}
-	return &LOOReport{
+	r := &LOOReport{
 		ELPD: Float(l.ELPD), SE: Float(l.SE), PLOO: Float(l.PLOO), N: len(l.K), Draws: draws,
 		KOver07: l.KOver07, KOver1: l.KOver1, MaxK: Float(mk),
 		Method: "PSIS-LOO (Vehtari, Gelman & Gabry 2017) with the GP's closed-form log p(y_i | y_-i, θ) at each draw",
 	}
+	if len(l.REff) > 0 {
+		m := Float(slices.Min(l.REff))
+		r.MinREff = &m
+		r.Method += ", each point's Pareto tail sized by its draws' relative efficiency (loo's r_eff)"
+	}
+	return r
 }

@@ -296,14 +296,18 @@ type EvidenceStageReport struct {
 
 // LOOReport is summary.json's "loo".
 type LOOReport struct {
-	ELPD    Float  `json:"elpd_loo"`
-	SE      Float  `json:"se"`
-	PLOO    Float  `json:"p_loo"`
-	N       int    `json:"n"`
-	Draws   int    `json:"draws"`
-	KOver07 int    `json:"k_over_0_7"`
-	KOver1  int    `json:"k_over_1"`
-	MaxK    Float  `json:"max_k"`
+	ELPD    Float `json:"elpd_loo"`
+	SE      Float `json:"se"`
+	PLOO    Float `json:"p_loo"`
+	N       int   `json:"n"`
+	Draws   int   `json:"draws"`
+	KOver07 int   `json:"k_over_0_7"`
+	KOver1  int   `json:"k_over_1"`
+	MaxK    Float `json:"max_k"`
+	// MinREff is the smallest relative efficiency of a point's draws
+	// (diag.RelativeEff), which sized its PSIS tail; absent for
+	// independent draws.
+	MinREff *Float `json:"min_r_eff,omitempty"`
 	File    string `json:"file,omitempty"`
 	Method  string `json:"method"`
 }
