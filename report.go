@@ -1,6 +1,7 @@
 package subtemper
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -502,7 +503,8 @@ func (f *GPFit) natural(dst, u []float64) {
 }
 
 // DataReport describes the data and the model for a Report: n, d, the
-// inputs' and the target's names, the standardisation, the kernel family
+// inputs' and the target's names, the SHA-256 of the data as FitDataFile
+// holds them (what tells two fits' data apart, whatever their paths), the standardisation, the kernel family
 // and the prior (lognormal μ, σ or inverse half-t ν, scale of every ℓ_d;
 // gamma shape and rate of σf and σn).
 func (f *GPFit) DataReport() map[string]any {
@@ -516,7 +518,7 @@ func (f *GPFit) DataReport() map[string]any {
 		ell = map[string]any{"family": string(gp.LengthInvHalfT), "df": p.LengthDF, "scale": p.LengthScale}
 	}
 	m := map[string]any{
-		"n": f.Data.N, "d": f.Data.D, "inputs": inputs, "target": f.Data.TargetName(),
+		"n": f.Data.N, "d": f.Data.D, "inputs": inputs, "target": f.Data.TargetName(), "sha256": dataSHA256(f.Data),
 		"standardized": f.standardized(), "kernel": f.Kernel.String(),
 		"prior": map[string]any{
 			"ell": ell,
@@ -584,4 +586,15 @@ func NewLOOReport(l *diag.LOO, draws int) *LOOReport {
 		r.Method += ", each point's Pareto tail sized by its draws' relative efficiency (loo's r_eff)"
 	}
 	return r
+}
+
+// dataSHA256 returns the SHA-256, in hexadecimal, of d written as
+// gp.WriteCSV writes it (the bytes of a saved fit's FitDataFile), or ""
+// if it cannot be written.
+func dataSHA256(d *gp.Data) string {
+	var b bytes.Buffer
+	if err := gp.WriteCSV(&b, d); err != nil {
+		return ""
+	}
+	return sha256Hex(b.Bytes())
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -153,6 +155,14 @@ func TestGPInvHalfTPrior(t *testing.T) {
 	r := runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
 	s := readJSON(t, filepath.Join(out, "summary.json"))
+	// summary.json's data checksum is that of the saved fit's data file.
+	raw, err := os.ReadFile(filepath.Join(out, subtemper.FitDataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s["data"].(map[string]any)["sha256"], fmt.Sprintf("%x", sha256.Sum256(raw)); got != want {
+		t.Errorf("summary.json data.sha256 = %v, want %s (the SHA-256 of %s)", got, want, subtemper.FitDataFile)
+	}
 	ell := s["data"].(map[string]any)["prior"].(map[string]any)["ell"].(map[string]any)
 	if ell["family"] != "invhalft" || ell["df"] != 2.0 || ell["scale"] != 0.5 {
 		t.Errorf("summary.json data.prior.ell = %v, want invhalft, df 2, scale 0.5", ell)
