@@ -19,14 +19,9 @@ cd "$(dirname "$0")/../.."
 OUT=${1:-docs/measurements/$(date +%F)/kernel-rank}
 SETS=${SETS:-"bimodal mtcars airquality"}
 mkdir -p "$OUT"
-if [ -z "${SUBTEMPER:-}" ]; then
-	tags=""
-	if [ -f /usr/include/lapacke.h ] && ldconfig -p 2>/dev/null | grep -q libopenblas; then tags="-tags openblas"; fi
-	# shellcheck disable=SC2086
-	go build $tags -o "$OUT/bin/subtemper" ./cmd/subtemper
-	SUBTEMPER=$OUT/bin/subtemper
-fi
-export SUBTEMPER
+# shellcheck source=scripts/compare/common.sh
+. scripts/compare/common.sh
+use_subtemper
 std() { if [ "$1" = bimodal ]; then echo ""; else echo "--standardize"; fi; }
 for s in $SETS; do
 	STANDARDIZE=$(std "$s") SETS=$s VARIANTS="paper matern52" sh scripts/compare/kfold.sh "$OUT/kfold-$s" >/dev/null 2>"$OUT/kfold-$s.log"

@@ -34,19 +34,10 @@ VARIANTS=${VARIANTS:-"paper invhalft"}
 K=${K:-5}
 STANDARDIZE=${STANDARDIZE---standardize}
 mkdir -p "$OUT/data"
-if [ -z "${SUBTEMPER:-}" ]; then
-	tags=""
-	if [ -f /usr/include/lapacke.h ] && ldconfig -p 2>/dev/null | grep -q libopenblas; then tags="-tags openblas"; fi
-	# shellcheck disable=SC2086
-	go build $tags -o "$OUT/bin/subtemper" ./cmd/subtemper
-	SUBTEMPER=$OUT/bin/subtemper
-fi
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+dirty" || true)
-: >"$OUT/commands.txt"
-log() { echo "$*" >>"$OUT/commands.txt"; }
-run() { log "$*"; "$@"; }
-pyrun() { log "OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} $*"; OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} "$@"; }
+# shellcheck source=scripts/compare/common.sh
+. scripts/compare/common.sh
+use_subtemper
+start_log
 
 run Rscript scripts/compare/export_r.R "$OUT/data"
 pyrun $PY scripts/compare/export_diabetes.py "$OUT/data" >/dev/null
