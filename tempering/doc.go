@@ -7,7 +7,8 @@
 // A model satisfies Target: its log prior and the log-likelihood of any
 // subset of its observations, both with optional gradients. The ladder has
 // levels m = 0..M with inverse temperatures 1 = β_0 > β_1 > … > β_M = β*,
-// geometric to begin with (β_m = β*^{m/M}, M = 6, β* = 1/8) and placed
+// geometric to begin with (β_m = β*^{m/M}; by default M = DefaultLevels = 10
+// and β* = DefaultBetaMin = 1/8) and placed
 // during warm-up unless fixed (see Adaptive ladder). Level m targets
 //
 //	PT, TT:    log h_m(θ) = β_m·log p(X | θ) + log p(θ)
@@ -45,7 +46,7 @@
 // # Adaptive ladder
 //
 // With Settings.Ladder zero (LadderAdaptive), no explicit Betas and a
-// warm-up of 48 iterations or more (the default is 1000), the first half of warm-up runs
+// warm-up of 48 iterations or more (the default is DefaultWarmup, 400), the first half of warm-up runs
 // rounds of 8, 16, 32, … iterations (the last stretched to end at half
 // of warm-up). After each round the levels are placed afresh between
 // x_0 = 1 and the hottest level x_M = β*, on the annealing parameter x:
@@ -66,7 +67,8 @@
 // observations each level drops, whose variances grow with their number
 // and so add up along the ladder to a total that more levels do not
 // lower: STT equalises the variances themselves (cumulated) and keeps
-// its M (Settings.Levels, default 6). All of
+// its M (Settings.Levels: DefaultLevels, or BarrierStartLevels = 6 with
+// LevelsFromBarrier). All of
 // Run's chains pool their estimates (in chain order, so results do not
 // depend on scheduling) and share one ladder. At each change the hotter
 // levels' kernels are rebuilt from the tunings of the nearest old levels and

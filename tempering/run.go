@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -17,8 +16,9 @@ import (
 // sampler (docs/ADAPTATION.md): PT with adapted HMC (L = 10 leapfrog steps, step
 // jitter 0.2, step size and diagonal metric tuned in Stan's windows) at
 // the target level and adapted random-walk MH at the 10 levels above it
-// (DefaultKernel), the adaptive ladder, DEO swaps, 3 chains of 400 (DefaultWarmup)
-// warm-up iterations and 1000 draws. The paper's settings are all explicit: a
+// (DefaultKernel), the adaptive ladder, DEO swaps, 3 chains (DefaultChains)
+// of 400 warm-up iterations (DefaultWarmup) and 1000 draws (DefaultDraws).
+// defaults.go holds every default. The paper's settings are all explicit: a
 // Driver, HMC or MH with Adapt AdaptNone, Ladder LadderFixed, Swap Sweep,
 // and Warmup NoWarmup where the paper ran none.
 type Settings struct {
@@ -33,10 +33,11 @@ type Settings struct {
 	// places the M levels. Zero means DefaultLevels (10);
 	// LevelsFromBarrier lets an adaptive ladder choose M from the
 	// estimated communication barrier (6 to start with, and for a fixed
-	// ladder). Ignored when Betas is set or Driver is None.
+	// ladder: BarrierStartLevels). Ignored when Betas is set or Driver
+	// is None.
 	Levels int
 	// BetaMin is the smallest inverse temperature β* = β_M, in (0,1). Zero
-	// means 1/8.
+	// means DefaultBetaMin (1/8).
 	BetaMin float64
 	// Betas, if non-empty, is an explicit ladder β_0 = 1 > β_1 > … > β_M > 0
 	// and overrides Levels and BetaMin; the ladder is then fixed.
@@ -70,14 +71,15 @@ type Settings struct {
 	// paper's.
 	Swap SwapSchedule
 	// Chains is the number C of chains, run in parallel goroutines. Zero
-	// means 3.
+	// means DefaultChains (3).
 	Chains int
 	// Warmup is the number of warm-up iterations per chain, discarded (and
 	// the only ones during which kernels and the ladder adapt). Zero means
 	// DefaultWarmup (400); NoWarmup (−1) means none: nothing adapts and
 	// the first iteration is the first draw.
 	Warmup int
-	// Draws is the number of draws kept per chain. Zero means 1000.
+	// Draws is the number of draws kept per chain. Zero means
+	// DefaultDraws (1000).
 	Draws int
 	// Thin keeps one iteration in Thin after warm-up: each chain runs
 	// Warmup + Draws·Thin iterations. Zero means 1.
@@ -118,7 +120,7 @@ type Settings struct {
 	// the rule of the CLI's --min-ess.
 	Stop StopRule
 	// StopEvery is the number of draws per chain between checks of Stop.
-	// Zero means 50.
+	// Zero means DefaultStopEvery (50).
 	StopEvery int
 	// InitTuning, if non-nil, is the target level's starting tuning in
 	// every chain (LevelKernel.SetTuning, before warm-up): for example
@@ -145,30 +147,6 @@ type Settings struct {
 	fixedM      int
 }
 
-// Defaults of Settings' zero fields that are not obvious from the field
-// alone.
-const (
-	// DefaultWarmup is the number of warm-up iterations of a zero
-	// Settings.Warmup.
-	DefaultWarmup = 400
-	// NoWarmup, as Settings.Warmup, asks for no warm-up at all (a zero
-	// Warmup means DefaultWarmup).
-	NoWarmup = -1
-)
-
-const (
-	// DefaultBaseSteps is the number of level-0 transitions per TT or STT
-	// iteration of a zero Settings.BaseSteps.
-	DefaultBaseSteps = 1
-	// NoBaseSteps, as Settings.BaseSteps, asks for none (Neal's form; a
-	// zero BaseSteps means DefaultBaseSteps).
-	NoBaseSteps = -1
-)
-
-// DefaultStopEvery is the number of draws per chain between checks of a
-// Settings.Stop rule when Settings.StopEvery is zero.
-const DefaultStopEvery = 50
-
 // StopRule decides, at the checkpoints of a run with Settings.Stop,
 // whether the draws so far suffice.
 type StopRule interface {
@@ -177,137 +155,6 @@ type StopRule interface {
 	// holding the same number of draws). It must not keep or change
 	// draws, and it is called from one goroutine at a time.
 	Enough(draws [][][]float64) bool
-}
-
-// DefaultKernel returns the inner kernel of a nil Settings.Kernel:
-// PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}}. The target
-// level runs HMC with L = 10 leapfrog steps, each transition's step size
-// jittered by ±20%; the levels above it run random-walk MH, one proposal
-// per transition; both adapt during warm-up (step size or scale, and a
-// diagonal metric or proposal sd: the zero Adapt, AdaptDiag). HMC gave
-// more bulk-ESS per CPU-second than NUTS on the GP posteriors measured in
-// docs/ADAPTATION.md; MH at the hotter levels made PT about seven times cheaper
-// than HMC there, for the same mode switching on a bimodal GP posterior
-// (docs/ADAPTATION.md).
-func DefaultKernel() Kernel { return PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}} }
-
-// DefaultLevels is the number M of levels above the target that a zero
-// Settings.Levels gives: on a bimodal GP posterior, 10 levels placed by
-// the adaptive ladder moved between the modes 146–216 times per 1000 draws
-// where the ⌈2Λ⌉ = 3 of non-reversible PT's rule of thumb gave 30–87
-// (docs/ADAPTATION.md). Pigeons.jl also defaults to 10 chains.
-const DefaultLevels = 10
-
-// LevelsFromBarrier, as Settings.Levels, lets an adaptive ladder choose M
-// from the estimated global communication barrier Λ: ⌈2Λ⌉ for PT and SPT
-// (at most MaxLevels), starting from a geometric ladder of 6 levels.
-const LevelsFromBarrier = -1
-
-// resolve returns a copy of s with defaults applied, or an error.
-func (s *Settings) resolve() (Settings, error) {
-	var r Settings
-	if s != nil {
-		r = *s
-	}
-	if !r.Driver.valid() {
-		return r, fmt.Errorf("tempering: unknown driver %d", int(r.Driver))
-	}
-	if !r.Swap.valid() {
-		return r, fmt.Errorf("tempering: unknown swap schedule %d", int(r.Swap))
-	}
-	if r.Kernel == nil {
-		r.Kernel = DefaultKernel()
-	}
-	switch {
-	case r.Chains < 0:
-		return r, fmt.Errorf("tempering: number of chains must be ≥ 0, got %d", r.Chains)
-	case r.Warmup < NoWarmup:
-		return r, fmt.Errorf("tempering: number of warm-up iterations must be ≥ 0 (or NoWarmup, −1), got %d", r.Warmup)
-	case r.Draws < 0:
-		return r, fmt.Errorf("tempering: number of draws must be ≥ 0, got %d", r.Draws)
-	case r.Thin < 0:
-		return r, fmt.Errorf("tempering: thinning must be ≥ 0, got %d", r.Thin)
-	case r.BaseSteps < NoBaseSteps:
-		return r, fmt.Errorf("tempering: number of base steps must be ≥ 0 (or NoBaseSteps, −1), got %d", r.BaseSteps)
-	case r.Levels < LevelsFromBarrier:
-		return r, fmt.Errorf("tempering: number of levels M must be ≥ 1 (or LevelsFromBarrier), got %d", r.Levels)
-	case r.MaxLevels < 0:
-		return r, fmt.Errorf("tempering: maximum number of levels must be ≥ 0, got %d", r.MaxLevels)
-	case r.Ladder < LadderAdaptive || r.Ladder > LadderFixed:
-		return r, fmt.Errorf("tempering: unknown ladder mode %d", int(r.Ladder))
-	}
-	r.adaptLadder = r.Ladder == LadderAdaptive && len(r.Betas) == 0 && r.Driver.tempered()
-	switch r.Levels {
-	case 0:
-		r.Levels = DefaultLevels
-	case LevelsFromBarrier:
-		r.Levels = 0
-	}
-	r.fixedM = r.Levels
-	switch r.Warmup {
-	case 0:
-		r.Warmup = DefaultWarmup
-	case NoWarmup:
-		r.Warmup = 0
-	}
-	switch r.BaseSteps {
-	case 0:
-		r.BaseSteps = DefaultBaseSteps
-	case NoBaseSteps:
-		r.BaseSteps = 0
-	}
-	if r.Chains == 0 {
-		r.Chains = 3
-	}
-	if r.Draws == 0 {
-		r.Draws = 1000
-	}
-	if r.Thin == 0 {
-		r.Thin = 1
-	}
-	if r.Evidence != nil {
-		if !r.Driver.swaps() {
-			return r, fmt.Errorf("tempering: the evidence is estimated by PT and SPT only, not %v", r.Driver)
-		}
-		es, err := r.Evidence.resolve()
-		if err != nil {
-			return r, err
-		}
-		r.Evidence = &es
-	}
-	if r.StopEvery < 0 {
-		return r, fmt.Errorf("tempering: StopEvery must be ≥ 0, got %d", r.StopEvery)
-	}
-	if r.StopEvery == 0 {
-		r.StopEvery = DefaultStopEvery
-	}
-	if r.Draws > (math.MaxInt-r.Warmup)/r.Thin {
-		return r, fmt.Errorf("tempering: %d warm-up iterations + %d draws × thin %d overflows an int", r.Warmup, r.Draws, r.Thin)
-	}
-	if len(r.Betas) > 0 {
-		if err := checkBetas(r.Betas); err != nil {
-			return r, err
-		}
-		r.Betas = append([]float64(nil), r.Betas...)
-	} else {
-		if r.Levels == 0 {
-			r.Levels = 6
-		}
-		if r.BetaMin == 0 {
-			r.BetaMin = 1.0 / 8
-		}
-		b, err := Ladder(r.Levels, r.BetaMin)
-		if err != nil {
-			return r, err
-		}
-		r.Betas = b
-	}
-	r.Levels = len(r.Betas) - 1
-	r.BetaMin = r.Betas[r.Levels]
-	if r.Driver == None {
-		r.Betas = []float64{1}
-	}
-	return r, nil
 }
 
 // Result is the outcome of Run.
