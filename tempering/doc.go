@@ -135,7 +135,8 @@
 //
 // Run is shaped like gonum's optimize.Minimize: a Target, a Settings whose
 // zero fields have documented defaults, and a Result with draws, Stats,
-// per-chain compute times and an Interrupted flag. Chains run in parallel
+// per-chain compute times and a Status (completed, stopped by the rule,
+// interrupted, time limit). Chains run in parallel
 // goroutines, each with its own clone of the Target and its own random
 // stream derived from Settings.Seed, so results do not depend on
 // GOMAXPROCS. Chain exposes a single chain for stepping by hand. In the

@@ -177,8 +177,12 @@ type Result struct {
 	// locked to one OS thread (Linux; nil elsewhere). It excludes work
 	// done on other threads, such as a multithreaded BLAS's helpers.
 	ChainCPU []time.Duration
-	// Interrupted reports that the context was cancelled before all draws
-	// were made; Draws then holds the draws made so far.
+	// Status says how sampling ended: with every draw made, stopped by
+	// Settings.Stop, interrupted, or at the context's deadline.
+	Status Status
+	// Interrupted reports that the context was cancelled (Status
+	// StatusInterrupted or StatusTimeLimit) before all draws were made;
+	// Draws then holds the draws made so far.
 	Interrupted bool
 	// StoppedAt is the number of draws per chain after which
 	// Settings.Stop reported enough, or 0 if it never did (or there was
@@ -203,6 +207,50 @@ type Result struct {
 	// Evidence is the estimate of the log evidence (Settings.Evidence);
 	// nil without it, or when the run was interrupted.
 	Evidence *Evidence
+}
+
+// Status says how a run ended.
+type Status int
+
+const (
+	// StatusCompleted: every chain made Settings.Draws draws.
+	StatusCompleted Status = iota
+	// StatusStopped: Settings.Stop reported enough draws, after
+	// Result.StoppedAt draws per chain.
+	StatusStopped
+	// StatusInterrupted: the context was cancelled before all draws were
+	// made.
+	StatusInterrupted
+	// StatusTimeLimit: the context's deadline passed before all draws
+	// were made.
+	StatusTimeLimit
+)
+
+var statusNames = [...]string{
+	StatusCompleted: "completed", StatusStopped: "stopped by the rule",
+	StatusInterrupted: "interrupted", StatusTimeLimit: "time limit",
+}
+
+// String returns the status in words ("completed", "stopped by the
+// rule", "interrupted", "time limit").
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// runStatus returns the status of a run whose context is ctx.
+func runStatus(ctx context.Context, res *Result) Status {
+	switch {
+	case res.Interrupted && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return StatusTimeLimit
+	case res.Interrupted:
+		return StatusInterrupted
+	case res.StoppedAt > 0:
+		return StatusStopped
+	}
+	return StatusCompleted
 }
 
 // LadderInfo describes a run's ladder: where its levels were placed and
@@ -504,6 +552,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if stops != nil && !res.Interrupted {
 		res.StoppedAt = stops.stoppedAt()
 	}
+	res.Status = runStatus(ctx, res)
 	res.Ladder = ladderInfo(&cfg, res, ladders[0])
 	if evs != nil && !res.Interrupted {
 		if res.Evidence, err = CombineEvidence(evs); err != nil {
