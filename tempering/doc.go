@@ -139,8 +139,12 @@
 // interrupted, time limit). Chains run in parallel
 // goroutines, each with its own clone of the Target and its own random
 // stream derived from Settings.Seed, so results do not depend on
-// GOMAXPROCS. Chain exposes a single chain for stepping by hand. In the
-// steady state no driver allocates.
+// GOMAXPROCS. One loop runs every driver's chains (warm-up, thinning, the
+// stop rule, cancellation), and a Settings.Recorder hears of every
+// iteration (a Report: the chain, its iteration, warm-up or not, the
+// draws kept, the ladder's rounds, its counters), as gonum's
+// optimize.Recorder does. Chain exposes a single chain for stepping by
+// hand. In the steady state no driver allocates.
 //
 // # Evidence
 //

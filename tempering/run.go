@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"time"
 )
@@ -97,7 +95,12 @@ type Settings struct {
 	// iteration with the chain index, the number of iterations done (warm-up
 	// included) and the total Warmup + Draws·Thin. It is called
 	// concurrently from all chains and must be cheap (an atomic store).
+	// It is the Recorder that reads Report.Chain, Iteration and Total,
+	// called before Recorder.
 	Progress func(chain, iter, total int)
+	// Recorder, if non-nil, receives a Report after each iteration of
+	// each chain (see Recorder).
+	Recorder Recorder
 	// BaseSteps is the number of ordinary transitions at level 0 (the
 	// target) that TT and STT run after each tempered transition. Zero
 	// means DefaultBaseSteps (1): the paper's Algorithm 2 transition count,
@@ -319,245 +322,19 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	done := ctx.Done()
-	dim := t.Dim()
-	if dim < 1 {
-		return nil, fmt.Errorf("tempering: target dimension must be ≥ 1, got %d", dim)
+	r, err := newRunner(ctx, t, &cfg)
+	if r != nil {
+		// Clones hold workspaces (device memory, for a GPU backend):
+		// release those that can be released once the chains are done.
+		defer r.closeTargets()
 	}
-	C := cfg.Chains
-	switch len(cfg.Init) {
-	case 0, 1, C:
-	default:
-		return nil, fmt.Errorf("tempering: %d starting points for %d chains", len(cfg.Init), C)
+	if err != nil {
+		return nil, err
 	}
-	for i, u := range cfg.Init {
-		if len(u) != dim {
-			return nil, fmt.Errorf("tempering: starting point %d has length %d, target dimension is %d", i, len(u), dim)
-		}
-	}
-	targets := make([]Target, C)
-	// Clones hold workspaces (device memory, for a GPU backend): release
-	// those that can be released once the chains are done.
-	defer func() {
-		for _, tc := range targets {
-			if cl, ok := tc.(io.Closer); ok {
-				cl.Close()
-			}
-		}
-	}()
-	for c := range targets {
-		if targets[c], err = t.Clone(); err != nil {
-			return nil, fmt.Errorf("tempering: cloning target for chain %d: %w", c, err)
-		}
-	}
-	// starts are the chains' starting points in u, from the target's
-	// clones (Starter) before they are seen through the transform.
-	starts := make([][]float64, C)
-	for c := range C {
-		switch {
-		case len(cfg.Init) == 1:
-			starts[c] = cfg.Init[0]
-		case len(cfg.Init) == C:
-			starts[c] = cfg.Init[c]
-		default:
-			if st, ok := targets[c].(Starter); ok {
-				starts[c] = make([]float64, dim)
-				st.Start(c, C, starts[c])
-			}
-		}
-	}
-	if cfg.Transform != nil {
-		for c := range targets {
-			targets[c] = Reparam(targets[c], cfg.Transform)
-		}
-	}
-
-	res := &Result{
-		Draws:         make([][][]float64, C),
-		ChainStats:    make([]Stats, C),
-		ChainTimes:    make([]time.Duration, C),
-		ChainCPU:      make([]time.Duration, C),
-		Tunings:       make([][]Tuning, C),
-		SamplingTimes: make([]time.Duration, C),
-	}
-	cpuOK := make([]bool, C)
-	var pool *ladderPool
-	if cfg.adaptLadder && roundEnds(cfg.Warmup) != nil {
-		pool = newLadderPool(C, done)
-	}
-	ladders := make([]*ladderAdapt, C)
-	var stops *stopPool
-	if cfg.Stop != nil && cfg.Draws > cfg.StopEvery {
-		stops = newStopPool(cfg.Stop, C, done)
-	}
-	if cfg.RecordTimes {
-		res.Times = make([][]time.Duration, C)
-	}
-	var evs []ChainEvidence
-	if cfg.Evidence != nil {
-		if _, ok := t.(PriorSampler); !ok {
-			return nil, errors.New("tempering: the evidence needs a target that samples its prior (PriorSampler)")
-		}
-		evs = make([]ChainEvidence, C)
-	}
-	errs := make([]error, C)
-	interrupted := make([]bool, C)
-	total := cfg.Warmup + cfg.Draws*cfg.Thin
-	start := time.Now()
 	var wg sync.WaitGroup
-	for c := range C {
-		wg.Go(func() {
-			t0 := time.Now()
-			clk := startThreadClock()
-			defer func() {
-				res.ChainTimes[c] = time.Since(t0)
-				res.ChainCPU[c], cpuOK[c] = clk.stop()
-			}()
-			if pool != nil {
-				// Rounds that this chain will not finish (an error, an
-				// interruption) must not wait for it.
-				defer pool.leave(c)
-			}
-			if stops != nil {
-				defer stops.leave(c)
-			}
-			rng := chainRand(cfg.Seed, c)
-			u := make([]float64, dim)
-			if starts[c] != nil {
-				copy(u, starts[c])
-			} else {
-				for i := range u {
-					u[i] = 4*rng.Float64() - 2
-				}
-			}
-			if cfg.Transform != nil {
-				v, err := toChainSpace(cfg.Transform, u)
-				if err != nil {
-					errs[c] = fmt.Errorf("%w (chain %d)", err, c)
-					return
-				}
-				u = v
-			}
-			ch, err := newChain(targets[c], &cfg, rng, u)
-			if err != nil {
-				errs[c] = fmt.Errorf("%w (chain %d)", err, c)
-				return
-			}
-			flat := make([]float64, cfg.Draws*dim)
-			draws := make([][]float64, cfg.Draws)
-			for i := range draws {
-				draws[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
-			}
-			var times []time.Duration
-			if cfg.RecordTimes {
-				times = make([]time.Duration, cfg.Draws)
-			}
-			if done != nil {
-				ch.StopOn(done)
-			}
-			n := 0
-			ch.pool, ch.poolID = pool, c
-			var tSample time.Time
-			if cfg.Warmup == 0 {
-				ch.EndWarmup()
-				tSample = time.Now()
-			} else {
-				ch.BeginWarmup(cfg.Warmup)
-			}
-		loop:
-			for it := 1; it <= total; it++ {
-				select {
-				case <-done:
-					interrupted[c] = true
-					break loop
-				default:
-				}
-				ch.Step()
-				if ch.Stopped() {
-					interrupted[c] = true
-					break loop
-				}
-				if it == cfg.Warmup {
-					ch.EndWarmup()
-					tSample = time.Now()
-				}
-				if it > cfg.Warmup && (it-cfg.Warmup)%cfg.Thin == 0 {
-					if cfg.Transform != nil {
-						cfg.Transform.ToTarget(ch.Position(), draws[n])
-					} else {
-						copy(draws[n], ch.Position())
-					}
-					if times != nil {
-						times[n] = time.Since(start)
-					}
-					n++
-					if stops != nil && n%cfg.StopEvery == 0 && n < cfg.Draws {
-						enough, ok := stops.check(n, c, draws[:n])
-						if !ok {
-							interrupted[c] = true
-							break loop
-						}
-						if enough {
-							if cfg.Progress != nil {
-								cfg.Progress(c, it, total)
-							}
-							break loop
-						}
-					}
-				}
-				if cfg.Progress != nil {
-					cfg.Progress(c, it, total)
-				}
-			}
-			if evs != nil && !interrupted[c] {
-				if evs[c], err = ch.chainEvidence(evidenceRand(cfg.Seed, c), *cfg.Evidence); err != nil {
-					errs[c] = fmt.Errorf("%w (chain %d)", err, c)
-				}
-			}
-			res.Draws[c] = draws[:n]
-			if times != nil {
-				res.Times[c] = times[:n]
-			}
-			res.ChainStats[c] = ch.stats.Clone()
-			res.Tunings[c] = ch.Tunings()
-			ladders[c] = ch.lad
-			if !tSample.IsZero() {
-				res.SamplingTimes[c] = time.Since(tSample)
-			}
-			if c == 0 {
-				res.Betas = append([]float64(nil), ch.betas...)
-				res.SubsetSizes = append([]int(nil), ch.sizes...)
-			}
-		})
+	for c := range cfg.Chains {
+		wg.Go(func() { r.runChain(c) })
 	}
 	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
-	}
-	if slices.Contains(cpuOK, false) {
-		res.ChainCPU = nil
-	}
-	for c := range C {
-		if len(res.ChainStats[c].Levels) != len(res.ChainStats[0].Levels) {
-			// Only if a chain could not move onto the pooled ladder.
-			return nil, fmt.Errorf("tempering: chains 0 and %d ended warm-up on different ladders", c)
-		}
-	}
-	for c := range C {
-		res.Stats.Merge(&res.ChainStats[c])
-		res.Interrupted = res.Interrupted || interrupted[c]
-	}
-	if stops != nil && !res.Interrupted {
-		res.StoppedAt = stops.stoppedAt()
-	}
-	res.Status = runStatus(ctx, res)
-	res.Ladder = ladderInfo(&cfg, res, ladders[0])
-	if evs != nil && !res.Interrupted {
-		if res.Evidence, err = CombineEvidence(evs); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return r.finish(ctx)
 }
