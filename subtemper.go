@@ -80,10 +80,11 @@ const MaxPredictDraws = 4000
 // measurements behind the choice.
 func DefaultGPSettings() tempering.Settings {
 	return tempering.Settings{
-		Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: tempering.DefaultLevels,
-		Ladder: tempering.LadderAdaptive, Chains: tempering.DefaultChains, Warmup: tempering.DefaultWarmup,
-		Draws: DefaultGPDraws, Seed: DefaultSeed,
-		Stop: diag.StopRule{MinESS: DefaultMinESS, Transform: diag.ExpTransform},
+		Sampler: tempering.Sampler{Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: tempering.DefaultLevels, Ladder: tempering.LadderAdaptive},
+		Control: tempering.Control{
+			Chains: tempering.DefaultChains, Warmup: tempering.DefaultWarmup, Draws: DefaultGPDraws, Seed: DefaultSeed,
+			Stop: diag.StopRule{MinESS: DefaultMinESS, Transform: diag.ExpTransform},
+		},
 	}
 }
 

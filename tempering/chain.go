@@ -104,9 +104,10 @@ const (
 // NewChain builds a chain of s's driver on t, started at start (len
 // t.Dim()), using rng for all its randomness. It uses t directly (give each
 // chain its own Target: see Target.Clone). s may be nil (defaults).
-// s.Warmup, s.Draws, s.Chains and s.Thin are not used: the caller runs
-// warm-up with BeginWarmup and EndWarmup. It returns an error if the settings are invalid or the starting point has
-// log density −∞ at some level.
+// Of s.Control only InitTuning and Evidence are used: the caller runs
+// warm-up with BeginWarmup and EndWarmup. It returns an error if the
+// settings are invalid or the starting point has log density −∞ at some
+// level.
 func NewChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, error) {
 	cfg, err := s.resolve()
 	if err != nil {

@@ -127,9 +127,17 @@
 // subtemper.DefaultGPSettings set diag.StopRule). Warmup: NoWarmup runs
 // no warm-up (nothing adapts). The paper's settings are all explicit:
 //
-//	Settings{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}
-//	    (or MH{Sigma: σ, Adapt: AdaptNone}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
-//	    Swap: Sweep, Warmup: w (NoWarmup for none), BaseSteps: NoBaseSteps}
+//	Settings{
+//	    Sampler: Sampler{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}
+//	        (or MH{Sigma: σ, Adapt: AdaptNone}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
+//	        Swap: Sweep, BaseSteps: NoBaseSteps},
+//	    Control: Control{Warmup: w (NoWarmup for none)},
+//	}
+//
+// Settings holds the two apart: its Sampler describes the sampler (the
+// driver's levels, the ladder, the swaps or tempered transitions, the
+// kernels), its Control the run (chains, warm-up, draws, seed, starting
+// points, stop rule, recorder).
 //
 // # Running
 //

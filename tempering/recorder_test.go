@@ -22,7 +22,7 @@ type chainLog struct {
 func TestRecorder(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	const warmup, draws, thin = 100, 30, 2
-	s := Settings{Driver: PT, Kernel: MH{}, Levels: 3, Chains: 2, Warmup: warmup, Draws: draws, Thin: thin, Seed: 5}
+	s := Settings{Sampler: Sampler{Driver: PT, Kernel: MH{}, Levels: 3}, Control: Control{Chains: 2, Warmup: warmup, Draws: draws, Thin: thin, Seed: 5}}
 	plain, err := Run(context.Background(), tg, &s)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,24 @@ import (
 // Driver, HMC or MH with Adapt AdaptNone, Ladder LadderFixed, Swap Sweep,
 // and Warmup NoWarmup where the paper ran none.
 type Settings struct {
+	// Sampler describes the sampler: the path (the driver's power or
+	// subset levels, the ladder), the scheme (swaps and their schedule,
+	// or tempered transitions and their base steps) and the kernels.
+	Sampler
+	// Control is the run's control: chains, warm-up, draws, seed,
+	// starting points, stop rule, recorder.
+	Control
+
+	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
+	// fixedM, the M the caller fixed (0: the adaptation chooses it).
+	adaptLadder bool
+	fixedM      int
+}
+
+// Sampler describes a sampler, whatever the run: the levels the driver
+// combines and how, and the inner kernels. Zero fields take the
+// documented defaults (defaults.go).
+type Sampler struct {
 	// Driver combines the levels. Zero is PT; None runs the kernel alone.
 	Driver Driver
 	// Kernel is the inner kernel. Nil means DefaultKernel(): adapted HMC
@@ -68,6 +86,26 @@ type Settings struct {
 	// Swap is the swap schedule of PT and SPT. Zero is DEO; Sweep is the
 	// paper's.
 	Swap SwapSchedule
+	// BaseSteps is the number of ordinary transitions at level 0 (the
+	// target) that TT and STT run after each tempered transition. Zero
+	// means DefaultBaseSteps (1): the paper's Algorithm 2 transition count,
+	// a full-data transition every iteration, which adapted level kernels
+	// need (docs/ADAPTATION.md). NoBaseSteps (−1) means none: Neal
+	// (1996)'s form, in which level 0 moves only through accepted tempered
+	// transitions. Ignored by the other drivers.
+	BaseSteps int
+	// Transform, if non-nil, is the space v the chains move in: they
+	// sample Reparam(t, Transform), and each draw is mapped back, u =
+	// g(v), before it is kept, so Result.Draws, the stop rule and Init
+	// are in the target's space u as without it; InitTuning and
+	// Result.Tunings are in v (CovInChainSpace maps a covariance there).
+	Transform Transform
+}
+
+// Control is the control of a run: how many chains, iterations and
+// draws, from where, with which seed, when to stop and who hears of each
+// iteration. Zero fields take the documented defaults (defaults.go).
+type Control struct {
 	// Chains is the number C of chains, run in parallel goroutines. Zero
 	// means DefaultChains (3).
 	Chains int
@@ -101,14 +139,6 @@ type Settings struct {
 	// Recorder, if non-nil, receives a Report after each iteration of
 	// each chain (see Recorder).
 	Recorder Recorder
-	// BaseSteps is the number of ordinary transitions at level 0 (the
-	// target) that TT and STT run after each tempered transition. Zero
-	// means DefaultBaseSteps (1): the paper's Algorithm 2 transition count,
-	// a full-data transition every iteration, which adapted level kernels
-	// need (docs/ADAPTATION.md). NoBaseSteps (−1) means none: Neal
-	// (1996)'s form, in which level 0 moves only through accepted tempered
-	// transitions. Ignored by the other drivers.
-	BaseSteps int
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
 	RecordTimes bool
@@ -131,23 +161,12 @@ type Settings struct {
 	// dense inverse metric. A gradient kernel that adapts only its step
 	// size (AdaptStep) or nothing keeps that metric for the whole run.
 	InitTuning *Tuning
-	// Transform, if non-nil, is the space v the chains move in: they
-	// sample Reparam(t, Transform), and each draw is mapped back, u =
-	// g(v), before it is kept, so Result.Draws, the stop rule and Init
-	// are in the target's space u as without it; InitTuning and
-	// Result.Tunings are in v (CovInChainSpace maps a covariance there).
-	Transform Transform
 	// Evidence, if non-nil, asks for an estimate of the log evidence
 	// log p(y) in Result.Evidence (PT and SPT only; the target must be a
 	// PriorSampler): see EvidenceSettings. It changes no draw: the swaps'
 	// log ratios are recorded as they are computed, and the leg from the
 	// prior runs after sampling on a random stream of its own.
 	Evidence *EvidenceSettings
-
-	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
-	// fixedM, the M the caller fixed (0: the adaptation chooses it).
-	adaptLadder bool
-	fixedM      int
 }
 
 // StopRule decides, at the checkpoints of a run with Settings.Stop,

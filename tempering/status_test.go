@@ -12,7 +12,7 @@ import (
 // context's deadline passed.
 func TestStatus(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
-	base := Settings{Driver: PT, Kernel: MH{}, Levels: 2, Chains: 2, Warmup: NoWarmup, Draws: 60, Seed: 1}
+	base := Settings{Sampler: Sampler{Driver: PT, Kernel: MH{}, Levels: 2}, Control: Control{Chains: 2, Warmup: NoWarmup, Draws: 60, Seed: 1}}
 	run := func(ctx context.Context, s Settings) *Result {
 		t.Helper()
 		res, err := Run(ctx, tg, &s)

@@ -234,9 +234,8 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		base = tempering.NoBaseSteps
 	}
 	st := &tempering.Settings{
-		Driver: drv, Kernel: k, Levels: levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad,
-		Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
-		BaseSteps: base, RecordTimes: true,
+		Sampler: tempering.Sampler{Driver: drv, Kernel: k, Levels: levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad, BaseSteps: base},
+		Control: tempering.Control{Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed, RecordTimes: true},
 	}
 	if s.minESS > 0 {
 		// Judged on the command's natural units: sampleJob gives the
