@@ -26,8 +26,8 @@ func Example() {
 		// SPT with adapted HMC, a short run (DefaultGPSettings is the
 		// default, longer one).
 		Settings: &tempering.Settings{
-			Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO,
-			Warmup: 200, Draws: 200, Seed: 1,
+			Sampler: tempering.Sampler{Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO},
+			Control: tempering.Control{Warmup: 200, Draws: 200, Seed: 1},
 		},
 	})
 	if err != nil {

@@ -23,7 +23,8 @@ func smallFit(t *testing.T) *GPFit {
 		data.Y[i] = 50 + 10*data.Y[i]
 	}
 	fit, err := FitGP(context.Background(), data, GPOptions{Backend: "gonum", Standardize: true, Settings: &tempering.Settings{
-		Driver: tempering.SPT, Kernel: tempering.MH{Sigma: 0.2}, Swap: tempering.Sweep, Warmup: 20, Draws: 30, Chains: 2, Seed: 4,
+		Sampler: tempering.Sampler{Driver: tempering.SPT, Kernel: tempering.MH{Sigma: 0.2}, Swap: tempering.Sweep},
+		Control: tempering.Control{Warmup: 20, Draws: 30, Chains: 2, Seed: 4},
 	}})
 	if err != nil {
 		t.Fatal(err)

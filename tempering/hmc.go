@@ -64,13 +64,13 @@ func (HMC) NeedsGrad() bool { return true }
 // them.
 func gradDefaults(name string, eps, maxE, target float64, adapt Adaptation, beta float64, dim int) (float64, float64, float64, error) {
 	if eps == 0 {
-		eps = 0.01
+		eps = DefaultStepSize
 	}
 	if maxE == 0 {
 		maxE = 1000
 	}
 	if target == 0 {
-		target = 0.8
+		target = DefaultTargetAccept
 	}
 	switch {
 	case !(eps > 0) || math.IsInf(eps, 0):
@@ -94,7 +94,7 @@ func gradDefaults(name string, eps, maxE, target float64, adapt Adaptation, beta
 func (k HMC) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	steps := k.Steps
 	if steps == 0 {
-		steps = 10
+		steps = DefaultLeapfrog
 	}
 	if steps < 1 {
 		return nil, fmt.Errorf("tempering: HMC needs at least 1 leapfrog step, got %d", k.Steps)

@@ -52,7 +52,7 @@ func (NUTS) NeedsGrad() bool { return true }
 func (k NUTS) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	depth := k.MaxTreeDepth
 	if depth == 0 {
-		depth = 10
+		depth = DefaultMaxTreeDepth
 	}
 	if depth < 1 || depth > 30 {
 		return nil, fmt.Errorf("tempering: NUTS maximum tree depth must lie in [1,30], got %d", k.MaxTreeDepth)
