@@ -30,6 +30,7 @@ type Chain struct {
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
 	stats    Stats
+	energy   float64 // StepInfo.Energy of level 0's last transition in this iteration (NaN: none)
 
 	// Ladder adaptation (ladderadapt.go): adaptive if warm-up may place
 	// the levels, fixedM the user's M (0: chosen), maxM the cap on a
@@ -308,6 +309,7 @@ func (c *Chain) drawSubsets() {
 
 // Step performs one iteration of the driver.
 func (c *Chain) Step() {
+	c.energy = math.NaN() // an iteration without a level-0 transition has none
 	if c.halt.stop != nil {
 		c.snap.copyFrom(&c.stats)
 	}
@@ -430,6 +432,9 @@ func (c *Chain) step(m int, s *State) {
 	d := &c.dens[m]
 	info := c.kern[m].Step(c.rng, d, s)
 	d.record(info)
+	if m == 0 {
+		c.energy = info.Energy
+	}
 	if !c.warm {
 		st := d.stats
 		st.SamplingTransitions++

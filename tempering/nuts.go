@@ -128,7 +128,7 @@ const (
 )
 
 func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := StepInfo{StepSize: l.eps}
+	info := StepInfo{StepSize: l.eps, Energy: math.NaN()}
 	if !ensureGrad(d, s) {
 		info.Failed = true
 		return info
@@ -196,6 +196,7 @@ func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	info.Leapfrogs = l.nLeap
 	info.Divergent = l.divergent
 	info.AcceptProb = l.sumAccept / float64(l.nLeap)
+	info.Energy = sampleH
 	if moved {
 		info.Accepted = true
 		info.EnergyError = sampleH - l.h0

@@ -319,6 +319,14 @@ type Result struct {
 	// Times[c][s] is the wall-clock offset of Draws[c][s] from the start of
 	// Run (only with Settings.RecordTimes; not reproducible).
 	Times [][]time.Duration
+	// Energy[c][s] is the Hamiltonian (StepInfo.Energy, Stan's energy__)
+	// at the end of the last level-0 transition before Draws[c][s], for
+	// the E-BFMI (diag.EBFMI); nil unless level 0's kernel is HMC or NUTS.
+	// Divergent[c][s] counts level 0's divergent transitions after
+	// warm-up since the draw before Draws[c][s] (they sum to level 0's
+	// LevelStats.SamplingDivergent over the iterations that made draws).
+	Energy    [][]float64
+	Divergent [][]int
 	// Stats merges the counters of all chains; ChainStats holds each
 	// chain's.
 	Stats      Stats
@@ -479,6 +487,8 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 
 	res := &Result{
 		Draws:         make([][][]float64, C),
+		Energy:        make([][]float64, C),
+		Divergent:     make([][]int, C),
 		ChainStats:    make([]Stats, C),
 		ChainTimes:    make([]time.Duration, C),
 		ChainCPU:      make([]time.Duration, C),
@@ -557,6 +567,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 			if cfg.RecordTimes {
 				times = make([]time.Duration, cfg.Draws)
 			}
+			rec := newDrawRecord(ch, cfg.Draws)
 			if done != nil {
 				ch.StopOn(done)
 			}
@@ -595,6 +606,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 					if times != nil {
 						times[n] = time.Since(start)
 					}
+					rec.keep(ch, n)
 					n++
 					if stops != nil && n%cfg.StopEvery == 0 && n < cfg.Draws {
 						enough, ok := stops.check(n, c, draws[:n])
@@ -620,6 +632,7 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 				}
 			}
 			res.Draws[c] = draws[:n]
+			rec.store(res, c, n)
 			if times != nil {
 				res.Times[c] = times[:n]
 			}
@@ -643,6 +656,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	}
 	if slices.Contains(cpuOK, false) {
 		res.ChainCPU = nil
+	}
+	if res.Energy[0] == nil {
+		res.Energy = nil
 	}
 	for c := range C {
 		if len(res.ChainStats[c].Levels) != len(res.ChainStats[0].Levels) {
