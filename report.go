@@ -104,7 +104,22 @@ func NewReport(r SampledRun, opt ReportOptions) *Report {
 		}
 	}
 	s.addLevels(res)
+	for _, e := range res.Energy {
+		s.EBFMI = append(s.EBFMI, Float(diag.EBFMI(e)))
+	}
 	return s
+}
+
+// LowEBFMI returns the chains (from 1) whose E-BFMI is below
+// diag.EBFMIMin (a NaN one, not estimable, is not among them).
+func (s *Report) LowEBFMI() []int {
+	var low []int
+	for c, b := range s.EBFMI {
+		if float64(b) < diag.EBFMIMin {
+			low = append(low, c+1)
+		}
+	}
+	return low
 }
 
 // resolvedWarmup is the number of warm-up iterations Settings.Warmup

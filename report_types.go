@@ -100,6 +100,12 @@ type Report struct {
 	// which adaptation causes and discards.
 	Divergent       int64 `json:"divergent_transitions"`
 	DivergentWarmup int64 `json:"divergent_transitions_warmup"`
+	// EBFMI is each chain's E-BFMI (diag.EBFMI) of the target level's
+	// Hamiltonian energies at its draws, when that level's kernel is hmc
+	// or nuts (absent otherwise); below diag.EBFMIMin (0.3), Stan's
+	// threshold, the momentum resampling explores the energy
+	// distribution poorly.
+	EBFMI []Float `json:"e_bfmi,omitempty"`
 	// StuckChains lists the chains (from 1) whose kept draws are all the
 	// same point: every proposal after warm-up was rejected.
 	StuckChains []int  `json:"stuck_chains,omitempty"`

@@ -96,11 +96,12 @@ var List = []Figure{
 	{"traces", "traces per chain, log scale for the GP"},
 	{"ranks", "rank plots with the uniform band"},
 	{"densities", "marginal densities with the prior and 50/90% intervals"},
-	{"pairs", "pair plot"},
+	{"pairs", "pair plot, divergent transitions marked"},
 	{"rhat_params", "R-hat per parameter"},
 	{"rhat_draws", "R-hat against draws"},
 	{"rhat_seconds", "R-hat against seconds"},
 	{"ess_draws", "ESS against draws"},
+	{"energy", "energy and energy-transition densities with the E-BFMI: hmc or nuts at the target level"},
 	{"accept_levels", "acceptance per level"},
 	{"swap_acceptance", "swap rates: pt, spt"},
 	{"tt_acceptance", "tempered-transition outcomes: tt, stt"},
@@ -257,7 +258,11 @@ func drawFigures(dir string, r Run, n int, add func(base string, err error)) {
 	add(base, densityFigure(base, r.Names, vars, log, r.Prior))
 	if len(r.Names) > 1 {
 		base = filepath.Join(dir, "pairs")
-		add(base, pairFigure(base, r.Names, vars, log))
+		add(base, pairFigure(base, r.Names, vars, log, pooledDivergent(r.Result, n)))
+	}
+	if r.Result != nil && r.Result.Energy != nil {
+		base = filepath.Join(dir, "energy")
+		add(base, energyFigure(base, r.Result.Energy, r.Report.Inner))
 	}
 	convergenceFigures(dir, r, n, vars, add)
 }
