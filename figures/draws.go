@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/plural"
 	figs "github.com/subtemper/subtemper/internal/report"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -559,8 +560,9 @@ func divergentKey(div []int) *plot.Plot {
 		sc.GlyphStyle = divergentMark
 		p.Legend.Add("divergent transition", sc)
 	}
-	p.Legend.Add(fmt.Sprintf("%d after warm-up at the target level", nt))
-	p.Legend.Add(fmt.Sprintf("(%d draws marked)", nd))
+	p.Legend.Add(fmt.Sprintf("%d after warm-up", nt))
+	p.Legend.Add("at the target level")
+	p.Legend.Add(fmt.Sprintf("(%s marked)", plural.Count(nd, "draw", "draws")))
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	return p
