@@ -47,8 +47,9 @@ type ReportOptions struct {
 	Summarize func(name string, chains [][]float64) (diag.Summary, error)
 }
 
-// NewReport describes any tempering run: its verdict (diag.JudgeESS with
-// the MinESS of Settings.Stop when it is a diag.StopRule, else 0),
+// NewReport describes any tempering run: its verdict (diag.Judge; the
+// MinESS of Settings.Stop, when it is a diag.StopRule, is recorded in
+// Draws.MinESS but does not change it),
 // each variable's diagnostics over the first n draws of every chain (n
 // the shortest chain's length), per-level statistics, swaps, the ladder,
 // the adapted tuning, and timings. Command, Units, Data, Warnings and the
@@ -97,7 +98,7 @@ func NewReport(r SampledRun, opt ReportOptions) *Report {
 			}
 		}
 	}
-	s.summarizeVariables(nat, r.Names, common, minESS, opt)
+	s.summarizeVariables(nat, r.Names, common, opt)
 	for c, ch := range res.Draws {
 		if stuck(ch) {
 			s.StuckChains = append(s.StuckChains, c+1)
@@ -154,7 +155,7 @@ func naturalDraws(draws [][][]float64, natural func(dst, u []float64)) [][][]flo
 
 // summarizeVariables computes each variable's diagnostics over the first
 // n draws of each chain, their medians and the verdict.
-func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, minESS float64, opt ReportOptions) {
+func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, opt ReportOptions) {
 	nan := Float(math.NaN())
 	s.MaxRhat, s.MinESSBulk, s.MinESSTail = nan, nan, nan
 	s.Verdict = "NOT converged: no draws after warm-up"
@@ -196,7 +197,7 @@ func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, mi
 	s.MedianESSBulk = Float(NaNMedian(eb))
 	s.MedianESSBulkPerSecond = Float(NaNMedian(eps))
 	s.ConvergedPaper = float64(s.MedianRhat) < 1.1
-	v := diag.JudgeESS(sums, len(nat), minESS)
+	v := diag.Judge(sums, len(nat))
 	s.Converged, s.Verdict = v.Converged, v.String()
 	s.MaxRhat, s.MinESSBulk, s.MinESSTail = Float(v.MaxRhat), Float(v.MinESSBulk), Float(v.MinESSTail)
 }

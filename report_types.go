@@ -151,8 +151,10 @@ type DrawsReport struct {
 	Thin       int   `json:"thin"`
 	PerChain   []int `json:"per_chain"`
 	Summarized int   `json:"summarized_per_chain"`
-	// MinESS is --min-ess (0: no early stop) and StoppedAt the draws per
-	// chain after which its rule ended sampling (0: it did not).
+	// MinESS is --min-ess, the stop rule's target (0: no early stop; the
+	// verdict's criterion is diag.ESSPerChainMin per chain whatever it
+	// is), and StoppedAt the draws per chain after which its rule ended
+	// sampling (0: it did not).
 	MinESS    float64 `json:"min_ess"`
 	StoppedAt int     `json:"stopped_at_per_chain,omitempty"`
 	Note      string  `json:"note,omitempty"`

@@ -271,7 +271,7 @@ func drawFigures(dir string, r Run, n int, add func(base string, err error)) {
 // smallest ESS against draws, on growing prefixes of the first n draws
 // (vars: their logs with Run.Log).
 func convergenceFigures(dir string, r Run, n int, vars [][][]float64, add func(base string, err error)) {
-	res, nat, sum := r.Result, r.Draws, r.Report
+	res, nat := r.Result, r.Draws
 	var base string
 	var times [][]float64
 	if res.Times != nil {
@@ -308,10 +308,10 @@ func convergenceFigures(dir string, r Run, n int, vars [][][]float64, add func(b
 		}
 	}
 	if x, b, t := essCurve(vars, n, 20); len(x) > 0 {
-		need := max(sum.Draws.MinESS, diag.ESSPerChainMin*float64(len(nat)))
+		need := diag.ESSPerChainMin * float64(len(nat))
 		base = filepath.Join(dir, "ess_draws")
 		add(base, plot.Line(base, plot.LineSpec{
-			Title: fmt.Sprintf("smallest ESS over parameters (verdict: ≥ %.0f, the dotted line)", need), XLabel: "draws per chain (after warm-up)", YLabel: "ESS, all chains",
+			Title: fmt.Sprintf("smallest ESS over parameters (verdict: ≥ %.0f, %d per chain, the dotted line)", need, diag.ESSPerChainMin), XLabel: "draws per chain (after warm-up)", YLabel: "ESS, all chains",
 			Series: []plot.Series{{Name: "min bulk-ESS", X: x, Y: b}, {Name: "min tail-ESS", X: x, Y: t, Dashed: true}}, HLine: need, HLineSet: true,
 		}))
 	}
