@@ -195,8 +195,7 @@ func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	info.MaxTreeDepth = depth == l.maxDepth
 	info.Leapfrogs = l.nLeap
 	info.Divergent = l.divergent
-	info.AcceptProb = l.sumAccept / float64(l.nLeap)
-	info.Energy = sampleH
+	info.AcceptProb, info.Energy = l.sumAccept/float64(l.nLeap), sampleH
 	if moved {
 		info.Accepted = true
 		info.EnergyError = sampleH - l.h0

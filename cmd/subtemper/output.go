@@ -187,10 +187,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 			fmtRhat(float64(s.MaxRhat)), fmtESS(float64(s.MinESSBulk)), fmtESS(float64(s.MinESSTail)),
 			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)),
 			fmtESS(float64(s.MedianESSBulk)), fmtNum(float64(s.MedianESSBulkPerSecond)))
-		fmt.Fprintf(w, "(ess_bulk/s, per CPU-second: %s)\n", essPerSecondIs)
-		if len(s.EBFMI) > 0 {
-			fmt.Fprintf(w, "%s\n", ebfmiLine(s))
-		}
+		fmt.Fprintf(w, "(ess_bulk/s, per CPU-second: %s)\n%s", essPerSecondIs, ebfmiLine(s))
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
 		}
@@ -255,13 +252,17 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	}
 }
 
-// ebfmiLine gives each chain's E-BFMI of the target level's energies.
+// ebfmiLine gives each chain's E-BFMI of the target level's energies, a
+// line ending in a newline ("" when the run recorded none).
 func ebfmiLine(s *runSummary) string {
+	if len(s.EBFMI) == 0 {
+		return ""
+	}
 	b := make([]string, len(s.EBFMI))
 	for i, v := range s.EBFMI {
 		b[i] = fmtRate(v)
 	}
-	return fmt.Sprintf("E-BFMI per chain (%s at the target level's draws): %s (Stan warns below %.1f)", s.Inner, strings.Join(b, ", "), diag.EBFMIMin)
+	return fmt.Sprintf("E-BFMI per chain (%s at the target level's draws): %s (Stan warns below %.1f)\n", s.Inner, strings.Join(b, ", "), diag.EBFMIMin)
 }
 
 // stepOrPaper returns ε, or the paper's 0.01 for 0 (the flag's default).

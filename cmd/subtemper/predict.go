@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goio "io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,6 +62,15 @@ const dropNATestHelp = "drop the rows of the test file whose inputs (or target, 
 
 const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
 	"4000 (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
+
+// printDropped says how many rows of the test file --drop-na dropped, if
+// any.
+func printDropped(w goio.Writer, td *subtemper.TestData, testFile string) {
+	if td.Dropped > 0 {
+		fmt.Fprintf(w, "(--drop-na dropped %s of %s with missing values%s)\n", plural.Count(td.Dropped, "row", "rows"), testFile,
+			linesList(gp.CSVInfo{Dropped: td.Dropped, DroppedLines: td.DroppedLines}))
+	}
+}
 
 // readPredictInputs reads the test file for fit's inputs through
 // readInput (capped by maxMemory, stopped by ctx), dropping the rows with
@@ -123,10 +133,7 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	written = append(written, shown(p))
 	fmt.Fprintf(io.out, "\npredictions at %s from %s %s in %.2f s (backend %s): %s\n", plural.Count(td.N, "test point", "test points"),
 		plural.Count(pred.Draws, "posterior draw", "posterior draws"), "averaged", secs, fit.Backend, shown(p))
-	if td.Dropped > 0 {
-		fmt.Fprintf(io.out, "(--drop-na dropped %s of %s with missing values%s)\n", plural.Count(td.Dropped, "row", "rows"), testFile,
-			linesList(gp.CSVInfo{Dropped: td.Dropped, DroppedLines: td.DroppedLines}))
-	}
+	printDropped(io.out, td, testFile)
 	if td.Y != nil {
 		mt, err := pred.Metrics(td.Y)
 		if err != nil {
