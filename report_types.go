@@ -104,7 +104,8 @@ type Report struct {
 	// Hamiltonian energies at its draws, when that level's kernel is hmc
 	// or nuts (absent otherwise); below diag.EBFMIMin (0.3), Stan's
 	// threshold, the momentum resampling explores the energy
-	// distribution poorly.
+	// distribution poorly. With pt and spt, swaps into the target level
+	// between its transitions move the energy too (tempering.Result.Energy).
 	EBFMI []Float `json:"e_bfmi,omitempty"`
 	// StuckChains lists the chains (from 1) whose kept draws are all the
 	// same point: every proposal after warm-up was rejected.
