@@ -106,8 +106,8 @@ func ExampleGPFit_Verdict() {
 	fmt.Println(v.Converged, v.ESSNeeded)
 	fmt.Println(v)
 	// Output:
-	// true 400
-	// converged (every R-hat < 1.01, bulk- and tail-ESS ≥ 400)
+	// true 300
+	// converged (every R-hat < 1.01, bulk- and tail-ESS ≥ 300 = 100 per chain)
 }
 
 // ExampleGPFit_Save saves a fit and reads it back.

@@ -48,8 +48,9 @@ type ReportOptions struct {
 	Summarize func(name string, chains [][]float64) (diag.Summary, error)
 }
 
-// NewReport describes any tempering run: its verdict (diag.JudgeESS with
-// the MinESS of Settings.Stop when it is a diag.StopRule, else 0),
+// NewReport describes any tempering run: its verdict (diag.Judge; the
+// MinESS of Settings.Stop, when it is a diag.StopRule, is recorded in
+// Draws.MinESS but does not change it),
 // each variable's diagnostics over the first n draws of every chain (n
 // the shortest chain's length), per-level statistics, swaps, the ladder,
 // the adapted tuning, and timings. Command, Units, Data, Warnings and the
@@ -98,14 +99,29 @@ func NewReport(r SampledRun, opt ReportOptions) *Report {
 			}
 		}
 	}
-	s.summarizeVariables(nat, r.Names, common, minESS, opt)
+	s.summarizeVariables(nat, r.Names, common, opt)
 	for c, ch := range res.Draws {
 		if stuck(ch) {
 			s.StuckChains = append(s.StuckChains, c+1)
 		}
 	}
 	s.addLevels(res)
+	for _, e := range res.Energy {
+		s.EBFMI = append(s.EBFMI, Float(diag.EBFMI(e)))
+	}
 	return s
+}
+
+// LowEBFMI returns the chains (from 1) whose E-BFMI is below
+// diag.EBFMIMin (a NaN one, not estimable, is not among them).
+func (s *Report) LowEBFMI() []int {
+	var low []int
+	for c, b := range s.EBFMI {
+		if float64(b) < diag.EBFMIMin {
+			low = append(low, c+1)
+		}
+	}
+	return low
 }
 
 // resolvedWarmup is the number of warm-up iterations Settings.Warmup
@@ -140,7 +156,7 @@ func naturalDraws(draws [][][]float64, natural func(dst, u []float64)) [][][]flo
 
 // summarizeVariables computes each variable's diagnostics over the first
 // n draws of each chain, their medians and the verdict.
-func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, minESS float64, opt ReportOptions) {
+func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, opt ReportOptions) {
 	nan := Float(math.NaN())
 	s.MaxRhat, s.MinESSBulk, s.MinESSTail = nan, nan, nan
 	s.Verdict = "NOT converged: no draws after warm-up"
@@ -182,7 +198,7 @@ func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, mi
 	s.MedianESSBulk = Float(NaNMedian(eb))
 	s.MedianESSBulkPerSecond = Float(NaNMedian(eps))
 	s.ConvergedPaper = float64(s.MedianRhat) < 1.1
-	v := diag.JudgeESS(sums, len(nat), minESS)
+	v := diag.Judge(sums, len(nat))
 	s.Converged, s.Verdict = v.Converged, v.String()
 	s.MaxRhat, s.MinESSBulk, s.MinESSTail = Float(v.MaxRhat), Float(v.MinESSBulk), Float(v.MinESSTail)
 }

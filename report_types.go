@@ -100,6 +100,13 @@ type Report struct {
 	// which adaptation causes and discards.
 	Divergent       int64 `json:"divergent_transitions"`
 	DivergentWarmup int64 `json:"divergent_transitions_warmup"`
+	// EBFMI is each chain's E-BFMI (diag.EBFMI) of the target level's
+	// Hamiltonian energies at its draws, when that level's kernel is hmc
+	// or nuts (absent otherwise); below diag.EBFMIMin (0.3), Stan's
+	// threshold, the momentum resampling explores the energy
+	// distribution poorly. With pt and spt, swaps into the target level
+	// between its transitions move the energy too (tempering.Result.Energy).
+	EBFMI []Float `json:"e_bfmi,omitempty"`
 	// StuckChains lists the chains (from 1) whose kept draws are all the
 	// same point: every proposal after warm-up was rejected.
 	StuckChains []int  `json:"stuck_chains,omitempty"`
@@ -145,8 +152,10 @@ type DrawsReport struct {
 	Thin       int   `json:"thin"`
 	PerChain   []int `json:"per_chain"`
 	Summarized int   `json:"summarized_per_chain"`
-	// MinESS is --min-ess (0: no early stop) and StoppedAt the draws per
-	// chain after which its rule ended sampling (0: it did not).
+	// MinESS is --min-ess, the stop rule's target (0: no early stop; the
+	// verdict's criterion is diag.ESSPerChainMin per chain whatever it
+	// is), and StoppedAt the draws per chain after which its rule ended
+	// sampling (0: it did not).
 	MinESS    float64 `json:"min_ess"`
 	StoppedAt int     `json:"stopped_at_per_chain,omitempty"`
 	Note      string  `json:"note,omitempty"`

@@ -6,7 +6,7 @@
 //	data, err := gp.ReadCSVFile("train.csv", gp.CSVOptions{})
 //	fit, err := subtemper.FitGP(ctx, data, subtemper.GPOptions{Standardize: true})
 //	defer fit.Close()
-//	v, err := fit.Verdict()  // v.Converged: every R-hat < 1.01, every ESS ≥ 400
+//	v, err := fit.Verdict()  // v.Converged: every R-hat < 1.01, every ESS ≥ 100 per chain
 //	sum, err := fit.Summary() // R-hat, ESS, quantiles per hyperparameter
 //	pred, err := fit.Predict(ctx, xNew, nNew, subtemper.PredictOptions{})
 //	// pred.YMean, pred.YSD, pred.YQ (5%, 50%, 95%), and the same for the latent f.
@@ -533,11 +533,11 @@ func pinThreads(backend string, n int) {
 	}
 }
 
-// Verdict returns the convergence verdict on the fit's draws: every
-// hyperparameter's R-hat below diag.RhatMax (1.01) and its bulk- and
-// tail-ESS at least the stop rule's MinESS (DefaultMinESS with the
-// default settings) and diag.ESSPerChainMin per chain, the criterion the
-// CLI prints. A fit of the mode alone (GPOptions.MAP) has no verdict: an
+// Verdict returns the convergence verdict on the fit's draws (diag.Judge):
+// every hyperparameter's R-hat below diag.RhatMax (1.01) and its bulk- and
+// tail-ESS at least diag.ESSPerChainMin (100) per chain, the criterion the
+// CLI prints (the stop rule's MinESS decides when sampling ends, not the
+// verdict). A fit of the mode alone (GPOptions.MAP) has no verdict: an
 // error.
 func (f *GPFit) Verdict() (diag.Verdict, error) {
 	if len(f.Draws) == 1 && len(f.Draws[0]) == 1 {
@@ -547,11 +547,7 @@ func (f *GPFit) Verdict() (diag.Verdict, error) {
 	if err != nil {
 		return diag.Verdict{}, err
 	}
-	var minESS float64
-	if r, ok := f.Settings.Stop.(diag.StopRule); ok {
-		minESS = r.MinESS
-	}
-	return diag.JudgeESS(sum, len(f.Draws), minESS), nil
+	return diag.Judge(sum, len(f.Draws)), nil
 }
 
 // Model returns the GP model the draws belong to (on the standardised

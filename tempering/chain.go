@@ -30,6 +30,7 @@ type Chain struct {
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
 	stats    Stats
+	energy   float64 // StepInfo.Energy of level 0's last transition in this iteration (NaN: none)
 
 	// Ladder adaptation (ladderadapt.go): adaptive if warm-up may place
 	// the levels, fixedM the user's M (0: chosen), maxM the cap on a
@@ -309,6 +310,7 @@ func (c *Chain) drawSubsets() {
 
 // Step performs one iteration of the driver.
 func (c *Chain) Step() {
+	c.energy = math.NaN() // an iteration without a level-0 transition has none
 	if c.halt.stop != nil {
 		c.snap.copyFrom(&c.stats)
 	}
@@ -424,6 +426,9 @@ func (c *Chain) step(m int, s *State) {
 	info := c.kern[m].Step(c.rng, d, s)
 	d.record(info)
 	c.countTransition(d.stats, info)
+	if m == 0 {
+		c.energy = info.Energy
+	}
 }
 
 // ptStep is one PT or SPT iteration: a transition at every level, then the

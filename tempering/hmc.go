@@ -155,6 +155,13 @@ func newHam(dim int, eps float64, adapt Adaptation, target float64) ham {
 
 func (h *ham) Init(d *Density, s *State) { d.Eval(s, true) }
 
+// hamiltonian marks the kernels whose StepInfo carries the energy.
+func (h *ham) hamiltonian() {}
+
+// energyKernel is a level kernel whose transitions report their
+// Hamiltonian (StepInfo.Energy): HMC and NUTS.
+type energyKernel interface{ hamiltonian() }
+
 // Adapt starts (or restarts) warm-up adaptation over the next n
 // transitions from the current step size and metric.
 func (h *ham) Adapt(n int) { h.ad.begin(n, h.eps) }
@@ -310,7 +317,7 @@ func (h *ham) leapfrog(d *Density, q *State, eps float64) bool {
 }
 
 func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := StepInfo{StepSize: l.eps}
+	info := StepInfo{StepSize: l.eps, Energy: math.NaN()}
 	if !ensureGrad(d, s) {
 		info.Failed = true
 		return info
@@ -328,6 +335,7 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	}
 	q.CopyFrom(s)
 	h0 := -s.LogDensity + l.metric.drawMomentum(rng, p, v)
+	info.Energy = h0
 	d.Grad(q, g)
 	for i := range p {
 		p[i] += 0.5 * eps * g[i]
@@ -363,6 +371,7 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 			info.AcceptProb = math.Exp(min(0, -dE))
 			if dE <= 0 || math.Log(rng.Float64()) < -dE {
 				info.Accepted = true
+				info.Energy = h0 + dE
 				q.Replica = s.Replica
 				s.CopyFrom(q)
 			}

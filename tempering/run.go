@@ -188,6 +188,18 @@ type Result struct {
 	// Times[c][s] is the wall-clock offset of Draws[c][s] from the start of
 	// Run (only with Settings.RecordTimes; not reproducible).
 	Times [][]time.Duration
+	// Energy[c][s] is the Hamiltonian (StepInfo.Energy, Stan's energy__)
+	// at the end of the last level-0 transition before Draws[c][s], for
+	// the E-BFMI (diag.EBFMI); nil unless level 0's kernel is HMC or NUTS,
+	// NaN for an iteration that made no level-0 transition. With PT and
+	// SPT the swaps after that transition may replace the draw, and move
+	// the state between consecutive transitions, which the E-BFMI then
+	// reflects besides the momentum resampling.
+	// Divergent[c][s] counts level 0's divergent transitions after
+	// warm-up since the draw before Draws[c][s] (they sum to level 0's
+	// LevelStats.SamplingDivergent over the iterations that made draws).
+	Energy    [][]float64
+	Divergent [][]int
 	// Stats merges the counters of all chains; ChainStats holds each
 	// chain's.
 	Stats      Stats

@@ -145,6 +145,8 @@ func (r *runner) setUp() {
 	cfg, C := r.cfg, r.cfg.Chains
 	r.res = &Result{
 		Draws:         make([][][]float64, C),
+		Energy:        make([][]float64, C),
+		Divergent:     make([][]int, C),
 		ChainStats:    make([]Stats, C),
 		ChainTimes:    make([]time.Duration, C),
 		ChainCPU:      make([]time.Duration, C),
@@ -213,6 +215,7 @@ func (r *runner) runChain(c int) {
 		return
 	}
 	out := r.newChainOut()
+	out.rec = newDrawRecord(ch, r.cfg.Draws)
 	r.sample(c, ch, out)
 	r.interrupted[c] = out.interrupted
 	r.collect(c, ch, out)
@@ -251,7 +254,8 @@ type chainOut struct {
 	n           int // draws kept
 	tSample     time.Time
 	interrupted bool
-	rep         Report // the recorder's, reused (no allocation per iteration)
+	rep         Report      // the recorder's, reused (no allocation per iteration)
+	rec         *drawRecord // level 0's energy and divergences with each draw
 }
 
 // newChainOut allocates a chain's draws, each chain's in one array.
@@ -328,6 +332,7 @@ func (r *runner) keep(c int, ch *Chain, o *chainOut) (enough, cut bool) {
 	if o.times != nil {
 		o.times[o.n] = time.Since(r.start)
 	}
+	o.rec.keep(ch, o.n)
 	o.n++
 	if r.stops == nil || o.n%cfg.StopEvery != 0 || o.n >= cfg.Draws {
 		return false, false
@@ -360,6 +365,7 @@ func (r *runner) collect(c int, ch *Chain, o *chainOut) {
 		}
 	}
 	res.Draws[c] = o.draws[:o.n]
+	o.rec.store(res, c, o.n)
 	if o.times != nil {
 		res.Times[c] = o.times[:o.n]
 	}
@@ -385,6 +391,9 @@ func (r *runner) finish(ctx context.Context) (*Result, error) {
 	}
 	if slices.Contains(r.cpuOK, false) {
 		res.ChainCPU = nil
+	}
+	if res.Energy[0] == nil {
+		res.Energy = nil
 	}
 	for c := range res.ChainStats {
 		if len(res.ChainStats[c].Levels) != len(res.ChainStats[0].Levels) {

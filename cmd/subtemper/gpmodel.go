@@ -35,7 +35,7 @@ func (f *gpModelFlags) define(fs *flagSet) {
 	fs.str(&f.priorSN, "prior-sn", fmt.Sprintf("gamma:%g,%g", gp.PaperNoiseShape, gp.PaperNoiseRate), priorSNHelp)
 	fs.str(&f.inputs, "inputs", "", "comma-separated input columns of --data to use, in this order (default: every column but the target)")
 	fs.str(&f.exclude, "exclude", "", "comma-separated input columns of --data to leave out (the others are used in file order); they may hold anything, text included")
-	fs.boolean(&f.dropNA, "drop-na", false, "drop the rows of --data whose target or inputs are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error")
+	fs.boolean(&f.dropNA, "drop-na", false, "drop the rows of --data (and of the --predict file) whose target or inputs are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error")
 }
 
 // kernelFamily parses --kernel.
