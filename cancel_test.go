@@ -42,7 +42,7 @@ func TestFitGPCancelled(t *testing.T) {
 	// A deadline that passes gives context.DeadlineExceeded.
 	ctx, cancel2 := context.WithTimeout(context.Background(), 0)
 	defer cancel2()
-	if _, err := FitGP(ctx, data, GPOptions{Backend: "gonum", Settings: &tempering.Settings{Chains: 1, Warmup: 10, Draws: 10}}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := FitGP(ctx, data, GPOptions{Backend: "gonum", Settings: &tempering.Settings{Control: tempering.Control{Chains: 1, Warmup: 10, Draws: 10}}}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("expired deadline: error %v, want one wrapping context.DeadlineExceeded", err)
 	}
 }

@@ -26,8 +26,8 @@ func Example() {
 		// SPT with adapted HMC, a short run (DefaultGPSettings is the
 		// default, longer one).
 		Settings: &tempering.Settings{
-			Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO,
-			Warmup: 200, Draws: 200, Seed: 1,
+			Sampler: tempering.Sampler{Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO},
+			Control: tempering.Control{Warmup: 200, Draws: 200, Seed: 1},
 		},
 	})
 	if err != nil {
@@ -106,8 +106,8 @@ func ExampleGPFit_Verdict() {
 	fmt.Println(v.Converged, v.ESSNeeded)
 	fmt.Println(v)
 	// Output:
-	// true 400
-	// converged (every R-hat < 1.01, bulk- and tail-ESS ≥ 400)
+	// true 300
+	// converged (every R-hat < 1.01, bulk- and tail-ESS ≥ 300 = 100 per chain)
 }
 
 // ExampleGPFit_Save saves a fit and reads it back.

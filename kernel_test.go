@@ -25,7 +25,8 @@ func TestSaveLoadKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	fit, err := FitGP(context.Background(), data, GPOptions{Backend: "gonum", Kernel: gp.Matern52, Settings: &tempering.Settings{
-		Driver: tempering.PT, Kernel: tempering.MH{Sigma: 0.2}, Swap: tempering.Sweep, Levels: 2, Warmup: 10, Draws: 10, Chains: 2, Seed: 4,
+		Sampler: tempering.Sampler{Driver: tempering.PT, Kernel: tempering.MH{Sigma: 0.2}, Swap: tempering.Sweep, Levels: 2},
+		Control: tempering.Control{Warmup: 10, Draws: 10, Chains: 2, Seed: 4},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func TestLOOBruteForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := tempering.Settings{Driver: tempering.None, Warmup: 200, Draws: 3000, Seed: 5}
+	st := tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None}, Control: tempering.Control{Warmup: 200, Draws: 3000, Seed: 5}}
 	points := data.N
 	if raceEnabled {
 		st.Draws, points = 1000, 4
@@ -136,8 +136,10 @@ func TestLogEvidenceStandardized(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
-		st := tempering.Settings{Driver: drv, Kernel: tempering.MH{}, Warmup: 100, Draws: 200, Seed: 2,
-			Evidence: &tempering.EvidenceSettings{Particles: 16, Temperatures: 10}}
+		st := tempering.Settings{
+			Sampler: tempering.Sampler{Driver: drv, Kernel: tempering.MH{}},
+			Control: tempering.Control{Warmup: 100, Draws: 200, Seed: 2, Evidence: &tempering.EvidenceSettings{Particles: 16, Temperatures: 10}},
+		}
 		fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{Standardize: true, Settings: &st})
 		if err != nil {
 			t.Fatal(err)
@@ -182,7 +184,7 @@ func TestLOOQuadrature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := tempering.Settings{Driver: tempering.None, Warmup: 200, Draws: 2000, Seed: 9}
+	st := tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None}, Control: tempering.Control{Warmup: 200, Draws: 2000, Seed: 9}}
 	if raceEnabled {
 		st.Draws = 700
 	}

@@ -63,8 +63,8 @@ func (f *GPFit) LogEvidence() *tempering.Evidence {
 
 // LOOOptions configures GPFit.LOO. The zero value is valid.
 type LOOOptions struct {
-	// Draws is the number of draws used, evenly spaced over the chains
-	// (PooledDraws); 0 means all, up to MaxPredictDraws.
+	// Draws is the number of draws used, the same number from each chain,
+	// evenly spaced within it; 0 means all, up to MaxPredictDraws.
 	Draws int
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
@@ -74,11 +74,12 @@ type LOOOptions struct {
 // new data by leave-one-out cross-validation from the draws, by Pareto
 // smoothed importance sampling (diag.PSISLOO): at each draw the GP's
 // closed-form log p(y_i | y_−i, θ) (gp.Model.LOOLogDensities), in the
-// data's units. Its cost is one O(N³) factorisation and inverse per
-// draw. Points with Pareto k̂ > 0.7 (diag.LOO.KOver07) have unreliable
-// estimates.
+// data's units. Each point's Pareto tail is sized by its draws' relative
+// efficiency across the chains (diag.PSISLOOChains). Its cost is one O(N³)
+// factorisation and inverse per draw. Points with Pareto k̂ > 0.7
+// (diag.LOO.KOver07) have unreliable estimates.
 func (f *GPFit) LOO(ctx context.Context, opt LOOOptions) (*diag.LOO, error) {
-	draws := f.PooledDraws(opt.Draws)
+	draws, chains := f.chainDraws(opt.Draws)
 	if len(draws) < 2 {
 		return nil, errors.New("subtemper: leave-one-out: the fit holds fewer than 2 draws")
 	}
@@ -143,5 +144,33 @@ feed:
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("subtemper: leave-one-out: %w", errors.Join(errs...))
 	}
-	return diag.PSISLOO(ll)
+	return diag.PSISLOOChains(ll, chains)
+}
+
+// chainDraws returns up to k draws (0: MaxPredictDraws), the same number
+// from each chain and evenly spaced within it, one chain after another,
+// and the number of chains they come from.
+func (f *GPFit) chainDraws(k int) ([][]float64, int) {
+	if k <= 0 {
+		k = MaxPredictDraws
+	}
+	var chains [][][]float64
+	n := math.MaxInt
+	for _, ch := range f.Draws {
+		if len(ch) > 0 {
+			chains = append(chains, ch)
+			n = min(n, len(ch))
+		}
+	}
+	if len(chains) == 0 {
+		return nil, 0
+	}
+	n = min(n, max(1, k/len(chains)))
+	var out [][]float64
+	for _, ch := range chains {
+		for i := range n {
+			out = append(out, ch[i*len(ch)/n])
+		}
+	}
+	return out, len(chains)
 }

@@ -1,6 +1,7 @@
 package subtemper
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -47,8 +48,9 @@ type ReportOptions struct {
 	Summarize func(name string, chains [][]float64) (diag.Summary, error)
 }
 
-// NewReport describes any tempering run: its verdict (diag.JudgeESS with
-// the MinESS of Settings.Stop when it is a diag.StopRule, else 0),
+// NewReport describes any tempering run: its verdict (diag.Judge; the
+// MinESS of Settings.Stop, when it is a diag.StopRule, is recorded in
+// Draws.MinESS but does not change it),
 // each variable's diagnostics over the first n draws of every chain (n
 // the shortest chain's length), per-level statistics, swaps, the ladder,
 // the adapted tuning, and timings. Command, Units, Data, Warnings and the
@@ -97,14 +99,29 @@ func NewReport(r SampledRun, opt ReportOptions) *Report {
 			}
 		}
 	}
-	s.summarizeVariables(nat, r.Names, common, minESS, opt)
+	s.summarizeVariables(nat, r.Names, common, opt)
 	for c, ch := range res.Draws {
 		if stuck(ch) {
 			s.StuckChains = append(s.StuckChains, c+1)
 		}
 	}
 	s.addLevels(res)
+	for _, e := range res.Energy {
+		s.EBFMI = append(s.EBFMI, Float(diag.EBFMI(e)))
+	}
 	return s
+}
+
+// LowEBFMI returns the chains (from 1) whose E-BFMI is below
+// diag.EBFMIMin (a NaN one, not estimable, is not among them).
+func (s *Report) LowEBFMI() []int {
+	var low []int
+	for c, b := range s.EBFMI {
+		if float64(b) < diag.EBFMIMin {
+			low = append(low, c+1)
+		}
+	}
+	return low
 }
 
 // resolvedWarmup is the number of warm-up iterations Settings.Warmup
@@ -139,7 +156,7 @@ func naturalDraws(draws [][][]float64, natural func(dst, u []float64)) [][][]flo
 
 // summarizeVariables computes each variable's diagnostics over the first
 // n draws of each chain, their medians and the verdict.
-func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, minESS float64, opt ReportOptions) {
+func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, opt ReportOptions) {
 	nan := Float(math.NaN())
 	s.MaxRhat, s.MinESSBulk, s.MinESSTail = nan, nan, nan
 	s.Verdict = "NOT converged: no draws after warm-up"
@@ -181,7 +198,7 @@ func (s *Report) summarizeVariables(nat [][][]float64, names []string, n int, mi
 	s.MedianESSBulk = Float(NaNMedian(eb))
 	s.MedianESSBulkPerSecond = Float(NaNMedian(eps))
 	s.ConvergedPaper = float64(s.MedianRhat) < 1.1
-	v := diag.JudgeESS(sums, len(nat), minESS)
+	v := diag.Judge(sums, len(nat))
 	s.Converged, s.Verdict = v.Converged, v.String()
 	s.MaxRhat, s.MinESSBulk, s.MinESSTail = Float(v.MaxRhat), Float(v.MinESSBulk), Float(v.MinESSTail)
 }
@@ -502,20 +519,25 @@ func (f *GPFit) natural(dst, u []float64) {
 }
 
 // DataReport describes the data and the model for a Report: n, d, the
-// inputs' and the target's names, the standardisation, the kernel family
-// and the prior (lognormal μ, σ of every ℓ_d; gamma shape and rate of σf
-// and σn).
+// inputs' and the target's names, the SHA-256 of the data as FitDataFile
+// holds them (what tells two fits' data apart, whatever their paths), the standardisation, the kernel family
+// and the prior (lognormal μ, σ or inverse half-t ν, scale of every ℓ_d;
+// gamma shape and rate of σf and σn).
 func (f *GPFit) DataReport() map[string]any {
 	inputs := make([]string, f.Data.D)
 	for j := range inputs {
 		inputs[j] = f.Data.InputName(j)
 	}
 	p := f.Prior
+	ell := map[string]any{"family": "lognormal", "mu": p.Mu0(), "sigma": p.LengthSigma}
+	if p.LengthFamily == gp.LengthInvHalfT {
+		ell = map[string]any{"family": string(gp.LengthInvHalfT), "df": p.LengthDF, "scale": p.LengthScale}
+	}
 	m := map[string]any{
-		"n": f.Data.N, "d": f.Data.D, "inputs": inputs, "target": f.Data.TargetName(),
+		"n": f.Data.N, "d": f.Data.D, "inputs": inputs, "target": f.Data.TargetName(), "sha256": dataSHA256(f.Data),
 		"standardized": f.standardized(), "kernel": f.Kernel.String(),
 		"prior": map[string]any{
-			"ell": map[string]any{"family": "lognormal", "mu": p.Mu0(), "sigma": p.LengthSigma},
+			"ell": ell,
 			"sf":  map[string]any{"family": "gamma", "shape": p.SignalShape, "rate": p.SignalRate},
 			"sn":  map[string]any{"family": "gamma", "shape": p.NoiseShape, "rate": p.NoiseRate},
 		},
@@ -569,9 +591,26 @@ func NewLOOReport(l *diag.LOO, draws int) *LOOReport {
 	for _, v := range l.K {
 		mk = math.Max(mk, v)
 	}
-	return &LOOReport{
+	r := &LOOReport{
 		ELPD: Float(l.ELPD), SE: Float(l.SE), PLOO: Float(l.PLOO), N: len(l.K), Draws: draws,
 		KOver07: l.KOver07, KOver1: l.KOver1, MaxK: Float(mk),
 		Method: "PSIS-LOO (Vehtari, Gelman & Gabry 2017) with the GP's closed-form log p(y_i | y_-i, θ) at each draw",
 	}
+	if len(l.REff) > 0 {
+		m := Float(slices.Min(l.REff))
+		r.MinREff = &m
+		r.Method += ", each point's Pareto tail sized by its draws' relative efficiency (loo's r_eff)"
+	}
+	return r
+}
+
+// dataSHA256 returns the SHA-256, in hexadecimal, of d written as
+// gp.WriteCSV writes it (the bytes of a saved fit's FitDataFile), or ""
+// if it cannot be written.
+func dataSHA256(d *gp.Data) string {
+	var b bytes.Buffer
+	if err := gp.WriteCSV(&b, d); err != nil {
+		return ""
+	}
+	return sha256Hex(b.Bytes())
 }

@@ -101,6 +101,13 @@ type Report struct {
 	// which adaptation causes and discards.
 	Divergent       int64 `json:"divergent_transitions"`
 	DivergentWarmup int64 `json:"divergent_transitions_warmup"`
+	// EBFMI is each chain's E-BFMI (diag.EBFMI) of the target level's
+	// Hamiltonian energies at its draws, when that level's kernel is hmc
+	// or nuts (absent otherwise); below diag.EBFMIMin (0.3), Stan's
+	// threshold, the momentum resampling explores the energy
+	// distribution poorly. With pt and spt, swaps into the target level
+	// between its transitions move the energy too (tempering.Result.Energy).
+	EBFMI []Float `json:"e_bfmi,omitempty"`
 	// StuckChains lists the chains (from 1) whose kept draws are all the
 	// same point: every proposal after warm-up was rejected.
 	StuckChains []int  `json:"stuck_chains,omitempty"`
@@ -146,8 +153,10 @@ type DrawsReport struct {
 	Thin       int   `json:"thin"`
 	PerChain   []int `json:"per_chain"`
 	Summarized int   `json:"summarized_per_chain"`
-	// MinESS is --min-ess (0: no early stop) and StoppedAt the draws per
-	// chain after which its rule ended sampling (0: it did not).
+	// MinESS is --min-ess, the stop rule's target (0: no early stop; the
+	// verdict's criterion is diag.ESSPerChainMin per chain whatever it
+	// is), and StoppedAt the draws per chain after which its rule ended
+	// sampling (0: it did not).
 	MinESS    float64 `json:"min_ess"`
 	StoppedAt int     `json:"stopped_at_per_chain,omitempty"`
 	Note      string  `json:"note,omitempty"`
@@ -297,14 +306,18 @@ type EvidenceStageReport struct {
 
 // LOOReport is summary.json's "loo".
 type LOOReport struct {
-	ELPD    Float  `json:"elpd_loo"`
-	SE      Float  `json:"se"`
-	PLOO    Float  `json:"p_loo"`
-	N       int    `json:"n"`
-	Draws   int    `json:"draws"`
-	KOver07 int    `json:"k_over_0_7"`
-	KOver1  int    `json:"k_over_1"`
-	MaxK    Float  `json:"max_k"`
+	ELPD    Float `json:"elpd_loo"`
+	SE      Float `json:"se"`
+	PLOO    Float `json:"p_loo"`
+	N       int   `json:"n"`
+	Draws   int   `json:"draws"`
+	KOver07 int   `json:"k_over_0_7"`
+	KOver1  int   `json:"k_over_1"`
+	MaxK    Float `json:"max_k"`
+	// MinREff is the smallest relative efficiency of a point's draws
+	// (diag.RelativeEff), which sized its PSIS tail; absent for
+	// independent draws.
+	MinREff *Float `json:"min_r_eff,omitempty"`
 	File    string `json:"file,omitempty"`
 	Method  string `json:"method"`
 }

@@ -308,28 +308,53 @@ type TestData struct {
 	Y []float64
 	// Header is the file's header.
 	Header []string
+	// Dropped is the number of rows TestCSVOptions.DropNA dropped, and
+	// DroppedLines their line numbers (the first 10).
+	Dropped      int
+	DroppedLines []int
+}
+
+// TestCSVOptions configures ReadTestCSV and ReadTestCSVFrom. The zero
+// value reads every row.
+type TestCSVOptions struct {
+	// DropNA drops the rows in which an input, or the target where the
+	// file has the target column, is missing: NA (as R writes a missing
+	// value), an empty cell or NaN, as gp.CSVOptions.DropNA does for the
+	// training data. Without it such a cell is an error that names its
+	// line and column. TestData.Dropped counts the rows dropped.
+	DropNA bool
 }
 
 // ReadTestCSV reads test inputs from a CSV file with a header row: the
-// columns named inputs (in any order; other columns are ignored) and, if
-// present, the column named target. A missing input column, a row whose
-// number of cells differs from the header's, a cell that is not a finite
-// number (NaN and Inf included) and a file without rows are errors naming
-// the file, line and column. A record longer than 4 MiB or of more than
-// 100 000 fields is refused before more of it is read, and messages quote
-// at most 64 bytes of a cell or a name (the caps of the other readers).
-func ReadTestCSV(path string, inputs []string, target string) (*TestData, error) {
+// columns named inputs (in any order; other columns are ignored and may
+// hold anything) and, if present, the column named target. A missing
+// input column, a row whose number of cells differs from the header's, a
+// cell that is not a finite number (a missing one, NA, empty or NaN,
+// unless opt's DropNA drops its row; Inf) and a file without rows are
+// errors naming the file, line and column. A record longer than 4 MiB or
+// of more than 100 000 fields is refused before more of it is read, and
+// messages quote at most 64 bytes of a cell or a name (the caps of the
+// other readers). opt is optional: at most one may be given.
+func ReadTestCSV(path string, inputs []string, target string, opt ...TestCSVOptions) (*TestData, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return ReadTestCSVFrom(fh, path, inputs, target)
+	return ReadTestCSVFrom(fh, path, inputs, target, opt...)
 }
 
 // ReadTestCSVFrom is ReadTestCSV reading r; name is the file's name in
 // error messages.
-func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string) (*TestData, error) {
+func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string, opt ...TestCSVOptions) (*TestData, error) {
+	var o TestCSVOptions
+	switch len(opt) {
+	case 0:
+	case 1:
+		o = opt[0]
+	default:
+		return nil, fmt.Errorf("%s: %d sets of options given, at most 1 is allowed", name, len(opt))
+	}
 	cr := fileio.NewCSVReader(r, 0)
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -338,12 +363,60 @@ func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string) (
 	if err != nil {
 		return nil, testReadErr(name, err)
 	}
+	idx, tc, err := testColumns(name, header, inputs, target)
+	if err != nil {
+		return nil, err
+	}
+	td := &TestData{Header: header}
+	x := make([]float64, len(idx))
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, testReadErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("%s:%d: %d cells, but the header has %d", name, line, len(rec), len(header))
+		}
+		y, missing, err := testRow(name, line, header, rec, idx, tc, x, o.DropNA)
+		if err != nil {
+			return nil, err
+		}
+		if missing {
+			td.Dropped++
+			if len(td.DroppedLines) < 10 {
+				td.DroppedLines = append(td.DroppedLines, line)
+			}
+			continue
+		}
+		td.X = append(td.X, x...)
+		if tc >= 0 {
+			td.Y = append(td.Y, y)
+		}
+		td.N++
+	}
+	if td.N == 0 {
+		if td.Dropped > 0 {
+			return nil, fmt.Errorf("%s: every row holds a missing value (%d dropped)", name, td.Dropped)
+		}
+		return nil, fmt.Errorf("%s: a header but no rows", name)
+	}
+	return td, nil
+}
+
+// testColumns trims header's names and returns the columns of inputs and
+// of target (−1 if the file has none), or an error for a duplicate name
+// or a missing input column.
+func testColumns(name string, header, inputs []string, target string) ([]int, int, error) {
 	col := map[string]int{}
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		header[j] = h
 		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("%s:1: column %s appears twice", name, fileio.Quote(h))
+			return nil, 0, fmt.Errorf("%s:1: column %s appears twice", name, fileio.Quote(h))
 		}
 		col[h] = j
 	}
@@ -357,51 +430,50 @@ func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string) (
 		idx[k] = j
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s:1: missing input column %s (the fit's inputs are %s; the file has %s)", name, strings.Join(missing, ", "),
+		return nil, 0, fmt.Errorf("%s:1: missing input column %s (the fit's inputs are %s; the file has %s)", name, strings.Join(missing, ", "),
 			quoteList(inputs), quoteList(header))
 	}
-	tc, hasY := col[target]
-	td := &TestData{Header: header}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, testReadErr(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(header) {
-			return nil, fmt.Errorf("%s:%d: %d cells, but the header has %d", name, line, len(rec), len(header))
-		}
-		cell := func(j int) (float64, error) {
-			s := strings.TrimSpace(rec[j])
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("%s:%d: column %d (%s): %s is not a finite number", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
-			}
-			return v, nil
-		}
-		for _, j := range idx {
-			v, err := cell(j)
-			if err != nil {
-				return nil, err
-			}
-			td.X = append(td.X, v)
-		}
-		if hasY {
-			v, err := cell(tc)
-			if err != nil {
-				return nil, err
-			}
-			td.Y = append(td.Y, v)
-		}
-		td.N++
+	tc, ok := col[target]
+	if !ok {
+		tc = -1
 	}
-	if td.N == 0 {
-		return nil, fmt.Errorf("%s: a header but no rows", name)
+	return idx, tc, nil
+}
+
+// testRow reads the inputs idx of record rec (line line) into x and
+// returns its target (column tc, unless −1). With dropNA a missing cell
+// is reported by missing rather than as an error.
+func testRow(name string, line int, header, rec []string, idx []int, tc int, x []float64, dropNA bool) (y float64, missing bool, err error) {
+	cell := func(j int) (float64, error) {
+		s := strings.TrimSpace(rec[j])
+		if gp.IsMissing(s) {
+			if dropNA {
+				missing = true
+				return 0, nil
+			}
+			what := "an empty cell"
+			if s != "" {
+				what = fileio.Quote(s) + ", a missing value"
+			}
+			return 0, fmt.Errorf("%s:%d: column %d (%s) holds %s; drop the incomplete rows (--drop-na; TestCSVOptions.DropNA)", name, line, j+1, fileio.Quote(header[j]), what)
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%s:%d: column %d (%s): %s is not a finite number", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
+		}
+		return v, nil
 	}
-	return td, nil
+	for k, j := range idx {
+		if x[k], err = cell(j); err != nil {
+			return 0, false, err
+		}
+	}
+	if tc >= 0 {
+		if y, err = cell(tc); err != nil {
+			return 0, false, err
+		}
+	}
+	return y, missing, nil
 }
 
 // testReadErr formats an error of the CSV reader with the file and line.

@@ -6,7 +6,7 @@
 //	data, err := gp.ReadCSVFile("train.csv", gp.CSVOptions{})
 //	fit, err := subtemper.FitGP(ctx, data, subtemper.GPOptions{Standardize: true})
 //	defer fit.Close()
-//	v, err := fit.Verdict()  // v.Converged: every R-hat < 1.01, every ESS ≥ 400
+//	v, err := fit.Verdict()  // v.Converged: every R-hat < 1.01, every ESS ≥ 100 per chain
 //	sum, err := fit.Summary() // R-hat, ESS, quantiles per hyperparameter
 //	pred, err := fit.Predict(ctx, xNew, nNew, subtemper.PredictOptions{})
 //	// pred.YMean, pred.YSD, pred.YQ (5%, 50%, 95%), and the same for the latent f.
@@ -71,17 +71,31 @@ const MaxPredictDraws = 4000
 // or scale and diagonal metric adapt per level during warm-up, on 10 levels above the
 // target that warm-up places for equal swap rates
 // (tempering.LadderAdaptive), with DEO swaps; 3 chains of 400 warm-up
-// iterations and at most 2000 draws, sampling stopped early once every
-// parameter's bulk- and tail-ESS reach 400 and its R̂ is below 1.01
-// (diag.StopRule on θ = exp(u), checked every 50 draws per chain); seed 1.
-// docs/ADAPTATION.md gives the measurements behind the choice.
+// iterations and at most 2000 draws (DefaultGPDraws), sampling stopped
+// early once every parameter's bulk- and tail-ESS reach 400 and its R̂ is
+// below 1.01 (diag.StopRule on θ = exp(u), checked every 50 draws per
+// chain); seed 1 (DefaultSeed). Every other value is tempering's default
+// (tempering/defaults.go): the fields given are written out, the zero
+// ones take it in tempering.Run. docs/ADAPTATION.md gives the
+// measurements behind the choice.
 func DefaultGPSettings() tempering.Settings {
 	return tempering.Settings{
-		Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: 10,
-		Ladder: tempering.LadderAdaptive, Chains: 3, Warmup: 400, Draws: 2000, Seed: 1,
-		Stop: diag.StopRule{MinESS: DefaultMinESS, Transform: diag.ExpTransform},
+		Sampler: tempering.Sampler{Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: tempering.DefaultLevels, Ladder: tempering.LadderAdaptive},
+		Control: tempering.Control{
+			Chains: tempering.DefaultChains, Warmup: tempering.DefaultWarmup, Draws: DefaultGPDraws, Seed: DefaultSeed,
+			Stop: diag.StopRule{MinESS: DefaultMinESS, Transform: diag.ExpTransform},
+		},
 	}
 }
+
+// DefaultGPDraws is the most draws per chain of DefaultGPSettings (and
+// the CLI's --draws default): the stop rule usually ends sampling
+// before.
+const DefaultGPDraws = 2000
+
+// DefaultSeed is the seed of DefaultGPSettings (and the CLI's --seed
+// default).
+const DefaultSeed = 1
 
 // DefaultMinESS is the bulk- and tail-ESS at which DefaultGPSettings'
 // rule stops sampling (and the CLI's --min-ess default).
@@ -519,11 +533,11 @@ func pinThreads(backend string, n int) {
 	}
 }
 
-// Verdict returns the convergence verdict on the fit's draws: every
-// hyperparameter's R-hat below diag.RhatMax (1.01) and its bulk- and
-// tail-ESS at least the stop rule's MinESS (DefaultMinESS with the
-// default settings) and diag.ESSPerChainMin per chain, the criterion the
-// CLI prints. A fit of the mode alone (GPOptions.MAP) has no verdict: an
+// Verdict returns the convergence verdict on the fit's draws (diag.Judge):
+// every hyperparameter's R-hat below diag.RhatMax (1.01) and its bulk- and
+// tail-ESS at least diag.ESSPerChainMin (100) per chain, the criterion the
+// CLI prints (the stop rule's MinESS decides when sampling ends, not the
+// verdict). A fit of the mode alone (GPOptions.MAP) has no verdict: an
 // error.
 func (f *GPFit) Verdict() (diag.Verdict, error) {
 	if len(f.Draws) == 1 && len(f.Draws[0]) == 1 {
@@ -533,11 +547,7 @@ func (f *GPFit) Verdict() (diag.Verdict, error) {
 	if err != nil {
 		return diag.Verdict{}, err
 	}
-	var minESS float64
-	if r, ok := f.Settings.Stop.(diag.StopRule); ok {
-		minESS = r.MinESS
-	}
-	return diag.JudgeESS(sum, len(f.Draws), minESS), nil
+	return diag.Judge(sum, len(f.Draws)), nil
 }
 
 // Model returns the GP model the draws belong to (on the standardised

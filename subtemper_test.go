@@ -23,7 +23,8 @@ func smallFit(t *testing.T) *GPFit {
 		data.Y[i] = 50 + 10*data.Y[i]
 	}
 	fit, err := FitGP(context.Background(), data, GPOptions{Backend: "gonum", Standardize: true, Settings: &tempering.Settings{
-		Driver: tempering.SPT, Kernel: tempering.MH{Sigma: 0.2}, Swap: tempering.Sweep, Warmup: 20, Draws: 30, Chains: 2, Seed: 4,
+		Sampler: tempering.Sampler{Driver: tempering.SPT, Kernel: tempering.MH{Sigma: 0.2}, Swap: tempering.Sweep},
+		Control: tempering.Control{Warmup: 20, Draws: 30, Chains: 2, Seed: 4},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +101,55 @@ func TestPooledDraws(t *testing.T) {
 	}
 }
 
+// TestReadTestCSVDropNA: with DropNA the rows whose inputs or target
+// hold NA, an empty cell or NaN are dropped and counted with their
+// lines; a missing value in a column that is not read does not matter.
+// Without it the first such cell is an error naming its line and column
+// and pointing at --drop-na. Inf is never a missing value.
+func TestReadTestCSVDropNA(t *testing.T) {
+	in := []string{"a", "b"}
+	const csv = "note,a,b,y\n" +
+		"x,1,2,3\n" + // line 2: kept
+		"x,NA,2,3\n" + // line 3: NA input
+		"NA,4,5,6\n" + // line 4: kept (note is not read)
+		"x,7,,9\n" + // line 5: empty input
+		"x,1,2,nan\n" + // line 6: NaN target
+		"x,10,20,30\n" // line 7: kept
+	td, err := ReadTestCSVFrom(strings.NewReader(csv), "t.csv", in, "y", TestCSVOptions{DropNA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if td.N != 3 || td.Dropped != 3 || !slices.Equal(td.DroppedLines, []int{3, 5, 6}) ||
+		!slices.Equal(td.X, []float64{1, 2, 4, 5, 10, 20}) || !slices.Equal(td.Y, []float64{3, 6, 30}) {
+		t.Errorf("read N %d, X %v, Y %v, dropped %d at %v; want 3 rows kept, lines 3, 5, 6 dropped", td.N, td.X, td.Y, td.Dropped, td.DroppedLines)
+	}
+	// Without the target column, a NaN target is not read.
+	td, err = ReadTestCSVFrom(strings.NewReader(csv), "t.csv", in, "z", TestCSVOptions{DropNA: true})
+	if err != nil || td.N != 4 || td.Dropped != 2 || td.Y != nil {
+		t.Errorf("no target column: %+v, %v", td, err)
+	}
+	_, err = ReadTestCSVFrom(strings.NewReader(csv), "t.csv", in, "y")
+	if err == nil || !strings.Contains(err.Error(), `t.csv:3: column 2 ("a") holds "NA", a missing value`) || !strings.Contains(err.Error(), "--drop-na") {
+		t.Errorf("without DropNA: %v", err)
+	}
+	if _, err := ReadTestCSVFrom(strings.NewReader("a,b\n1,\n"), "t.csv", in, "y"); err == nil || !strings.Contains(err.Error(), `t.csv:2: column 2 ("b") holds an empty cell`) {
+		t.Errorf("empty cell: %v", err)
+	}
+	if _, err := ReadTestCSVFrom(strings.NewReader("a,b\n1,inf\n"), "t.csv", in, "y", TestCSVOptions{DropNA: true}); err == nil || !strings.Contains(err.Error(), "not a finite number") {
+		t.Errorf("Inf with DropNA: %v", err)
+	}
+	if _, err := ReadTestCSVFrom(strings.NewReader("a,b\nNA,1\n"), "t.csv", in, "y", TestCSVOptions{DropNA: true}); err == nil || !strings.Contains(err.Error(), "every row holds a missing value") {
+		t.Errorf("every row dropped: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if td, err := ReadTestCSV(p, in, "y", TestCSVOptions{DropNA: true}); err != nil || td.Dropped != 3 {
+		t.Errorf("ReadTestCSV with DropNA: %+v, %v", td, err)
+	}
+}
+
 // TestReadTestCSV: columns matched by name in any order; missing
 // columns, NaN and empty files are errors naming what is wrong.
 func TestReadTestCSV(t *testing.T) {
@@ -117,7 +167,8 @@ func TestReadTestCSV(t *testing.T) {
 	}
 	for _, c := range []struct{ csv, want string }{
 		{"a,c\n1,2\n", `missing input column "b"`},
-		{"a,b\n1,NaN\n", `t.csv:2: column 2 ("b"): "NaN" is not a finite number`},
+		{"a,b\n1,NaN\n", `t.csv:2: column 2 ("b") holds "NaN", a missing value; drop the incomplete rows (--drop-na`},
+		{"a,b\n1,Inf\n", `t.csv:2: column 2 ("b"): "Inf" is not a finite number`},
 		{"a,b,y\n1,2,x\n", `column 3 ("y")`},
 		{"a,b\n", "no rows"},
 		{"", "empty file"},

@@ -25,7 +25,7 @@ func TestFitGPPinsOpenBLASThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	openblas.SetThreads(runtime.NumCPU() + 3)
-	fit, err := FitGP(context.Background(), data, GPOptions{Settings: &tempering.Settings{Chains: 2, Warmup: 20, Draws: 20}})
+	fit, err := FitGP(context.Background(), data, GPOptions{Settings: &tempering.Settings{Control: tempering.Control{Chains: 2, Warmup: 20, Draws: 20}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,9 @@ func BenchmarkAdaptedCost(b *testing.B) {
 		name string
 		s    tempering.Settings
 	}{
-		{"none-hmc", tempering.Settings{Driver: tempering.None, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}}},
+		{"none-hmc", tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}}}},
 		{"pt-default", tempering.Settings{}},
-		{"spt-default", tempering.Settings{Driver: tempering.SPT}},
+		{"spt-default", tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.SPT}}},
 	}
 	for _, n := range []int{256, 512} {
 		b.Run("gp/N="+strconv.Itoa(n), func(b *testing.B) {

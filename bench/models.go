@@ -110,8 +110,8 @@ func NewTarget(be linalg.Backend, model string, n, dim int, dataSeed uint64) (te
 // schedule sw, no warm-up, TT and STT in Neal's form (NoBaseSteps).
 func paperSettings(d tempering.Driver, k tempering.Kernel, sw tempering.SwapSchedule) *tempering.Settings {
 	return &tempering.Settings{
-		Driver: d, Kernel: k, Levels: PaperLevels, BetaMin: PaperBetaMin, Swap: sw,
-		Ladder: tempering.LadderFixed, Warmup: tempering.NoWarmup, BaseSteps: tempering.NoBaseSteps,
+		Sampler: tempering.Sampler{Driver: d, Kernel: k, Levels: PaperLevels, BetaMin: PaperBetaMin, Swap: sw, Ladder: tempering.LadderFixed, BaseSteps: tempering.NoBaseSteps},
+		Control: tempering.Control{Warmup: tempering.NoWarmup},
 	}
 }
 

@@ -64,7 +64,7 @@ func BenchmarkSampler(b *testing.B) {
 						continue // the target level's kernel alone: a row above
 					}
 					b.Run(fmt.Sprintf("%v/%s/default", d, k.name), func(b *testing.B) {
-						reportFit(b, t, &tempering.Settings{Driver: d, Kernel: k.k, Chains: chains, Warmup: warmup, Draws: draws, Seed: 1})
+						reportFit(b, t, &tempering.Settings{Sampler: tempering.Sampler{Driver: d, Kernel: k.k}, Control: tempering.Control{Chains: chains, Warmup: warmup, Draws: draws, Seed: 1}})
 					})
 				}
 				for _, k := range []string{"hmc", "mh"} {

@@ -101,6 +101,8 @@
 // PSIS smooths importance ratios by Pareto-smoothed importance sampling
 // and PSISLOO estimates elpd_loo with its standard error, p_loo and each
 // point's Pareto k̂ from per-draw log predictive densities (Vehtari,
-// Gelman & Gabry 2017, as the R package loo); ELPDDiff takes the paired
+// Gelman & Gabry 2017, as the R package loo); PSISLOOChains sizes each
+// point's tail by its draws' relative efficiency across Markov chains
+// (RelativeEff, loo's r_eff); ELPDDiff takes the paired
 // difference of two models' pointwise terms, as loo_compare does.
 package diag

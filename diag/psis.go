@@ -17,8 +17,21 @@ import (
 // It returns the smoothed log weights (unnormalised, the smallest log
 // ratios unchanged) and the fitted shape k̂: above 0.7 the estimate is
 // unreliable. k̂ is +Inf when the tail is too short (M < 5) or constant;
-// the weights are then only truncated.
+// the weights are then only truncated. PSIS is PSISReff with rEff = 1
+// (independent draws).
 func PSIS(logRatios []float64) (logWeights []float64, k float64) {
+	return PSISReff(logRatios, 1)
+}
+
+// PSISReff is PSIS for draws of relative efficiency rEff in (0, 1] (their
+// effective sample size over S, RelativeEff): the tail holds the largest
+// M = ⌈min(S/5, 3√(S/rEff))⌉ log ratios, as loo's psis(r_eff = ...) does,
+// so autocorrelated draws get a longer tail. An rEff outside (0, 1] or
+// NaN counts as 1.
+func PSISReff(logRatios []float64, rEff float64) (logWeights []float64, k float64) {
+	if !(rEff > 0 && rEff <= 1) {
+		rEff = 1
+	}
 	S := len(logRatios)
 	lw := make([]float64, S)
 	mx := math.Inf(-1)
@@ -29,7 +42,7 @@ func PSIS(logRatios []float64) (logWeights []float64, k float64) {
 		lw[i] = v - mx
 	}
 	k = math.Inf(1)
-	M := int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)))))
+	M := int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)/rEff))))
 	if M >= 5 && M < S {
 		idx := make([]int, S)
 		for i := range idx {
@@ -121,6 +134,59 @@ type LOO struct {
 	// KOver07 and KOver1 count the points with k̂ > 0.7 (unreliable) and
 	// k̂ > 1.
 	KOver07, KOver1 int
+	// REff holds each point's relative efficiency (PSISLOOChains; nil for
+	// PSISLOO, which takes the draws as independent).
+	REff []float64
+}
+
+// RelativeEff returns the relative efficiency of the draws of
+// exp(logValues) for each point, their effective sample size over their
+// number, as loo's relative_eff(exp(ll), chain_id) computes it: the
+// multi-chain ESS of Geyer's initial monotone sequence on the unsplit,
+// untransformed chains. ll[i] holds point i's values draw by draw, the
+// chains' draws one chain after another, chains of equal length. A point
+// whose ESS is undefined (constant values) gets 1.
+func RelativeEff(ll [][]float64, chains int) ([]float64, error) {
+	if chains < 1 {
+		return nil, fmt.Errorf("diag: relative efficiency: %d chains", chains)
+	}
+	r := make([]float64, len(ll))
+	for i, x := range ll {
+		S := len(x)
+		if S%chains != 0 {
+			return nil, fmt.Errorf("diag: relative efficiency: %d draws of point %d do not split into %d chains of equal length", S, i, chains)
+		}
+		n := S / chains
+		ch := make([][]float64, chains)
+		for c := range ch {
+			ch[c] = make([]float64, n)
+			for s := range n {
+				ch[c][s] = math.Exp(x[c*n+s])
+			}
+		}
+		r[i] = 1
+		if e := essCore(ch); e > 0 && !math.IsInf(e, 0) {
+			r[i] = e / float64(S)
+		}
+	}
+	return r, nil
+}
+
+// PSISLOOChains is PSISLOO for draws from chains Markov chains of equal
+// length, ll[i] holding point i's draws one chain after another: each
+// point's PSIS tail is sized by its relative efficiency (RelativeEff), as
+// loo's loo(ll, r_eff = relative_eff(exp(ll), chain_id)) does.
+func PSISLOOChains(ll [][]float64, chains int) (*LOO, error) {
+	reff, err := RelativeEff(ll, chains)
+	if err != nil {
+		return nil, fmt.Errorf("diag: PSIS-LOO: %w", err)
+	}
+	r, err := psisLOO(ll, reff)
+	if err != nil {
+		return nil, err
+	}
+	r.REff = reff
+	return r, nil
 }
 
 // PSISLOO estimates leave-one-out predictive densities from posterior
@@ -129,7 +195,14 @@ type LOO struct {
 // independent (Bürkner, Gabry & Vehtari 2021), log p(y_i | θ_s) for one
 // whose are. The importance ratios of leaving point i out are
 // 1/p(y_i | ·, θ_s), smoothed by PSIS; elpd_i = log(Σ_s w_s p_s / Σ_s w_s).
+// The draws count as independent; PSISLOOChains accounts for
+// autocorrelated chains.
 func PSISLOO(ll [][]float64) (*LOO, error) {
+	return psisLOO(ll, nil)
+}
+
+// psisLOO is PSISLOO with point i's PSIS tail sized by reff[i] (nil: 1).
+func psisLOO(ll [][]float64, reff []float64) (*LOO, error) {
 	N := len(ll)
 	if N == 0 {
 		return nil, errors.New("diag: PSIS-LOO: no points")
@@ -150,7 +223,11 @@ func PSISLOO(ll [][]float64) (*LOO, error) {
 			}
 			neg[s] = -v
 		}
-		lw, k := PSIS(neg)
+		re := 1.0
+		if reff != nil {
+			re = reff[i]
+		}
+		lw, k := PSISReff(neg, re)
 		a := make([]float64, S)
 		for s := range a {
 			a[s] = lw[s] + x[s]

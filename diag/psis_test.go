@@ -3,6 +3,9 @@ package diag
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -76,4 +79,71 @@ func TestPSISLOONormal(t *testing.T) {
 	if r.KOver07 > 0 {
 		t.Errorf("%d points with k̂ > 0.7 on a well-behaved model", r.KOver07)
 	}
+}
+
+// TestPSISLOOChainsAgainstLoo compares PSISLOOChains with the R package
+// loo on autocorrelated chains (testdata/loo, written by
+// scripts/compare/loo_reference.R): each point's relative efficiency,
+// elpd_loo, p_loo and Pareto k̂. Taking the draws as independent
+// (PSISLOO) sizes the tails differently, and the k̂ must then differ.
+func TestPSISLOOChainsAgainstLoo(t *testing.T) {
+	ll := readFloatRows(t, "testdata/loo/ll.csv", false) // draws × points
+	ref := readFloatRows(t, "testdata/loo/loo.csv", true)
+	N := len(ll[0])
+	pts := make([][]float64, N)
+	for i := range pts {
+		for _, row := range ll {
+			pts[i] = append(pts[i], row[i])
+		}
+	}
+	r, err := PSISLOOChains(pts, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indep, err := PSISLOO(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kDiff float64
+	for i, want := range ref {
+		check := func(what string, got, want, tol float64) {
+			if math.Abs(got-want) > tol {
+				t.Errorf("point %d: %s %.12g, loo %.12g", i, what, got, want)
+			}
+		}
+		check("r_eff", r.REff[i], want[0], 1e-10)
+		check("elpd_loo", r.Pointwise[i], want[1], 1e-9)
+		check("p_loo", r.LPD[i]-r.Pointwise[i], want[2], 1e-9)
+		check("Pareto k", r.K[i], want[3], 1e-8)
+		kDiff = max(kDiff, math.Abs(indep.K[i]-want[3]))
+	}
+	if kDiff < 1e-3 {
+		t.Errorf("independent-draw PSIS matches loo's r_eff-sized tails (max |Δk̂| %g): the test cannot tell them apart", kDiff)
+	}
+}
+
+// readFloatRows reads a CSV file of numbers (after a header row if
+// header), one slice per row.
+func readFloatRows(t *testing.T, path string, header bool) [][]float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]float64
+	for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if header && n == 0 {
+			continue
+		}
+		var row []float64
+		for _, f := range strings.Split(line, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				t.Fatalf("%s line %d: %v", path, n+1, err)
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

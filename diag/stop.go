@@ -6,7 +6,9 @@ import "math"
 // tempering.Settings.Stop takes it (the CLI's --min-ess): enough when every
 // variable's R̂ (Rhat) is below RhatMax and its bulk- and tail-ESS reach
 // MinESS, and at least ESSPerChainMin per chain, so that a run the rule
-// stops is one that JudgeESS with the same MinESS calls converged.
+// stops is one that Judge calls converged. MinESS may ask more than the
+// verdict (a target for the Monte Carlo error of the estimates); a run
+// that never reaches it is still judged by Judge's criterion alone.
 //
 // Stopping on the draws' own diagnostics is a sequential stopping rule of
 // the kind Jones, Haran, Caffo & Neath (2006) and Vats, Flegal & Jones

@@ -15,7 +15,11 @@ const (
 	// larger of bulk and tail R̂).
 	RhatMax = 1.01
 	// ESSPerChainMin is the smallest acceptable bulk- and tail-ESS per
-	// chain: with C chains every variable needs ESS ≥ 100·C.
+	// chain: with C chains every variable needs ESS ≥ 100·C. It is the
+	// verdict's only ESS criterion, whoever judges the draws (the CLI's
+	// gp, mvn and diag, GPFit.Verdict, Report): a stop rule's MinESS
+	// (the CLI's --min-ess) may ask more before sampling ends, but does
+	// not change the verdict.
 	ESSPerChainMin = 100
 )
 
@@ -28,8 +32,7 @@ type Verdict struct {
 	// estimable), and MinESSBulk, MinESSTail the smallest ESS (0 if one is
 	// not estimable).
 	MaxRhat, MinESSBulk, MinESSTail float64
-	// ESSNeeded is the ESS each variable needs: ESSPerChainMin × chains,
-	// or JudgeESS's minESS when larger.
+	// ESSNeeded is the ESS each variable needs: ESSPerChainMin × chains.
 	ESSNeeded float64
 	// HighRhat, LowESSBulk and LowESSTail name the variables that fail
 	// each criterion, in the order given.
@@ -37,17 +40,14 @@ type Verdict struct {
 }
 
 // Judge returns the convergence verdict on the summaries of the variables
-// of a run of chains chains. A NaN R̂ or ESS (a constant variable, too few
-// draws) fails its criterion: a diagnostic that cannot be computed cannot
-// vouch for convergence.
-func Judge(vars []Summary, chains int) Verdict { return JudgeESS(vars, chains, 0) }
-
-// JudgeESS is Judge with the ESS each variable needs raised to minESS:
-// the criterion of a StopRule with MinESS minESS, so that a run the rule
-// stops is one JudgeESS calls converged, and one it does not stop is
-// judged by the rule that kept it going (the CLI's --min-ess).
-func JudgeESS(vars []Summary, chains int, minESS float64) Verdict {
-	v := Verdict{ESSNeeded: max(minESS, ESSPerChainMin*float64(max(chains, 1))), MinESSBulk: math.Inf(1), MinESSTail: math.Inf(1)}
+// of a run of chains chains (Vehtari et al. 2021): every R̂ < RhatMax and
+// every bulk- and tail-ESS ≥ ESSPerChainMin per chain. A NaN R̂ or ESS (a
+// constant variable, too few draws) fails its criterion: a diagnostic
+// that cannot be computed cannot vouch for convergence. The same draws
+// get the same verdict whatever ran them and however sampling was told
+// to stop: a StopRule that ended sampling has met it.
+func Judge(vars []Summary, chains int) Verdict {
+	v := Verdict{ESSNeeded: ESSPerChainMin * float64(max(chains, 1)), MinESSBulk: math.Inf(1), MinESSTail: math.Inf(1)}
 	if len(vars) == 0 || chains < 1 {
 		v.MaxRhat, v.MinESSBulk, v.MinESSTail = math.NaN(), math.NaN(), math.NaN()
 		return v
@@ -89,7 +89,7 @@ func (v Verdict) String() string {
 		}
 		return fmt.Sprintf(f, x)
 	}
-	crit := fmt.Sprintf("every R-hat < %.2f, bulk- and tail-ESS ≥ %.0f", RhatMax, v.ESSNeeded)
+	crit := fmt.Sprintf("every R-hat < %.2f, bulk- and tail-ESS ≥ %.0f = %d per chain", RhatMax, v.ESSNeeded, ESSPerChainMin)
 	if v.Converged {
 		return "converged (" + crit + ")"
 	}

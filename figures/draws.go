@@ -16,7 +16,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/plural"
 	figs "github.com/subtemper/subtemper/internal/report"
+	"github.com/subtemper/subtemper/tempering"
 )
 
 // The diagnostic figures as ArviZ and bayesplot draw them: in the
@@ -463,8 +465,12 @@ const pairVars = 6
 // there are more: the last two, a GP's sf and sn, and the others with the
 // lowest bulk-ESS, the ones that mix worst; the title says so): each
 // pair's draws as points below the diagonal (at most 800 of them, evenly
-// spaced over the chains' draws), each variable's density on it.
-func pairFigure(base string, names []string, vars [][][]float64, log []bool) error {
+// spaced over the chains' draws), each variable's density on it. As
+// bayesplot's mcmc_pairs does, every draw that follows a divergent
+// transition (div[k] > 0, k indexing the chains' draws pooled in order;
+// nil: none recorded) is marked, all of them, by a red cross; the first
+// panel's title counts them.
+func pairFigure(base string, names []string, vars [][][]float64, log []bool, div []int) error {
 	idx := pairChoice(vars)
 	k := len(idx)
 	all := make([][]float64, len(names))
@@ -526,6 +532,9 @@ func pairFigure(base string, names []string, vars [][][]float64, log []bool) err
 					sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Radius: vg.Points(1.2), Color: color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 90}}
 					p.Add(sc)
 				}
+				if err := addDivergent(p, all[vc], all[vr], div); err != nil {
+					return err
+				}
 			}
 			panels = append(panels, p)
 		}
@@ -533,7 +542,84 @@ func pairFigure(base string, names []string, vars [][][]float64, log []bool) err
 	if len(idx) < len(names) {
 		panels[0].Title.Text = fmt.Sprintf("%d of %d parameters (sf, sn and the lowest bulk-ESS)", k, len(names))
 	}
+	if div != nil {
+		// The key, in the empty top-right cell.
+		panels[k-1] = divergentKey(div)
+	}
 	return figs.Grid(base, panels, k, 2.2*vg.Inch, 2.2*vg.Inch)
+}
+
+// divergentKey is a panel without axes that explains the pair plot's red
+// crosses and counts them.
+func divergentKey(div []int) *plot.Plot {
+	nd, nt := divergentCount(div)
+	p := plot.New()
+	p.HideAxes()
+	sc, err := plotter.NewScatter(plotter.XYs{{}})
+	if err == nil {
+		sc.GlyphStyle = divergentMark
+		p.Legend.Add("divergent transition", sc)
+	}
+	p.Legend.Add(fmt.Sprintf("%d after warm-up", nt))
+	p.Legend.Add("at the target level")
+	p.Legend.Add(fmt.Sprintf("(%s marked)", plural.Count(nd, "draw", "draws")))
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	return p
+}
+
+// divergentMark is how the pair plot marks a draw that follows a
+// divergent transition: a red cross, as bayesplot's mcmc_pairs.
+var divergentMark = draw.GlyphStyle{Shape: draw.CrossGlyph{}, Radius: vg.Points(2.2), Color: color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 255}}
+
+// addDivergent marks on p the points (x[k], y[k]) of the draws with
+// div[k] > 0.
+func addDivergent(p *plot.Plot, x, y []float64, div []int) error {
+	var pts plotter.XYs
+	for k, d := range div {
+		if d > 0 && k < len(x) && finite(x[k]) && finite(y[k]) {
+			pts = append(pts, plotter.XY{X: x[k], Y: y[k]})
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle = divergentMark
+	p.Add(sc)
+	return nil
+}
+
+// divergentCount returns the number of draws that follow a divergent
+// transition and the number of those transitions.
+func divergentCount(div []int) (draws, transitions int) {
+	for _, d := range div {
+		if d > 0 {
+			draws++
+			transitions += d
+		}
+	}
+	return draws, transitions
+}
+
+// pooledDivergent returns the divergent transitions recorded with the
+// first n draws of each chain (tempering.Result.Divergent), pooled in the
+// order of pooledAll; nil if the result records none.
+func pooledDivergent(res *tempering.Result, n int) []int {
+	if res == nil || res.Divergent == nil {
+		return nil
+	}
+	var out []int
+	for _, d := range res.Divergent {
+		if len(d) < n {
+			return nil
+		}
+		out = append(out, d[:n]...)
+	}
+	return out
 }
 
 // pooledAll is every chain's draws of a variable, in order, NaN kept (so

@@ -98,11 +98,12 @@ var List = []Figure{
 	{"traces", "traces per chain, log scale for the GP"},
 	{"ranks", "rank plots with the uniform band"},
 	{"densities", "marginal densities with the prior and 50/90% intervals"},
-	{"pairs", "pair plot"},
+	{"pairs", "pair plot, divergent transitions marked"},
 	{"rhat_params", "R-hat per parameter"},
 	{"rhat_draws", "R-hat against draws"},
 	{"rhat_seconds", "R-hat against seconds"},
 	{"ess_draws", "ESS against draws"},
+	{"energy", "energy and energy-transition densities with the E-BFMI: hmc or nuts at the target level"},
 	{"accept_levels", "acceptance per level"},
 	{"swap_acceptance", "swap rates: pt, spt"},
 	{"tt_acceptance", "tempered-transition outcomes: tt, stt"},
@@ -292,7 +293,11 @@ func drawFigures(ctx context.Context, dir string, r Run, n int, add func(base st
 	add(base, densityFigure(base, r.Names, vars, log, r.Prior))
 	if len(r.Names) > 1 && ctx.Err() == nil {
 		base = filepath.Join(dir, "pairs")
-		add(base, pairFigure(base, r.Names, vars, log))
+		add(base, pairFigure(base, r.Names, vars, log, pooledDivergent(r.Result, n)))
+	}
+	if r.Result != nil && r.Result.Energy != nil {
+		base = filepath.Join(dir, "energy")
+		add(base, energyFigure(base, r.Result.Energy, r.Report.Inner))
 	}
 	if ctx.Err() == nil {
 		convergenceFigures(ctx, dir, r, n, vars, add)
@@ -303,7 +308,7 @@ func drawFigures(ctx context.Context, dir string, r Run, n int, add func(base st
 // smallest ESS against draws, on growing prefixes of the first n draws
 // (vars: their logs with Run.Log).
 func convergenceFigures(ctx context.Context, dir string, r Run, n int, vars [][][]float64, add func(base string, err error)) {
-	res, nat, sum := r.Result, r.Draws, r.Report
+	res, nat := r.Result, r.Draws
 	var base string
 	var times [][]float64
 	if res.Times != nil {
@@ -343,10 +348,10 @@ func convergenceFigures(ctx context.Context, dir string, r Run, n int, vars [][]
 		return
 	}
 	if x, b, t := essCurve(vars, n, 20); len(x) > 0 {
-		need := max(sum.Draws.MinESS, diag.ESSPerChainMin*float64(len(nat)))
+		need := diag.ESSPerChainMin * float64(len(nat))
 		base = filepath.Join(dir, "ess_draws")
 		add(base, plot.Line(base, plot.LineSpec{
-			Title: fmt.Sprintf("smallest ESS over parameters (verdict: ≥ %.0f, the dotted line)", need), XLabel: "draws per chain (after warm-up)", YLabel: "ESS, all chains",
+			Title: fmt.Sprintf("smallest ESS over parameters (verdict: ≥ %.0f, %d per chain, the dotted line)", need, diag.ESSPerChainMin), XLabel: "draws per chain (after warm-up)", YLabel: "ESS, all chains",
 			Series: []plot.Series{{Name: "min bulk-ESS", X: x, Y: b}, {Name: "min tail-ESS", X: x, Y: t, Dashed: true}}, HLine: need, HLineSet: true,
 		}))
 	}
@@ -430,8 +435,7 @@ func gpPrior(p gp.Prior, std gp.Standardization, d int) func(v int, u float64) (
 		x := u - shift(v)
 		switch {
 		case v < d:
-			z := (x - math.Log(p.LengthMedian)) / p.LengthSigma
-			return math.Exp(-0.5*z*z) / (p.LengthSigma * math.Sqrt(2*math.Pi)), true
+			return math.Exp(p.LengthLogDensity(x)), true
 		case v == d:
 			return math.Exp(gammaLogU(x, p.SignalShape, p.SignalRate)), true
 		case v == d+1:

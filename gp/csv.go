@@ -198,6 +198,11 @@ func ReadCSVInfo(r io.Reader, name string, opt CSVOptions) (*Data, CSVInfo, erro
 
 // isNA reports whether a trimmed cell is a missing value: empty, NA (R's
 // write.csv) or NaN.
+// IsMissing reports whether a CSV cell, its surrounding spaces trimmed,
+// is a missing value as ReadCSV reads one: NA (as R writes it), empty, or
+// NaN in any case.
+func IsMissing(s string) bool { return isNA(s) }
+
 func isNA(s string) bool {
 	return s == "" || s == "NA" || strings.EqualFold(s, "nan")
 }

@@ -18,9 +18,25 @@ const (
 	PaperNoiseRate   = 2.0 // b_n
 )
 
+// LengthFamily names the prior family of the length scales ℓ_d.
+type LengthFamily string
+
+const (
+	// LengthLogNormal is the paper's family, log ℓ_d ~ N(μ0, σ0²)
+	// (LengthMedian e^μ0, LengthSigma σ0). The empty family means it.
+	LengthLogNormal LengthFamily = "lognormal"
+	// LengthInvHalfT puts a half-Student-t on the inverse length scale,
+	// 1/ℓ_d ~ half-t(ν = LengthDF, scale LengthScale): its density at
+	// 1/ℓ_d = 0 is positive, so an input the data do not use can be
+	// switched off (ℓ_d → ∞) as a maximum-likelihood fit does, where the
+	// lognormal family holds ℓ_d near e^μ0.
+	LengthInvHalfT LengthFamily = "invhalft"
+)
+
 // Prior is the prior on θ = (ℓ_1..ℓ_D, σf, σn):
 //
-//	ℓ_d ~ LogNormal(μ0, σ0), i.e. log ℓ_d ~ N(μ0, σ0²), independently,
+//	ℓ_d ~ LogNormal(μ0, σ0), i.e. log ℓ_d ~ N(μ0, σ0²), independently
+//	      (or 1/ℓ_d ~ half-t(ν, s) with LengthFamily LengthInvHalfT),
 //	σf  ~ Gamma(shape SignalShape, rate SignalRate),
 //	σn  ~ Gamma(shape NoiseShape, rate NoiseRate).
 //
@@ -36,7 +52,20 @@ type Prior struct {
 	SignalRate   float64 // b_f > 0; 0 means 1
 	NoiseShape   float64 // a_n > 0; 0 means 2
 	NoiseRate    float64 // b_n > 0; 0 means 2
+	// LengthFamily is the length scales' family; "" means
+	// LengthLogNormal. LengthDF (ν > 0; 0 means 3) and LengthScale (s > 0;
+	// 0 means 1) are LengthInvHalfT's parameters, ignored by the
+	// lognormal family.
+	LengthFamily LengthFamily `json:",omitempty"`
+	LengthDF     float64      `json:",omitempty"`
+	LengthScale  float64      `json:",omitempty"`
 }
+
+// Default parameters of the LengthInvHalfT family.
+const (
+	InvHalfTDF    = 3.0
+	InvHalfTScale = 1.0
+)
 
 // WithDefaults returns p with every zero field replaced by the paper's
 // value, and an error if a field is negative, NaN or infinite.
@@ -48,10 +77,16 @@ func (p Prior) WithDefaults() (Prior, error) {
 		{"LengthMedian", p.LengthMedian}, {"LengthSigma", p.LengthSigma},
 		{"SignalShape", p.SignalShape}, {"SignalRate", p.SignalRate},
 		{"NoiseShape", p.NoiseShape}, {"NoiseRate", p.NoiseRate},
+		{"LengthDF", p.LengthDF}, {"LengthScale", p.LengthScale},
 	} {
 		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 			return Prior{}, fmt.Errorf("gp: prior: %s = %v, want a positive finite number (0 for the paper's value)", f.name, f.v)
 		}
+	}
+	switch p.LengthFamily {
+	case "", LengthLogNormal, LengthInvHalfT:
+	default:
+		return Prior{}, fmt.Errorf("gp: prior: length-scale family %q, want %q or %q", p.LengthFamily, LengthLogNormal, LengthInvHalfT)
 	}
 	return p.defaults(), nil
 }
@@ -74,7 +109,48 @@ func (p Prior) defaults() Prior {
 	set(&p.SignalRate, PaperSignalRate)
 	set(&p.NoiseShape, PaperNoiseShape)
 	set(&p.NoiseRate, PaperNoiseRate)
+	if p.LengthFamily == LengthInvHalfT {
+		set(&p.LengthDF, InvHalfTDF)
+		set(&p.LengthScale, InvHalfTScale)
+	}
 	return p
+}
+
+// lengthLogDensity returns the log density of u = log ℓ of one length
+// scale under p (the log-Jacobian of ℓ = e^u included) and its derivative
+// in u. The receiver must hold its defaults (see defaults).
+func (p Prior) lengthLogDensity(u float64) (lp, grad float64) {
+	if p.LengthFamily == LengthInvHalfT {
+		// ρ = e^{−u} ~ half-t(ν, s): log p(u) = log p_ρ(ρ) + log ρ.
+		nu, s := p.LengthDF, p.LengthScale
+		rho := math.Exp(-u)
+		lg1, _ := math.Lgamma((nu + 1) / 2)
+		lg0, _ := math.Lgamma(nu / 2)
+		r2 := (rho / s) * (rho / s)
+		lp = math.Ln2 + lg1 - lg0 - 0.5*math.Log(nu*math.Pi) - math.Log(s) - (nu+1)/2*math.Log1p(r2/nu) - u
+		return lp, (nu+1)*r2/(nu+r2) - 1
+	}
+	mu, sd := math.Log(p.LengthMedian), p.LengthSigma
+	z := (u - mu) / sd
+	return -math.Log(sd) - 0.5*math.Log(2*math.Pi) - 0.5*z*z, -z / sd
+}
+
+// LengthLogDensity returns the log density of u = log ℓ_d under p's
+// length-scale prior (the log-Jacobian of ℓ = e^u included): the density
+// a figure of log ℓ_d overlays.
+func (p Prior) LengthLogDensity(u float64) float64 {
+	lp, _ := p.defaults().lengthLogDensity(u)
+	return lp
+}
+
+// LengthMedianValue returns the prior median of every ℓ_d: e^μ0 for the
+// lognormal family, 1/(s·t_ν(0.75)) for the inverse half-t.
+func (p Prior) LengthMedianValue() float64 {
+	q := p.defaults()
+	if q.LengthFamily == LengthInvHalfT {
+		return 1 / (q.LengthScale * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: q.LengthDF}.Quantile(0.75))
+	}
+	return q.LengthMedian
 }
 
 // LogDensity returns log p(u) for u = log θ (len d+2), including the
@@ -83,6 +159,10 @@ func (p Prior) defaults() Prior {
 //
 //	u_d ~ N(μ0, σ0²):  −(u_d−μ0)²/(2σ0²) − log(σ0√(2π))
 //	σ = e^u ~ Gamma(a, b):  a·log b − lgamma(a) + a·u − b·e^u
+//
+// or, under the inverse half-t family, with ρ = e^{−u_d} ~ half-t(ν, s),
+//
+//	log(2Γ((ν+1)/2)/(Γ(ν/2)√(νπ)·s)) − (ν+1)/2·log(1 + ρ²/(νs²)) − u_d.
 //
 // A u of the wrong length or with a NaN gives −Inf (and a zero gradient).
 // The receiver should be valid (see WithDefaults); zero fields mean the
@@ -97,14 +177,12 @@ func (p Prior) LogDensity(u, grad []float64) float64 {
 		return math.Inf(-1)
 	}
 	d := n - 2
-	mu, s := math.Log(q.LengthMedian), q.LengthSigma
-	norm := -math.Log(s) - 0.5*math.Log(2*math.Pi)
 	var lp float64
 	for j := 0; j < d; j++ {
-		z := (u[j] - mu) / s
-		lp += norm - 0.5*z*z
+		l, g := q.lengthLogDensity(u[j])
+		lp += l
 		if grad != nil {
-			grad[j] = -z / s
+			grad[j] = g
 		}
 	}
 	gam := func(u, a, b float64) (float64, float64) {
@@ -129,11 +207,15 @@ func (p Prior) LogDensity(u, grad []float64) float64 {
 
 // Mean returns θ* = E[θ] under the prior for input dimension d (len d+2):
 // E[ℓ_d] = exp(μ0 + σ0²/2), E[σf] = a_f/b_f, E[σn] = a_n/b_n. For the
-// paper's prior θ* = (e, …, e, 4, 1).
+// paper's prior θ* = (e, …, e, 4, 1). Under the inverse half-t family ℓ_d
+// has no mean; its entries are the prior median of ℓ_d instead.
 func (p Prior) Mean(d int) []float64 {
 	q := p.defaults()
 	th := make([]float64, d+2)
 	el := q.LengthMedian * math.Exp(0.5*q.LengthSigma*q.LengthSigma)
+	if q.LengthFamily == LengthInvHalfT {
+		el = q.LengthMedianValue()
+	}
 	for j := 0; j < d; j++ {
 		th[j] = el
 	}
@@ -163,6 +245,11 @@ func (p Prior) Sample(rng *rand.Rand, d int) []float64 {
 	th := make([]float64, d+2)
 	mu := math.Log(q.LengthMedian)
 	for j := 0; j < d; j++ {
+		if q.LengthFamily == LengthInvHalfT {
+			t := distuv.StudentsT{Mu: 0, Sigma: q.LengthScale, Nu: q.LengthDF, Src: rng}.Rand()
+			th[j] = 1 / math.Abs(t)
+			continue
+		}
 		th[j] = math.Exp(mu + q.LengthSigma*rng.NormFloat64())
 	}
 	th[d] = distuv.Gamma{Alpha: q.SignalShape, Beta: q.SignalRate, Src: rng}.Rand()

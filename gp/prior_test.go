@@ -106,3 +106,81 @@ func TestPriorSampleMoments(t *testing.T) {
 		}
 	}
 }
+
+// TestInvHalfTPrior checks the inverse half-t length-scale family against
+// gonum's Student-t: log p(u) = log(2 t_ν,s(ρ)) + log ρ with ρ = e^{−u};
+// its gradient against finite differences; its normalisation by
+// quadrature in u; its median and its sampler.
+func TestInvHalfTPrior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, p := range []Prior{{LengthFamily: LengthInvHalfT}, {LengthFamily: LengthInvHalfT, LengthDF: 1, LengthScale: 0.3, SignalShape: 2, SignalRate: 1}} {
+		q, err := p.WithDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := distuv.StudentsT{Mu: 0, Sigma: q.LengthScale, Nu: q.LengthDF}
+		for trial := 0; trial < 20; trial++ {
+			d := 1 + rng.IntN(4)
+			u := make([]float64, d+2)
+			for k := range u {
+				u[k] = 3 * rng.NormFloat64()
+			}
+			want := 0.0
+			for c := 0; c < d; c++ {
+				rho := math.Exp(-u[c])
+				want += math.Ln2 + st.LogProb(rho) - u[c]
+			}
+			want += distuv.Gamma{Alpha: q.SignalShape, Beta: q.SignalRate}.LogProb(math.Exp(u[d])) + u[d]
+			want += distuv.Gamma{Alpha: q.NoiseShape, Beta: q.NoiseRate}.LogProb(math.Exp(u[d+1])) + u[d+1]
+			grad := make([]float64, d+2)
+			got := p.LogDensity(u, grad)
+			if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+				t.Errorf("prior %+v at %v: %v, want %v", p, u, got, want)
+			}
+			fd := gradcheck.FD(func(v []float64) float64 { return p.LogDensity(v, nil) }, u, 1e-5)
+			gradcheck.Check(t, "log prior", grad, fd, 1e-6)
+		}
+		// ∫ p(u) du = 1 by the trapezoidal rule over a range holding all
+		// but a negligible tail (e^{−u} decay to the right, e^{νu} to the left).
+		var mass float64
+		const h = 1e-3
+		for u := -60.0; u <= 60; u += h {
+			mass += math.Exp(p.LengthLogDensity(u)) * h
+		}
+		if math.Abs(mass-1) > 1e-6 {
+			t.Errorf("prior %+v: ∫ p(log ℓ) = %v, want 1", p, mass)
+		}
+		// Half of the prior mass of ρ = 1/ℓ lies below s·t_ν(0.75).
+		med := p.LengthMedianValue()
+		var below float64
+		for u := -60.0; u <= 60; u += h {
+			if math.Exp(u) < med {
+				below += math.Exp(p.LengthLogDensity(u)) * h
+			}
+		}
+		if math.Abs(below-0.5) > 1e-3 {
+			t.Errorf("prior %+v: P(ℓ < median %v) = %v, want 0.5", p, med, below)
+		}
+		// Sample: the share of draws with ℓ below the median is ½ within
+		// five binomial standard errors.
+		const n = 20000
+		var k int
+		for range n / 2 {
+			th := p.Sample(rng, 2)
+			for _, l := range th[:2] {
+				if l < med {
+					k++
+				}
+			}
+		}
+		if frac := float64(k) / n; math.Abs(frac-0.5) > 5*math.Sqrt(0.25/n) {
+			t.Errorf("prior %+v: %v of sampled ℓ below the median, want 0.5", p, frac)
+		}
+		if m := p.Mean(3); m[0] != med || m[1] != med {
+			t.Errorf("prior %+v: Mean's length scales %v, want the median %v", p, m[:3], med)
+		}
+	}
+	if _, err := (Prior{LengthFamily: "halfcauchy"}).WithDefaults(); err == nil {
+		t.Error("an unknown length-scale family was accepted")
+	}
+}

@@ -87,7 +87,8 @@ func TestEvidenceMVN(t *testing.T) {
 	// on the last two coordinates): the evidence is the same integral.
 	for i, drv := range []tempering.Driver{tempering.PT, tempering.SPT, tempering.PT} {
 		cfg := tempering.Settings{
-			Driver: drv, Chains: 4, Warmup: 300, Draws: 3000, Seed: 7, Evidence: &tempering.EvidenceSettings{Particles: 512, Temperatures: 200},
+			Sampler: tempering.Sampler{Driver: drv},
+			Control: tempering.Control{Chains: 4, Warmup: 300, Draws: 3000, Seed: 7, Evidence: &tempering.EvidenceSettings{Particles: 512, Temperatures: 200}},
 		}
 		name := drv.String()
 		if i == 2 {
@@ -214,7 +215,8 @@ func TestEvidenceKeepsDraws(t *testing.T) {
 	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
 		run := func(ev *tempering.EvidenceSettings) [][][]float64 {
 			res, err := tempering.Run(context.Background(), MVN{m}, &tempering.Settings{
-				Driver: drv, Warmup: 100, Draws: 200, Seed: 11, Evidence: ev,
+				Sampler: tempering.Sampler{Driver: drv},
+				Control: tempering.Control{Warmup: 100, Draws: 200, Seed: 11, Evidence: ev},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -239,8 +241,10 @@ func TestEvidenceKeepsDraws(t *testing.T) {
 // every level (the cheapest transitions), 4 chains, and for SPT, whose
 // levels above the target are cheap, more draws and leg particles.
 func gpEvidenceSettings() []tempering.Settings {
-	pt := tempering.Settings{Driver: tempering.PT, Kernel: tempering.MH{}, Chains: 4, Warmup: 200, Draws: 1500, Seed: 3,
-		Evidence: &tempering.EvidenceSettings{Particles: 128, Temperatures: 50}}
+	pt := tempering.Settings{
+		Sampler: tempering.Sampler{Driver: tempering.PT, Kernel: tempering.MH{}},
+		Control: tempering.Control{Chains: 4, Warmup: 200, Draws: 1500, Seed: 3, Evidence: &tempering.EvidenceSettings{Particles: 128, Temperatures: 50}},
+	}
 	spt := pt
 	spt.Driver, spt.Draws = tempering.SPT, 3000
 	spt.Evidence = &tempering.EvidenceSettings{Particles: 256, Temperatures: 50}
@@ -301,12 +305,14 @@ func TestEvidenceCancel(t *testing.T) {
 	defer cancel()
 	const draws = 50
 	cfg := tempering.Settings{
-		Driver: tempering.PT, Chains: 1, Warmup: 20, Draws: draws, Seed: 7,
-		Evidence: &tempering.EvidenceSettings{Particles: 100000, Temperatures: 100},
-		Progress: func(c, it, total int) {
-			if it == total {
-				cancel() // the last iteration is done: the leg comes next
-			}
+		Sampler: tempering.Sampler{Driver: tempering.PT},
+		Control: tempering.Control{Chains: 1, Warmup: 20, Draws: draws, Seed: 7,
+			Evidence: &tempering.EvidenceSettings{Particles: 100000, Temperatures: 100},
+			Progress: func(c, it, total int) {
+				if it == total {
+					cancel() // the last iteration is done: the leg comes next
+				}
+			},
 		},
 	}
 	type result struct {

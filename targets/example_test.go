@@ -28,8 +28,8 @@ func Example() {
 		panic(err)
 	}
 	res, err := tempering.Run(context.Background(), targets.GP{Model: m}, &tempering.Settings{
-		Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO,
-		Warmup: 200, Draws: 300, Seed: 1,
+		Sampler: tempering.Sampler{Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO},
+		Control: tempering.Control{Warmup: 200, Draws: 300, Seed: 1},
 	})
 	if err != nil {
 		panic(err)

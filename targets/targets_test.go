@@ -30,7 +30,8 @@ func TestMVNSubsampledWithReorder(t *testing.T) {
 	}
 	for _, drv := range []tempering.Driver{tempering.SPT, tempering.STT} {
 		res, err := tempering.Run(context.Background(), MVN{m}, &tempering.Settings{
-			Driver: drv, Kernel: tempering.MH{Sigma: 0.15}, Swap: tempering.Sweep, Warmup: 300, Draws: 6000, Seed: 3,
+			Sampler: tempering.Sampler{Driver: drv, Kernel: tempering.MH{Sigma: 0.15}, Swap: tempering.Sweep},
+			Control: tempering.Control{Warmup: 300, Draws: 6000, Seed: 3},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -99,8 +99,8 @@ func TestBimodal(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Run(context.Background(), mixTarget{}, &Settings{
-				Driver: c.driver, Kernel: c.kernel, Betas: betas, Swap: c.sched,
-				Chains: 3, Warmup: 1000, Draws: c.draws, Seed: 3, Init: starts,
+				Sampler: Sampler{Driver: c.driver, Kernel: c.kernel, Betas: betas, Swap: c.sched},
+				Control: Control{Chains: 3, Warmup: 1000, Draws: c.draws, Seed: 3, Init: starts},
 			})
 			if err != nil {
 				t.Fatal(err)

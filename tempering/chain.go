@@ -30,6 +30,7 @@ type Chain struct {
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
 	stats    Stats
+	energy   float64 // StepInfo.Energy of level 0's last transition in this iteration (NaN: none)
 
 	// Ladder adaptation (ladderadapt.go): adaptive if warm-up may place
 	// the levels, fixedM the user's M (0: chosen), maxM the cap on a
@@ -104,9 +105,10 @@ const (
 // NewChain builds a chain of s's driver on t, started at start (len
 // t.Dim()), using rng for all its randomness. It uses t directly (give each
 // chain its own Target: see Target.Clone). s may be nil (defaults).
-// s.Warmup, s.Draws, s.Chains and s.Thin are not used: the caller runs
-// warm-up with BeginWarmup and EndWarmup. It returns an error if the settings are invalid or the starting point has
-// log density −∞ at some level.
+// Of s.Control only InitTuning and Evidence are used: the caller runs
+// warm-up with BeginWarmup and EndWarmup. It returns an error if the
+// settings are invalid or the starting point has log density −∞ at some
+// level.
 func NewChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, error) {
 	cfg, err := s.resolve()
 	if err != nil {
@@ -308,6 +310,7 @@ func (c *Chain) drawSubsets() {
 
 // Step performs one iteration of the driver.
 func (c *Chain) Step() {
+	c.energy = math.NaN() // an iteration without a level-0 transition has none
 	if c.halt.stop != nil {
 		c.snap.copyFrom(&c.stats)
 	}
@@ -327,15 +330,7 @@ func (c *Chain) Step() {
 		c.stats.copyFrom(&c.snap)
 		return
 	}
-	c.iter++
-	if c.warm {
-		c.stats.WarmupIterations++
-		if c.lad != nil && c.lad.active && int(c.stats.WarmupIterations-c.lad.start) == c.lad.ends[c.lad.round] {
-			c.endRound()
-		}
-	} else {
-		c.stats.Iterations++
-	}
+	c.endIteration()
 }
 
 // BeginWarmup tells the level kernels that warm-up lasts iterations driver
@@ -430,13 +425,9 @@ func (c *Chain) step(m int, s *State) {
 	d := &c.dens[m]
 	info := c.kern[m].Step(c.rng, d, s)
 	d.record(info)
-	if !c.warm {
-		st := d.stats
-		st.SamplingTransitions++
-		st.SamplingAcceptProb += info.AcceptProb
-		if info.Divergent {
-			st.SamplingDivergent++
-		}
+	c.countTransition(d.stats, info)
+	if m == 0 {
+		c.energy = info.Energy
 	}
 }
 
@@ -457,21 +448,7 @@ func (c *Chain) ptStep() {
 			c.swap(m)
 		}
 	}
-	if c.ev != nil && !c.warm {
-		c.ev.addHot(c.states[M].U)
-	}
-	if r := c.states[0].Replica; c.phase[r] == rtTop {
-		c.stats.RoundTrips++
-		if !c.warm {
-			c.stats.Sampling.RoundTrips++
-		}
-		c.phase[r] = rtBottom
-	} else {
-		c.phase[r] = rtBottom
-	}
-	if r := c.states[M].Replica; c.phase[r] == rtBottom {
-		c.phase[r] = rtTop
-	}
+	c.afterSwaps()
 }
 
 // swap offers to exchange the states of levels m−1 and m, accepted with
@@ -488,7 +465,6 @@ func (c *Chain) ptStep() {
 func (c *Chain) swap(m int) {
 	a, b := c.states[m-1], c.states[m]
 	lo, hi := &c.dens[m-1], &c.dens[m]
-	c.stats.SwapProposed[m-1]++
 	aLL, bLL := a.LogLik, b.LogLik
 	if c.driver == SPT && testDrop.term != staleSPTSwap {
 		var ok bool
@@ -503,17 +479,7 @@ func (c *Chain) swap(m int) {
 	if testDrop.drops(dropSwapLower, m) {
 		logA = aHi - b.LogDensity
 	}
-	if c.lad != nil && c.lad.active {
-		c.lad.addSwap(m, logA)
-	}
-	if c.ev != nil && !c.warm {
-		c.ev.fwd[m-1] = append(c.ev.fwd[m-1], bLo-b.LogDensity)
-		c.ev.bwd[m-1] = append(c.ev.bwd[m-1], aHi-a.LogDensity)
-		c.ev.it[m-1] = append(c.ev.it[m-1], int32(c.ev.n))
-	}
-	if !c.warm {
-		c.stats.Sampling.SwapProposed[m-1]++
-	}
+	c.observeSwap(m, logA, bLo-b.LogDensity, aHi-a.LogDensity)
 	if !(logA >= 0 || math.Log(c.rng.Float64()) < logA) {
 		// θ_m stays. If it came to level m in this sweep, it has no
 		// gradient there; its evaluation on X_{m−1} just now, of which X_m
@@ -523,10 +489,7 @@ func (c *Chain) swap(m int) {
 		}
 		return
 	}
-	c.stats.SwapAccepted[m-1]++
-	if !c.warm {
-		c.stats.Sampling.SwapAccepted[m-1]++
-	}
+	c.countSwapAccepted(m)
 	c.states[m-1], c.states[m] = b, a
 	a.LogDensity, b.LogDensity = aHi, bLo
 	if c.driver == SPT {
@@ -592,10 +555,6 @@ func (c *Chain) ttStep() {
 	}
 	cur, w := c.states[0], c.work
 	M := len(c.betas) - 1
-	c.stats.TTProposed++
-	if !c.warm {
-		c.stats.Sampling.TTProposed++
-	}
 	w.CopyFrom(cur)
 	w.preOK = false // values on the previous iteration's subsets
 	logR := 0.0
@@ -603,7 +562,7 @@ func (c *Chain) ttStep() {
 		lower := w.LogDensity      // log h_{m−1}(θ̂_{m−1})
 		c.moveTo(m, w, c.needGrad) // log h_m(θ̂_{m−1})
 		if math.IsInf(w.LogDensity, -1) {
-			c.stats.TTAborted++
+			c.countTT(ttAborted, nil)
 			return
 		}
 		c.tterm[m-1] = w.LogDensity - lower
@@ -618,7 +577,7 @@ func (c *Chain) ttStep() {
 		// full-data evaluation with gradient every iteration.
 		c.moveTo(m-1, w, c.needGrad && m > 1)
 		if math.IsInf(w.LogDensity, -1) {
-			c.stats.TTAborted++
+			c.countTT(ttAborted, nil)
 			return
 		}
 		if !testDrop.drops(dropTTDescentLower, m) {
@@ -627,16 +586,12 @@ func (c *Chain) ttStep() {
 		logR -= upper
 		c.tterm[m-1] += w.LogDensity - upper
 	}
-	if c.lad != nil && c.lad.active {
-		c.lad.addTT(c.tterm)
+	if !(logR >= 0 || math.Log(c.rng.Float64()) < logR) {
+		c.countTT(ttRejected, c.tterm)
+		return
 	}
-	if logR >= 0 || math.Log(c.rng.Float64()) < logR {
-		c.stats.TTAccepted++
-		if !c.warm {
-			c.stats.Sampling.TTAccepted++
-		}
-		cur.CopyFrom(w)
-	}
+	c.countTT(ttAccepted, c.tterm)
+	cur.CopyFrom(w)
 }
 
 // baseSteps runs the configured ordinary transitions at level 0 after a

@@ -53,7 +53,7 @@ func TestZeroSettingsDefaults(t *testing.T) {
 	// The zero Settings runs: the default warm-up adapts the ladder and
 	// the kernels (here with fewer draws and a warm-up of its own size).
 	tg := newMVNTarget(40, 2, 1)
-	res, err := Run(context.Background(), tg, &Settings{Draws: 50, Chains: 1, Seed: 1})
+	res, err := Run(context.Background(), tg, &Settings{Control: Control{Draws: 50, Chains: 1, Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestZeroSettingsDefaults(t *testing.T) {
 
 	// NoWarmup: no warm-up iteration, nothing adapts, the first iteration
 	// is the first draw.
-	res, err = Run(context.Background(), tg, &Settings{Warmup: NoWarmup, Draws: 20, Chains: 1, Seed: 1})
+	res, err = Run(context.Background(), tg, &Settings{Control: Control{Warmup: NoWarmup, Draws: 20, Chains: 1, Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,16 +82,16 @@ func TestZeroSettingsDefaults(t *testing.T) {
 	if eps := res.Tunings[0][0].StepSize; eps != 0.01 {
 		t.Errorf("NoWarmup: level-0 step size %v, want the unadapted 0.01", eps)
 	}
-	if r, err := (&Settings{Warmup: NoWarmup}).resolve(); err != nil || r.Warmup != 0 {
+	if r, err := (&Settings{Control: Control{Warmup: NoWarmup}}).resolve(); err != nil || r.Warmup != 0 {
 		t.Errorf("NoWarmup resolves to %d warm-up iterations, %v", r.Warmup, err)
 	}
-	if _, err := (&Settings{Warmup: NoWarmup - 1}).resolve(); err == nil {
+	if _, err := (&Settings{Control: Control{Warmup: NoWarmup - 1}}).resolve(); err == nil {
 		t.Error("Warmup −2 accepted")
 	}
-	if r, err := (&Settings{BaseSteps: NoBaseSteps}).resolve(); err != nil || r.BaseSteps != 0 {
+	if r, err := (&Settings{Sampler: Sampler{BaseSteps: NoBaseSteps}}).resolve(); err != nil || r.BaseSteps != 0 {
 		t.Errorf("NoBaseSteps resolves to %d base steps, %v", r.BaseSteps, err)
 	}
-	if _, err := (&Settings{BaseSteps: NoBaseSteps - 1}).resolve(); err == nil {
+	if _, err := (&Settings{Sampler: Sampler{BaseSteps: NoBaseSteps - 1}}).resolve(); err == nil {
 		t.Error("BaseSteps −2 accepted")
 	}
 }

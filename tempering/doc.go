@@ -7,7 +7,8 @@
 // A model satisfies Target: its log prior and the log-likelihood of any
 // subset of its observations, both with optional gradients. The ladder has
 // levels m = 0..M with inverse temperatures 1 = β_0 > β_1 > … > β_M = β*,
-// geometric to begin with (β_m = β*^{m/M}, M = 6, β* = 1/8) and placed
+// geometric to begin with (β_m = β*^{m/M}; by default M = DefaultLevels = 10
+// and β* = DefaultBetaMin = 1/8) and placed
 // during warm-up unless fixed (see Adaptive ladder). Level m targets
 //
 //	PT, TT:    log h_m(θ) = β_m·log p(X | θ) + log p(θ)
@@ -45,7 +46,7 @@
 // # Adaptive ladder
 //
 // With Settings.Ladder zero (LadderAdaptive), no explicit Betas and a
-// warm-up of 48 iterations or more (the default is 1000), the first half of warm-up runs
+// warm-up of 48 iterations or more (the default is DefaultWarmup, 400), the first half of warm-up runs
 // rounds of 8, 16, 32, … iterations (the last stretched to end at half
 // of warm-up). After each round the levels are placed afresh between
 // x_0 = 1 and the hottest level x_M = β*, on the annealing parameter x:
@@ -66,7 +67,8 @@
 // observations each level drops, whose variances grow with their number
 // and so add up along the ladder to a total that more levels do not
 // lower: STT equalises the variances themselves (cumulated) and keeps
-// its M (Settings.Levels, default 6). All of
+// its M (Settings.Levels: DefaultLevels, or BarrierStartLevels = 6 with
+// LevelsFromBarrier). All of
 // Run's chains pool their estimates (in chain order, so results do not
 // depend on scheduling) and share one ladder. At each change the hotter
 // levels' kernels are rebuilt from the tunings of the nearest old levels and
@@ -125,19 +127,32 @@
 // subtemper.DefaultGPSettings set diag.StopRule). Warmup: NoWarmup runs
 // no warm-up (nothing adapts). The paper's settings are all explicit:
 //
-//	Settings{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}
-//	    (or MH{Sigma: σ, Adapt: AdaptNone}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
-//	    Swap: Sweep, Warmup: w (NoWarmup for none), BaseSteps: NoBaseSteps}
+//	Settings{
+//	    Sampler: Sampler{Driver: d, Kernel: HMC{StepSize: 0.01, Steps: L, Adapt: AdaptNone}
+//	        (or MH{Sigma: σ, Adapt: AdaptNone}), Levels: 6, BetaMin: 1.0/8, Ladder: LadderFixed,
+//	        Swap: Sweep, BaseSteps: NoBaseSteps},
+//	    Control: Control{Warmup: w (NoWarmup for none)},
+//	}
+//
+// Settings holds the two apart: its Sampler describes the sampler (the
+// driver's levels, the ladder, the swaps or tempered transitions, the
+// kernels), its Control the run (chains, warm-up, draws, seed, starting
+// points, stop rule, recorder).
 //
 // # Running
 //
 // Run is shaped like gonum's optimize.Minimize: a Target, a Settings whose
 // zero fields have documented defaults, and a Result with draws, Stats,
-// per-chain compute times and an Interrupted flag. Chains run in parallel
+// per-chain compute times and a Status (completed, stopped by the rule,
+// interrupted, time limit). Chains run in parallel
 // goroutines, each with its own clone of the Target and its own random
 // stream derived from Settings.Seed, so results do not depend on
-// GOMAXPROCS. Chain exposes a single chain for stepping by hand. In the
-// steady state no driver allocates.
+// GOMAXPROCS. One loop runs every driver's chains (warm-up, thinning, the
+// stop rule, cancellation), and a Settings.Recorder hears of every
+// iteration (a Report: the chain, its iteration, warm-up or not, the
+// draws kept, the ladder's rounds, its counters), as gonum's
+// optimize.Recorder does. Chain exposes a single chain for stepping by
+// hand. In the steady state no driver allocates.
 //
 // # Evidence
 //

@@ -100,9 +100,8 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 		c.draws /= 20
 	}
 	s := &Settings{
-		Driver: c.driver, Kernel: c.kernel, Swap: c.sched, BaseSteps: c.base,
-		Chains: 3, Warmup: 500, Draws: c.draws, Seed: seed, Ladder: c.ladder, Levels: LevelsFromBarrier,
-		Transform: c.transform,
+		Sampler: Sampler{Driver: c.driver, Kernel: c.kernel, Swap: c.sched, BaseSteps: c.base, Ladder: c.ladder, Levels: LevelsFromBarrier, Transform: c.transform},
+		Control: Control{Chains: 3, Warmup: 500, Draws: c.draws, Seed: seed},
 	}
 	if c.warm {
 		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: seed})

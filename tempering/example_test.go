@@ -47,12 +47,8 @@ func (m normalMean) Clone() (tempering.Target, error) { return m, nil }
 func ExampleRun() {
 	model := normalMean{x: []float64{2.1, 1.7, 2.4, 1.9, 2.3, 2.0, 1.6, 2.2}}
 	res, err := tempering.Run(context.Background(), model, &tempering.Settings{
-		Driver: tempering.STT,
-		Kernel: tempering.MH{Sigma: 0.3},
-		Levels: 3,
-		Warmup: 500,
-		Draws:  5000,
-		Seed:   1,
+		Sampler: tempering.Sampler{Driver: tempering.STT, Kernel: tempering.MH{Sigma: 0.3}, Levels: 3},
+		Control: tempering.Control{Warmup: 500, Draws: 5000, Seed: 1},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -42,8 +42,8 @@ import (
 // subsets do not show, so the hot levels never propose it).
 func gpBimodalSampler() tempering.Settings {
 	return tempering.Settings{
-		Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: 10,
-		Chains: 8, Draws: 2000, Seed: 1,
+		Sampler: tempering.Sampler{Driver: tempering.PT, Kernel: tempering.DefaultKernel(), Swap: tempering.DEO, Levels: 10},
+		Control: tempering.Control{Chains: 8, Draws: 2000, Seed: 1},
 	}
 }
 
@@ -52,9 +52,8 @@ func gpBimodalSampler() tempering.Settings {
 // with its step size and metric adapted.
 func gpBimodalKernelAlone() tempering.Settings {
 	return tempering.Settings{
-		Driver: tempering.None,
-		Kernel: tempering.NUTS{},
-		Warmup: 500, Draws: 2000, Seed: 1,
+		Sampler: tempering.Sampler{Driver: tempering.None, Kernel: tempering.NUTS{}},
+		Control: tempering.Control{Warmup: 500, Draws: 2000, Seed: 1},
 	}
 }
 

@@ -64,13 +64,13 @@ func (HMC) NeedsGrad() bool { return true }
 // them.
 func gradDefaults(name string, eps, maxE, target float64, adapt Adaptation, beta float64, dim int) (float64, float64, float64, error) {
 	if eps == 0 {
-		eps = 0.01
+		eps = DefaultStepSize
 	}
 	if maxE == 0 {
 		maxE = 1000
 	}
 	if target == 0 {
-		target = 0.8
+		target = DefaultTargetAccept
 	}
 	switch {
 	case !(eps > 0) || math.IsInf(eps, 0):
@@ -94,7 +94,7 @@ func gradDefaults(name string, eps, maxE, target float64, adapt Adaptation, beta
 func (k HMC) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	steps := k.Steps
 	if steps == 0 {
-		steps = 10
+		steps = DefaultLeapfrog
 	}
 	if steps < 1 {
 		return nil, fmt.Errorf("tempering: HMC needs at least 1 leapfrog step, got %d", k.Steps)
@@ -154,6 +154,13 @@ func newHam(dim int, eps float64, adapt Adaptation, target float64) ham {
 }
 
 func (h *ham) Init(d *Density, s *State) { d.Eval(s, true) }
+
+// hamiltonian marks the kernels whose StepInfo carries the energy.
+func (h *ham) hamiltonian() {}
+
+// energyKernel is a level kernel whose transitions report their
+// Hamiltonian (StepInfo.Energy): HMC and NUTS.
+type energyKernel interface{ hamiltonian() }
 
 // Adapt starts (or restarts) warm-up adaptation over the next n
 // transitions from the current step size and metric.
@@ -310,7 +317,7 @@ func (h *ham) leapfrog(d *Density, q *State, eps float64) bool {
 }
 
 func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := StepInfo{StepSize: l.eps}
+	info := StepInfo{StepSize: l.eps, Energy: math.NaN()}
 	if !ensureGrad(d, s) {
 		info.Failed = true
 		return info
@@ -328,6 +335,7 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	}
 	q.CopyFrom(s)
 	h0 := -s.LogDensity + l.metric.drawMomentum(rng, p, v)
+	info.Energy = h0
 	d.Grad(q, g)
 	for i := range p {
 		p[i] += 0.5 * eps * g[i]
@@ -363,6 +371,7 @@ func (l *hmcLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 			info.AcceptProb = math.Exp(min(0, -dE))
 			if dE <= 0 || math.Log(rng.Float64()) < -dE {
 				info.Accepted = true
+				info.Energy = h0 + dE
 				q.Replica = s.Replica
 				s.CopyFrom(q)
 			}

@@ -72,6 +72,12 @@ type StepInfo struct {
 	Divergent bool
 	// EnergyError is HMC's H(proposal) − H(current) (0 for MH).
 	EnergyError float64
+	// Energy is the Hamiltonian H = −log density + ½·pᵀM⁻¹p of the point
+	// the transition ends at, with its momentum: the proposal's if it
+	// was accepted, the starting point's with its fresh momentum if not
+	// (Stan's energy__). HMC and NUTS only (0 for the others; NaN if the
+	// transition failed before drawing a momentum).
+	Energy float64
 	// StepSize is the MH proposal scale σ_m or the HMC or NUTS leapfrog
 	// step ε used.
 	StepSize float64

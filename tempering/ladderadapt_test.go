@@ -145,8 +145,8 @@ func TestLadderEqualisesSwapRates(t *testing.T) {
 	var spreads [2]float64
 	for i, mode := range []LadderMode{LadderFixed, LadderAdaptive} {
 		res, err := Run(context.Background(), tg, &Settings{
-			Driver: PT, Kernel: HMC{StepSize: 0.3, Steps: 5, Jitter: 0.2}, Swap: DEO, Ladder: mode,
-			Levels: 6, BetaMin: 1e-3, Chains: 2, Warmup: 400, Draws: 1500, Seed: 3,
+			Sampler: Sampler{Driver: PT, Kernel: HMC{StepSize: 0.3, Steps: 5, Jitter: 0.2}, Swap: DEO, Ladder: mode, Levels: 6, BetaMin: 1e-3},
+			Control: Control{Chains: 2, Warmup: 400, Draws: 1500, Seed: 3},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -218,8 +218,8 @@ func TestBarrierEstimate(t *testing.T) {
 	for _, bmin := range []float64{1.0 / 8, 1e-3} {
 		want := exactBarrier(tg, bmin, 32, 1500)
 		res, err := Run(context.Background(), tg, &Settings{
-			Driver: PT, Kernel: HMC{StepSize: 0.05, Steps: 5, Jitter: 0.2}, Swap: DEO, BetaMin: bmin, Levels: LevelsFromBarrier,
-			Chains: 2, Warmup: 400, Draws: 2000, Seed: 11,
+			Sampler: Sampler{Driver: PT, Kernel: HMC{StepSize: 0.05, Steps: 5, Jitter: 0.2}, Swap: DEO, BetaMin: bmin, Levels: LevelsFromBarrier},
+			Control: Control{Chains: 2, Warmup: 400, Draws: 2000, Seed: 11},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -249,7 +249,7 @@ func TestBarrierEstimate(t *testing.T) {
 func TestAdaptiveSubsets(t *testing.T) {
 	tg := newMVNTarget(40, 2, 1)
 	for _, d := range []Driver{SPT, STT} {
-		c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.1, Steps: 4}, Swap: DEO}, rand.New(rand.NewPCG(1, 3)), []float64{1, -0.5, 0.3})
+		c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: d, Kernel: HMC{StepSize: 0.1, Steps: 4}, Swap: DEO}}, rand.New(rand.NewPCG(1, 3)), []float64{1, -0.5, 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +288,7 @@ func TestAdaptiveLadderDeterministic(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, d := range []Driver{PT, TT, SPT, STT} {
-		s := &Settings{Driver: d, Kernel: HMC{StepSize: 0.05, Steps: 5, Adapt: AdaptDiag}, Swap: DEO, Chains: 3, Warmup: 120, Draws: 100, Seed: 42}
+		s := &Settings{Sampler: Sampler{Driver: d, Kernel: HMC{StepSize: 0.05, Steps: 5, Adapt: AdaptDiag}, Swap: DEO}, Control: Control{Chains: 3, Warmup: 120, Draws: 100, Seed: 42}}
 		runtime.GOMAXPROCS(1)
 		r1, err := Run(context.Background(), tg, s)
 		if err != nil {
@@ -320,7 +320,7 @@ func TestNoAllocsAfterAdaptiveWarmup(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5, Adapt: AdaptDiag}} {
 		for _, d := range []Driver{PT, TT, SPT, STT} {
-			c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Swap: DEO}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
+			c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: d, Kernel: k, Swap: DEO}}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,8 +344,8 @@ func TestNoAllocsAfterAdaptiveWarmup(t *testing.T) {
 func TestFixedLadder(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	for _, s := range []Settings{
-		{Driver: PT, Kernel: MH{}, Swap: Sweep, Ladder: LadderFixed, Levels: 4},
-		{Driver: SPT, Kernel: MH{}, Swap: Sweep, Betas: []float64{1, 0.5, 0.25}},
+		{Sampler: Sampler{Driver: PT, Kernel: MH{}, Swap: Sweep, Ladder: LadderFixed, Levels: 4}},
+		{Sampler: Sampler{Driver: SPT, Kernel: MH{}, Swap: Sweep, Betas: []float64{1, 0.5, 0.25}}},
 	} {
 		s.Warmup, s.Draws, s.Chains = 200, 10, 2
 		res, err := Run(context.Background(), tg, &s)
@@ -371,7 +371,7 @@ func TestWarmupBaseStep(t *testing.T) {
 	for _, d := range []Driver{TT, STT} {
 		// A starting point far out in the tail, a ladder too coarse for
 		// tempered transitions to be accepted from there.
-		c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.1, Steps: 5}, Ladder: LadderFixed, Levels: 1, BetaMin: 1e-3, BaseSteps: NoBaseSteps},
+		c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: d, Kernel: HMC{StepSize: 0.1, Steps: 5}, Ladder: LadderFixed, Levels: 1, BetaMin: 1e-3, BaseSteps: NoBaseSteps}},
 			rand.New(rand.NewPCG(1, 4)), []float64{4, 4, 4})
 		if err != nil {
 			t.Fatal(err)
@@ -401,7 +401,7 @@ func TestWarmupBaseStep(t *testing.T) {
 // parameter keeps MH's rule σ_m = σ·β_m^{-1/2}.
 func TestScaleTuning(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
-	c, err := NewChain(tg, &Settings{Driver: PT, Kernel: MH{Sigma: 0.2, Adapt: AdaptNone}, Swap: DEO}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
+	c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: PT, Kernel: MH{Sigma: 0.2, Adapt: AdaptNone}, Swap: DEO}}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}

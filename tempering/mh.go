@@ -50,7 +50,7 @@ func (MH) NeedsGrad() bool { return false }
 func (k MH) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	sigma, steps, target := k.Sigma, k.Steps, k.TargetAccept
 	if sigma == 0 {
-		sigma = 0.1
+		sigma = DefaultMHScale
 	}
 	if steps == 0 {
 		steps = 1

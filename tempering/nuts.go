@@ -52,7 +52,7 @@ func (NUTS) NeedsGrad() bool { return true }
 func (k NUTS) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	depth := k.MaxTreeDepth
 	if depth == 0 {
-		depth = 10
+		depth = DefaultMaxTreeDepth
 	}
 	if depth < 1 || depth > 30 {
 		return nil, fmt.Errorf("tempering: NUTS maximum tree depth must lie in [1,30], got %d", k.MaxTreeDepth)
@@ -128,7 +128,7 @@ const (
 )
 
 func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := StepInfo{StepSize: l.eps}
+	info := StepInfo{StepSize: l.eps, Energy: math.NaN()}
 	if !ensureGrad(d, s) {
 		info.Failed = true
 		return info
@@ -195,7 +195,7 @@ func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	info.MaxTreeDepth = depth == l.maxDepth
 	info.Leapfrogs = l.nLeap
 	info.Divergent = l.divergent
-	info.AcceptProb = l.sumAccept / float64(l.nLeap)
+	info.AcceptProb, info.Energy = l.sumAccept/float64(l.nLeap), sampleH
 	if moved {
 		info.Accepted = true
 		info.EnergyError = sampleH - l.h0

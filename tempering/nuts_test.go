@@ -64,7 +64,7 @@ func TestExactnessDetectsBrokenNUTS(t *testing.T) {
 func TestNUTSCounts(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
 	for _, d := range allDrivers {
-		res, err := Run(context.Background(), tg, &Settings{Driver: d, Kernel: NUTS{}, Swap: Sweep, Warmup: NoWarmup, Chains: 2, Draws: 200, Seed: 3})
+		res, err := Run(context.Background(), tg, &Settings{Sampler: Sampler{Driver: d, Kernel: NUTS{}, Swap: Sweep}, Control: Control{Warmup: NoWarmup, Chains: 2, Draws: 200, Seed: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestNUTSGOMAXPROCSInvariance(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, k := range []Kernel{NUTS{}, NUTS{Adapt: AdaptDense}, HMC{Steps: 4, Adapt: AdaptDense, Jitter: 0.1}} {
 		for _, d := range []Driver{None, PT, STT} {
-			s := &Settings{Driver: d, Kernel: k, Swap: DEO, Chains: 3, Warmup: 150, Draws: 100, Seed: 42}
+			s := &Settings{Sampler: Sampler{Driver: d, Kernel: k, Swap: DEO}, Control: Control{Chains: 3, Warmup: 150, Draws: 100, Seed: 42}}
 			runtime.GOMAXPROCS(1)
 			r1, err := Run(context.Background(), tg, s)
 			if err != nil {

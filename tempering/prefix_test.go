@@ -52,7 +52,7 @@ func TestPrefixReuse(t *testing.T) {
 				if d == STT && sched == DEO {
 					continue
 				}
-				s := &Settings{Driver: d, Kernel: k, Levels: M, Swap: sched}
+				s := &Settings{Sampler: Sampler{Driver: d, Kernel: k, Levels: M, Swap: sched}}
 				start := []float64{1, -0.5, 0.3}
 				plain, err := NewChain(newMVNTarget(40, 2, 1), s, rand.New(rand.NewPCG(3, 4)), start)
 				if err != nil {
@@ -200,7 +200,7 @@ func TestGradResume(t *testing.T) {
 					kname = "hmc+mh"
 				}
 				name := d.String() + "/" + sched.String() + "/" + kname
-				s := &Settings{Driver: d, Kernel: k, Levels: M, Swap: sched}
+				s := &Settings{Sampler: Sampler{Driver: d, Kernel: k, Levels: M, Swap: sched}}
 				start := []float64{1, -0.5, 0.3}
 				plain, err := NewChain(newMVNTarget(40, 2, 1), s, rand.New(rand.NewPCG(5, 6)), start)
 				if err != nil {

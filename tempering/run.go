@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"time"
 )
@@ -17,11 +14,30 @@ import (
 // sampler (docs/ADAPTATION.md): PT with adapted HMC (L = 10 leapfrog steps, step
 // jitter 0.2, step size and diagonal metric tuned in Stan's windows) at
 // the target level and adapted random-walk MH at the 10 levels above it
-// (DefaultKernel), the adaptive ladder, DEO swaps, 3 chains of 400 (DefaultWarmup)
-// warm-up iterations and 1000 draws. The paper's settings are all explicit: a
+// (DefaultKernel), the adaptive ladder, DEO swaps, 3 chains (DefaultChains)
+// of 400 warm-up iterations (DefaultWarmup) and 1000 draws (DefaultDraws).
+// defaults.go holds every default. The paper's settings are all explicit: a
 // Driver, HMC or MH with Adapt AdaptNone, Ladder LadderFixed, Swap Sweep,
 // and Warmup NoWarmup where the paper ran none.
 type Settings struct {
+	// Sampler describes the sampler: the path (the driver's power or
+	// subset levels, the ladder), the scheme (swaps and their schedule,
+	// or tempered transitions and their base steps) and the kernels.
+	Sampler
+	// Control is the run's control: chains, warm-up, draws, seed,
+	// starting points, stop rule, recorder.
+	Control
+
+	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
+	// fixedM, the M the caller fixed (0: the adaptation chooses it).
+	adaptLadder bool
+	fixedM      int
+}
+
+// Sampler describes a sampler, whatever the run: the levels the driver
+// combines and how, and the inner kernels. Zero fields take the
+// documented defaults (defaults.go).
+type Sampler struct {
 	// Driver combines the levels. Zero is PT; None runs the kernel alone.
 	Driver Driver
 	// Kernel is the inner kernel. Nil means DefaultKernel(): adapted HMC
@@ -33,10 +49,11 @@ type Settings struct {
 	// places the M levels. Zero means DefaultLevels (10);
 	// LevelsFromBarrier lets an adaptive ladder choose M from the
 	// estimated communication barrier (6 to start with, and for a fixed
-	// ladder). Ignored when Betas is set or Driver is None.
+	// ladder: BarrierStartLevels). Ignored when Betas is set or Driver
+	// is None.
 	Levels int
 	// BetaMin is the smallest inverse temperature β* = β_M, in (0,1). Zero
-	// means 1/8.
+	// means DefaultBetaMin (1/8).
 	BetaMin float64
 	// Betas, if non-empty, is an explicit ladder β_0 = 1 > β_1 > … > β_M > 0
 	// and overrides Levels and BetaMin; the ladder is then fixed.
@@ -69,15 +86,36 @@ type Settings struct {
 	// Swap is the swap schedule of PT and SPT. Zero is DEO; Sweep is the
 	// paper's.
 	Swap SwapSchedule
+	// BaseSteps is the number of ordinary transitions at level 0 (the
+	// target) that TT and STT run after each tempered transition. Zero
+	// means DefaultBaseSteps (1): the paper's Algorithm 2 transition count,
+	// a full-data transition every iteration, which adapted level kernels
+	// need (docs/ADAPTATION.md). NoBaseSteps (−1) means none: Neal
+	// (1996)'s form, in which level 0 moves only through accepted tempered
+	// transitions. Ignored by the other drivers.
+	BaseSteps int
+	// Transform, if non-nil, is the space v the chains move in: they
+	// sample Reparam(t, Transform), and each draw is mapped back, u =
+	// g(v), before it is kept, so Result.Draws, the stop rule and Init
+	// are in the target's space u as without it; InitTuning and
+	// Result.Tunings are in v (CovInChainSpace maps a covariance there).
+	Transform Transform
+}
+
+// Control is the control of a run: how many chains, iterations and
+// draws, from where, with which seed, when to stop and who hears of each
+// iteration. Zero fields take the documented defaults (defaults.go).
+type Control struct {
 	// Chains is the number C of chains, run in parallel goroutines. Zero
-	// means 3.
+	// means DefaultChains (3).
 	Chains int
 	// Warmup is the number of warm-up iterations per chain, discarded (and
 	// the only ones during which kernels and the ladder adapt). Zero means
 	// DefaultWarmup (400); NoWarmup (−1) means none: nothing adapts and
 	// the first iteration is the first draw.
 	Warmup int
-	// Draws is the number of draws kept per chain. Zero means 1000.
+	// Draws is the number of draws kept per chain. Zero means
+	// DefaultDraws (1000).
 	Draws int
 	// Thin keeps one iteration in Thin after warm-up: each chain runs
 	// Warmup + Draws·Thin iterations. Zero means 1.
@@ -95,15 +133,12 @@ type Settings struct {
 	// iteration with the chain index, the number of iterations done (warm-up
 	// included) and the total Warmup + Draws·Thin. It is called
 	// concurrently from all chains and must be cheap (an atomic store).
+	// It is the Recorder that reads Report.Chain, Iteration and Total,
+	// called before Recorder.
 	Progress func(chain, iter, total int)
-	// BaseSteps is the number of ordinary transitions at level 0 (the
-	// target) that TT and STT run after each tempered transition. Zero
-	// means DefaultBaseSteps (1): the paper's Algorithm 2 transition count,
-	// a full-data transition every iteration, which adapted level kernels
-	// need (docs/ADAPTATION.md). NoBaseSteps (−1) means none: Neal
-	// (1996)'s form, in which level 0 moves only through accepted tempered
-	// transitions. Ignored by the other drivers.
-	BaseSteps int
+	// Recorder, if non-nil, receives a Report after each iteration of
+	// each chain (see Recorder).
+	Recorder Recorder
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
 	RecordTimes bool
@@ -118,7 +153,7 @@ type Settings struct {
 	// the rule of the CLI's --min-ess.
 	Stop StopRule
 	// StopEvery is the number of draws per chain between checks of Stop.
-	// Zero means 50.
+	// Zero means DefaultStopEvery (50).
 	StopEvery int
 	// InitTuning, if non-nil, is the target level's starting tuning in
 	// every chain (LevelKernel.SetTuning, before warm-up): for example
@@ -126,48 +161,13 @@ type Settings struct {
 	// dense inverse metric. A gradient kernel that adapts only its step
 	// size (AdaptStep) or nothing keeps that metric for the whole run.
 	InitTuning *Tuning
-	// Transform, if non-nil, is the space v the chains move in: they
-	// sample Reparam(t, Transform), and each draw is mapped back, u =
-	// g(v), before it is kept, so Result.Draws, the stop rule and Init
-	// are in the target's space u as without it; InitTuning and
-	// Result.Tunings are in v (CovInChainSpace maps a covariance there).
-	Transform Transform
 	// Evidence, if non-nil, asks for an estimate of the log evidence
 	// log p(y) in Result.Evidence (PT and SPT only; the target must be a
 	// PriorSampler): see EvidenceSettings. It changes no draw: the swaps'
 	// log ratios are recorded as they are computed, and the leg from the
 	// prior runs after sampling on a random stream of its own.
 	Evidence *EvidenceSettings
-
-	// Set by resolve: adaptLadder, whether warm-up may adapt the ladder;
-	// fixedM, the M the caller fixed (0: the adaptation chooses it).
-	adaptLadder bool
-	fixedM      int
 }
-
-// Defaults of Settings' zero fields that are not obvious from the field
-// alone.
-const (
-	// DefaultWarmup is the number of warm-up iterations of a zero
-	// Settings.Warmup.
-	DefaultWarmup = 400
-	// NoWarmup, as Settings.Warmup, asks for no warm-up at all (a zero
-	// Warmup means DefaultWarmup).
-	NoWarmup = -1
-)
-
-const (
-	// DefaultBaseSteps is the number of level-0 transitions per TT or STT
-	// iteration of a zero Settings.BaseSteps.
-	DefaultBaseSteps = 1
-	// NoBaseSteps, as Settings.BaseSteps, asks for none (Neal's form; a
-	// zero BaseSteps means DefaultBaseSteps).
-	NoBaseSteps = -1
-)
-
-// DefaultStopEvery is the number of draws per chain between checks of a
-// Settings.Stop rule when Settings.StopEvery is zero.
-const DefaultStopEvery = 50
 
 // StopRule decides, at the checkpoints of a run with Settings.Stop,
 // whether the draws so far suffice.
@@ -179,137 +179,6 @@ type StopRule interface {
 	Enough(draws [][][]float64) bool
 }
 
-// DefaultKernel returns the inner kernel of a nil Settings.Kernel:
-// PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}}. The target
-// level runs HMC with L = 10 leapfrog steps, each transition's step size
-// jittered by ±20%; the levels above it run random-walk MH, one proposal
-// per transition; both adapt during warm-up (step size or scale, and a
-// diagonal metric or proposal sd: the zero Adapt, AdaptDiag). HMC gave
-// more bulk-ESS per CPU-second than NUTS on the GP posteriors measured in
-// docs/ADAPTATION.md; MH at the hotter levels made PT about seven times cheaper
-// than HMC there, for the same mode switching on a bimodal GP posterior
-// (docs/ADAPTATION.md).
-func DefaultKernel() Kernel { return PerLevel{Target: HMC{Steps: 10, Jitter: 0.2}, Hot: MH{}} }
-
-// DefaultLevels is the number M of levels above the target that a zero
-// Settings.Levels gives: on a bimodal GP posterior, 10 levels placed by
-// the adaptive ladder moved between the modes 146–216 times per 1000 draws
-// where the ⌈2Λ⌉ = 3 of non-reversible PT's rule of thumb gave 30–87
-// (docs/ADAPTATION.md). Pigeons.jl also defaults to 10 chains.
-const DefaultLevels = 10
-
-// LevelsFromBarrier, as Settings.Levels, lets an adaptive ladder choose M
-// from the estimated global communication barrier Λ: ⌈2Λ⌉ for PT and SPT
-// (at most MaxLevels), starting from a geometric ladder of 6 levels.
-const LevelsFromBarrier = -1
-
-// resolve returns a copy of s with defaults applied, or an error.
-func (s *Settings) resolve() (Settings, error) {
-	var r Settings
-	if s != nil {
-		r = *s
-	}
-	if !r.Driver.valid() {
-		return r, fmt.Errorf("tempering: unknown driver %d", int(r.Driver))
-	}
-	if !r.Swap.valid() {
-		return r, fmt.Errorf("tempering: unknown swap schedule %d", int(r.Swap))
-	}
-	if r.Kernel == nil {
-		r.Kernel = DefaultKernel()
-	}
-	switch {
-	case r.Chains < 0:
-		return r, fmt.Errorf("tempering: number of chains must be ≥ 0, got %d", r.Chains)
-	case r.Warmup < NoWarmup:
-		return r, fmt.Errorf("tempering: number of warm-up iterations must be ≥ 0 (or NoWarmup, −1), got %d", r.Warmup)
-	case r.Draws < 0:
-		return r, fmt.Errorf("tempering: number of draws must be ≥ 0, got %d", r.Draws)
-	case r.Thin < 0:
-		return r, fmt.Errorf("tempering: thinning must be ≥ 0, got %d", r.Thin)
-	case r.BaseSteps < NoBaseSteps:
-		return r, fmt.Errorf("tempering: number of base steps must be ≥ 0 (or NoBaseSteps, −1), got %d", r.BaseSteps)
-	case r.Levels < LevelsFromBarrier:
-		return r, fmt.Errorf("tempering: number of levels M must be ≥ 1 (or LevelsFromBarrier), got %d", r.Levels)
-	case r.MaxLevels < 0:
-		return r, fmt.Errorf("tempering: maximum number of levels must be ≥ 0, got %d", r.MaxLevels)
-	case r.Ladder < LadderAdaptive || r.Ladder > LadderFixed:
-		return r, fmt.Errorf("tempering: unknown ladder mode %d", int(r.Ladder))
-	}
-	r.adaptLadder = r.Ladder == LadderAdaptive && len(r.Betas) == 0 && r.Driver.tempered()
-	switch r.Levels {
-	case 0:
-		r.Levels = DefaultLevels
-	case LevelsFromBarrier:
-		r.Levels = 0
-	}
-	r.fixedM = r.Levels
-	switch r.Warmup {
-	case 0:
-		r.Warmup = DefaultWarmup
-	case NoWarmup:
-		r.Warmup = 0
-	}
-	switch r.BaseSteps {
-	case 0:
-		r.BaseSteps = DefaultBaseSteps
-	case NoBaseSteps:
-		r.BaseSteps = 0
-	}
-	if r.Chains == 0 {
-		r.Chains = 3
-	}
-	if r.Draws == 0 {
-		r.Draws = 1000
-	}
-	if r.Thin == 0 {
-		r.Thin = 1
-	}
-	if r.Evidence != nil {
-		if !r.Driver.swaps() {
-			return r, fmt.Errorf("tempering: the evidence is estimated by PT and SPT only, not %v", r.Driver)
-		}
-		es, err := r.Evidence.resolve()
-		if err != nil {
-			return r, err
-		}
-		r.Evidence = &es
-	}
-	if r.StopEvery < 0 {
-		return r, fmt.Errorf("tempering: StopEvery must be ≥ 0, got %d", r.StopEvery)
-	}
-	if r.StopEvery == 0 {
-		r.StopEvery = DefaultStopEvery
-	}
-	if r.Draws > (math.MaxInt-r.Warmup)/r.Thin {
-		return r, fmt.Errorf("tempering: %d warm-up iterations + %d draws × thin %d overflows an int", r.Warmup, r.Draws, r.Thin)
-	}
-	if len(r.Betas) > 0 {
-		if err := checkBetas(r.Betas); err != nil {
-			return r, err
-		}
-		r.Betas = append([]float64(nil), r.Betas...)
-	} else {
-		if r.Levels == 0 {
-			r.Levels = 6
-		}
-		if r.BetaMin == 0 {
-			r.BetaMin = 1.0 / 8
-		}
-		b, err := Ladder(r.Levels, r.BetaMin)
-		if err != nil {
-			return r, err
-		}
-		r.Betas = b
-	}
-	r.Levels = len(r.Betas) - 1
-	r.BetaMin = r.Betas[r.Levels]
-	if r.Driver == None {
-		r.Betas = []float64{1}
-	}
-	return r, nil
-}
-
 // Result is the outcome of Run.
 type Result struct {
 	// Draws[c][s] is draw s (len Dim, in the sampling space) of chain c at
@@ -319,6 +188,18 @@ type Result struct {
 	// Times[c][s] is the wall-clock offset of Draws[c][s] from the start of
 	// Run (only with Settings.RecordTimes; not reproducible).
 	Times [][]time.Duration
+	// Energy[c][s] is the Hamiltonian (StepInfo.Energy, Stan's energy__)
+	// at the end of the last level-0 transition before Draws[c][s], for
+	// the E-BFMI (diag.EBFMI); nil unless level 0's kernel is HMC or NUTS,
+	// NaN for an iteration that made no level-0 transition. With PT and
+	// SPT the swaps after that transition may replace the draw, and move
+	// the state between consecutive transitions, which the E-BFMI then
+	// reflects besides the momentum resampling.
+	// Divergent[c][s] counts level 0's divergent transitions after
+	// warm-up since the draw before Draws[c][s] (they sum to level 0's
+	// LevelStats.SamplingDivergent over the iterations that made draws).
+	Energy    [][]float64
+	Divergent [][]int
 	// Stats merges the counters of all chains; ChainStats holds each
 	// chain's.
 	Stats      Stats
@@ -330,11 +211,14 @@ type Result struct {
 	// locked to one OS thread (Linux; nil elsewhere). It excludes work
 	// done on other threads, such as a multithreaded BLAS's helpers.
 	ChainCPU []time.Duration
-	// Interrupted reports that the context was cancelled before all draws
-	// were made; Draws then holds the draws made so far. A cancellation
-	// while the evidence's leg from the prior runs (Settings.Evidence,
-	// after the last draw) sets it too: Draws are then complete and
-	// Evidence is nil.
+	// Status says how sampling ended: with every draw made, stopped by
+	// Settings.Stop, interrupted, or at the context's deadline.
+	Status Status
+	// Interrupted reports that the context was cancelled (Status
+	// StatusInterrupted or StatusTimeLimit) before all draws were made;
+	// Draws then holds the draws made so far. A cancellation while the
+	// evidence's leg from the prior runs (Settings.Evidence, after the
+	// last draw) sets it too: Draws are then complete and Evidence is nil.
 	Interrupted bool
 	// StoppedAt is the number of draws per chain after which
 	// Settings.Stop reported enough, or 0 if it never did (or there was
@@ -359,6 +243,50 @@ type Result struct {
 	// Evidence is the estimate of the log evidence (Settings.Evidence);
 	// nil without it, or when the run was interrupted.
 	Evidence *Evidence
+}
+
+// Status says how a run ended.
+type Status int
+
+const (
+	// StatusCompleted: every chain made Settings.Draws draws.
+	StatusCompleted Status = iota
+	// StatusStopped: Settings.Stop reported enough draws, after
+	// Result.StoppedAt draws per chain.
+	StatusStopped
+	// StatusInterrupted: the context was cancelled before all draws were
+	// made.
+	StatusInterrupted
+	// StatusTimeLimit: the context's deadline passed before all draws
+	// were made.
+	StatusTimeLimit
+)
+
+var statusNames = [...]string{
+	StatusCompleted: "completed", StatusStopped: "stopped by the rule",
+	StatusInterrupted: "interrupted", StatusTimeLimit: "time limit",
+}
+
+// String returns the status in words ("completed", "stopped by the
+// rule", "interrupted", "time limit").
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// runStatus returns the status of a run whose context is ctx.
+func runStatus(ctx context.Context, res *Result) Status {
+	switch {
+	case res.Interrupted && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return StatusTimeLimit
+	case res.Interrupted:
+		return StatusInterrupted
+	case res.StoppedAt > 0:
+		return StatusStopped
+	}
+	return StatusCompleted
 }
 
 // LadderInfo describes a run's ladder: where its levels were placed and
@@ -427,248 +355,19 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	done := ctx.Done()
-	dim := t.Dim()
-	if dim < 1 {
-		return nil, fmt.Errorf("tempering: target dimension must be ≥ 1, got %d", dim)
+	r, err := newRunner(ctx, t, &cfg)
+	if r != nil {
+		// Clones hold workspaces (device memory, for a GPU backend):
+		// release those that can be released once the chains are done.
+		defer r.closeTargets()
 	}
-	C := cfg.Chains
-	switch len(cfg.Init) {
-	case 0, 1, C:
-	default:
-		return nil, fmt.Errorf("tempering: %d starting points for %d chains", len(cfg.Init), C)
+	if err != nil {
+		return nil, err
 	}
-	for i, u := range cfg.Init {
-		if len(u) != dim {
-			return nil, fmt.Errorf("tempering: starting point %d has length %d, target dimension is %d", i, len(u), dim)
-		}
-	}
-	targets := make([]Target, C)
-	// Clones hold workspaces (device memory, for a GPU backend): release
-	// those that can be released once the chains are done.
-	defer func() {
-		for _, tc := range targets {
-			if cl, ok := tc.(io.Closer); ok {
-				cl.Close()
-			}
-		}
-	}()
-	for c := range targets {
-		if targets[c], err = t.Clone(); err != nil {
-			return nil, fmt.Errorf("tempering: cloning target for chain %d: %w", c, err)
-		}
-	}
-	// starts are the chains' starting points in u, from the target's
-	// clones (Starter) before they are seen through the transform.
-	starts := make([][]float64, C)
-	for c := range C {
-		switch {
-		case len(cfg.Init) == 1:
-			starts[c] = cfg.Init[0]
-		case len(cfg.Init) == C:
-			starts[c] = cfg.Init[c]
-		default:
-			if st, ok := targets[c].(Starter); ok {
-				starts[c] = make([]float64, dim)
-				st.Start(c, C, starts[c])
-			}
-		}
-	}
-	if cfg.Transform != nil {
-		for c := range targets {
-			targets[c] = Reparam(targets[c], cfg.Transform)
-		}
-	}
-
-	res := &Result{
-		Draws:         make([][][]float64, C),
-		ChainStats:    make([]Stats, C),
-		ChainTimes:    make([]time.Duration, C),
-		ChainCPU:      make([]time.Duration, C),
-		Tunings:       make([][]Tuning, C),
-		SamplingTimes: make([]time.Duration, C),
-	}
-	cpuOK := make([]bool, C)
-	var pool *ladderPool
-	if cfg.adaptLadder && roundEnds(cfg.Warmup) != nil {
-		pool = newLadderPool(C, done)
-	}
-	ladders := make([]*ladderAdapt, C)
-	var stops *stopPool
-	if cfg.Stop != nil && cfg.Draws > cfg.StopEvery {
-		stops = newStopPool(cfg.Stop, C, done)
-	}
-	if cfg.RecordTimes {
-		res.Times = make([][]time.Duration, C)
-	}
-	var evs []ChainEvidence
-	if cfg.Evidence != nil {
-		if _, ok := t.(PriorSampler); !ok {
-			return nil, errors.New("tempering: the evidence needs a target that samples its prior (PriorSampler)")
-		}
-		evs = make([]ChainEvidence, C)
-	}
-	errs := make([]error, C)
-	interrupted := make([]bool, C)
-	total := cfg.Warmup + cfg.Draws*cfg.Thin
-	start := time.Now()
 	var wg sync.WaitGroup
-	for c := range C {
-		wg.Go(func() {
-			t0 := time.Now()
-			clk := startThreadClock()
-			defer func() {
-				res.ChainTimes[c] = time.Since(t0)
-				res.ChainCPU[c], cpuOK[c] = clk.stop()
-			}()
-			if pool != nil {
-				// Rounds that this chain will not finish (an error, an
-				// interruption) must not wait for it.
-				defer pool.leave(c)
-			}
-			if stops != nil {
-				defer stops.leave(c)
-			}
-			rng := chainRand(cfg.Seed, c)
-			u := make([]float64, dim)
-			if starts[c] != nil {
-				copy(u, starts[c])
-			} else {
-				for i := range u {
-					u[i] = 4*rng.Float64() - 2
-				}
-			}
-			if cfg.Transform != nil {
-				v, err := toChainSpace(cfg.Transform, u)
-				if err != nil {
-					errs[c] = fmt.Errorf("%w (chain %d)", err, c)
-					return
-				}
-				u = v
-			}
-			ch, err := newChain(targets[c], &cfg, rng, u)
-			if err != nil {
-				errs[c] = fmt.Errorf("%w (chain %d)", err, c)
-				return
-			}
-			flat := make([]float64, cfg.Draws*dim)
-			draws := make([][]float64, cfg.Draws)
-			for i := range draws {
-				draws[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
-			}
-			var times []time.Duration
-			if cfg.RecordTimes {
-				times = make([]time.Duration, cfg.Draws)
-			}
-			if done != nil {
-				ch.StopOn(done)
-			}
-			n := 0
-			ch.pool, ch.poolID = pool, c
-			var tSample time.Time
-			if cfg.Warmup == 0 {
-				ch.EndWarmup()
-				tSample = time.Now()
-			} else {
-				ch.BeginWarmup(cfg.Warmup)
-			}
-		loop:
-			for it := 1; it <= total; it++ {
-				select {
-				case <-done:
-					interrupted[c] = true
-					break loop
-				default:
-				}
-				ch.Step()
-				if ch.Stopped() {
-					interrupted[c] = true
-					break loop
-				}
-				if it == cfg.Warmup {
-					ch.EndWarmup()
-					tSample = time.Now()
-				}
-				if it > cfg.Warmup && (it-cfg.Warmup)%cfg.Thin == 0 {
-					if cfg.Transform != nil {
-						cfg.Transform.ToTarget(ch.Position(), draws[n])
-					} else {
-						copy(draws[n], ch.Position())
-					}
-					if times != nil {
-						times[n] = time.Since(start)
-					}
-					n++
-					if stops != nil && n%cfg.StopEvery == 0 && n < cfg.Draws {
-						enough, ok := stops.check(n, c, draws[:n])
-						if !ok {
-							interrupted[c] = true
-							break loop
-						}
-						if enough {
-							if cfg.Progress != nil {
-								cfg.Progress(c, it, total)
-							}
-							break loop
-						}
-					}
-				}
-				if cfg.Progress != nil {
-					cfg.Progress(c, it, total)
-				}
-			}
-			if evs != nil && !interrupted[c] {
-				evs[c], err = ch.chainEvidence(evidenceRand(cfg.Seed, c), *cfg.Evidence)
-				switch {
-				case errors.Is(err, errEvidenceCut):
-					interrupted[c] = true // every draw made; no evidence
-				case err != nil:
-					errs[c] = fmt.Errorf("%w (chain %d)", err, c)
-				}
-			}
-			res.Draws[c] = draws[:n]
-			if times != nil {
-				res.Times[c] = times[:n]
-			}
-			res.ChainStats[c] = ch.stats.Clone()
-			res.Tunings[c] = ch.Tunings()
-			ladders[c] = ch.lad
-			if !tSample.IsZero() {
-				res.SamplingTimes[c] = time.Since(tSample)
-			}
-			if c == 0 {
-				res.Betas = append([]float64(nil), ch.betas...)
-				res.SubsetSizes = append([]int(nil), ch.sizes...)
-			}
-		})
+	for c := range cfg.Chains {
+		wg.Go(func() { r.runChain(c) })
 	}
 	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
-	}
-	if slices.Contains(cpuOK, false) {
-		res.ChainCPU = nil
-	}
-	for c := range C {
-		if len(res.ChainStats[c].Levels) != len(res.ChainStats[0].Levels) {
-			// Only if a chain could not move onto the pooled ladder.
-			return nil, fmt.Errorf("tempering: chains 0 and %d ended warm-up on different ladders", c)
-		}
-	}
-	for c := range C {
-		res.Stats.Merge(&res.ChainStats[c])
-		res.Interrupted = res.Interrupted || interrupted[c]
-	}
-	if stops != nil && !res.Interrupted {
-		res.StoppedAt = stops.stoppedAt()
-	}
-	res.Ladder = ladderInfo(&cfg, res, ladders[0])
-	if evs != nil && !res.Interrupted {
-		if res.Evidence, err = CombineEvidence(evs); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return r.finish(ctx)
 }

@@ -22,7 +22,7 @@ func TestGOMAXPROCSInvariance(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5}} {
 		for _, d := range allDrivers {
-			s := &Settings{Driver: d, Kernel: k, Swap: DEO, Chains: 3, Warmup: 50, Draws: 200, Thin: 2, Seed: 42}
+			s := &Settings{Sampler: Sampler{Driver: d, Kernel: k, Swap: DEO}, Control: Control{Chains: 3, Warmup: 50, Draws: 200, Thin: 2, Seed: 42}}
 			runtime.GOMAXPROCS(1)
 			r1, err := Run(context.Background(), tg, s)
 			if err != nil {
@@ -56,7 +56,7 @@ func TestNoAllocs(t *testing.T) {
 				// of a round allocates (TestNoAllocsAfterAdaptiveWarmup
 				// covers sampling after it); the kernels' adaptation must
 				// not.
-				c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Swap: sched, Ladder: LadderFixed}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
+				c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: d, Kernel: k, Swap: sched, Ladder: LadderFixed}}, rand.New(rand.NewPCG(1, 2)), []float64{1, 0, 0})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -88,7 +88,7 @@ func TestEvalCounts(t *testing.T) {
 	sizes := SubsetSizes(betas, 40)
 	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: L}} {
 		for _, d := range allDrivers {
-			c, err := NewChain(tg, &Settings{Driver: d, Kernel: k, Levels: M, Swap: Sweep, BaseSteps: NoBaseSteps}, rand.New(rand.NewPCG(3, 4)), []float64{1, -0.5, 0.3})
+			c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: d, Kernel: k, Levels: M, Swap: Sweep, BaseSteps: NoBaseSteps}}, rand.New(rand.NewPCG(3, 4)), []float64{1, -0.5, 0.3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +185,7 @@ func TestEvalCounts(t *testing.T) {
 func TestSubsets(t *testing.T) {
 	tg := newMVNTarget(50, 2, 1)
 	for _, d := range []Driver{SPT, STT} {
-		c, err := NewChain(tg, &Settings{Driver: d, Kernel: MH{}, Swap: Sweep}, rand.New(rand.NewPCG(5, 6)), []float64{1, -0.5, 0.3})
+		c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: d, Kernel: MH{}, Swap: Sweep}}, rand.New(rand.NewPCG(5, 6)), []float64{1, -0.5, 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +264,7 @@ func (f failTarget) Clone() (Target, error) { return f, nil }
 func TestFailedEvaluations(t *testing.T) {
 	for _, k := range []Kernel{MH{Sigma: 0.5}, HMC{StepSize: 0.2, Steps: 5}} {
 		for _, d := range allDrivers {
-			res, err := Run(context.Background(), failTarget{}, &Settings{Driver: d, Kernel: k, Swap: Sweep, Warmup: NoWarmup, Draws: 500, Init: [][]float64{{0}}})
+			res, err := Run(context.Background(), failTarget{}, &Settings{Sampler: Sampler{Driver: d, Kernel: k, Swap: Sweep}, Control: Control{Warmup: NoWarmup, Draws: 500, Init: [][]float64{{0}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +285,7 @@ func TestFailedEvaluations(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Run(context.Background(), failTarget{}, &Settings{Driver: None, Kernel: MH{}, Warmup: NoWarmup, Init: [][]float64{{2}}}); err == nil || !strings.Contains(err.Error(), "−∞") {
+	if _, err := Run(context.Background(), failTarget{}, &Settings{Sampler: Sampler{Driver: None, Kernel: MH{}}, Control: Control{Warmup: NoWarmup, Init: [][]float64{{2}}}}); err == nil || !strings.Contains(err.Error(), "−∞") {
 		t.Errorf("start in the failing region: got error %v", err)
 	}
 }
@@ -318,7 +318,7 @@ func (b boxTarget) Clone() (Target, error) { return b, nil }
 // density is a legitimate value); MH just rejects such proposals.
 func TestZeroDensityDivergent(t *testing.T) {
 	for _, k := range []Kernel{MH{Sigma: 0.5}, HMC{StepSize: 0.3, Steps: 5}} {
-		res, err := Run(context.Background(), boxTarget{}, &Settings{Driver: None, Kernel: k, Warmup: NoWarmup, Draws: 300, Init: [][]float64{{0}}})
+		res, err := Run(context.Background(), boxTarget{}, &Settings{Sampler: Sampler{Driver: None, Kernel: k}, Control: Control{Warmup: NoWarmup, Draws: 300, Init: [][]float64{{0}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,14 +345,17 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var calls atomic.Int64
-	res, err := Run(ctx, tg, &Settings{Driver: PT, Kernel: MH{}, Swap: Sweep, Warmup: NoWarmup, Draws: 100000, RecordTimes: true, Progress: func(c, it, total int) {
-		if calls.Add(1) == 300 {
-			cancel()
-		}
-		if total != 100000 {
-			t.Errorf("progress total %d", total)
-		}
-	}})
+	res, err := Run(ctx, tg, &Settings{
+		Sampler: Sampler{Driver: PT, Kernel: MH{}, Swap: Sweep},
+		Control: Control{Warmup: NoWarmup, Draws: 100000, RecordTimes: true, Progress: func(c, it, total int) {
+			if calls.Add(1) == 300 {
+				cancel()
+			}
+			if total != 100000 {
+				t.Errorf("progress total %d", total)
+			}
+		}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +380,7 @@ func TestCancel(t *testing.T) {
 	if total == 0 {
 		t.Error("no draws before the interruption")
 	}
-	full, err := Run(context.Background(), tg, &Settings{Driver: None, Kernel: MH{}, Warmup: NoWarmup, Draws: 10})
+	full, err := Run(context.Background(), tg, &Settings{Sampler: Sampler{Driver: None, Kernel: MH{}}, Control: Control{Warmup: NoWarmup, Draws: 10}})
 	if err != nil || full.Interrupted || len(full.Draws) != 3 || len(full.Draws[2]) != 10 {
 		t.Errorf("uninterrupted run: %v, %+v", err, full)
 	}
@@ -415,7 +418,7 @@ func TestCancelInsideIteration(t *testing.T) {
 	for _, k := range []Kernel{MH{}, HMC{StepSize: 0.05, Steps: 5}} {
 		for _, d := range allDrivers {
 			name := fmt.Sprintf("%T/%v", k, d)
-			s := &Settings{Driver: d, Kernel: k, Swap: Sweep, Chains: 1, Warmup: 3, Seed: 7}
+			s := &Settings{Sampler: Sampler{Driver: d, Kernel: k, Swap: Sweep}, Control: Control{Chains: 1, Warmup: 3, Seed: 7}}
 			// Evaluations to the end of draw n, and of draw n+1.
 			evals := func(draws int) (int, *Result) {
 				var calls, after int
@@ -456,14 +459,14 @@ func TestCancelInsideIteration(t *testing.T) {
 func TestSettingsValidation(t *testing.T) {
 	tg := newMVNTarget(10, 2, 1)
 	for _, s := range []Settings{
-		{Chains: -1}, {Warmup: -2}, {Draws: -2}, {Thin: -1}, {Levels: -2},
-		{Draws: 2, Thin: math.MaxInt}, {Warmup: math.MaxInt - 1, Draws: 2},
-		{Driver: PT, BetaMin: 1.5}, {Driver: PT, BetaMin: -0.1},
-		{Betas: []float64{0.9, 0.5}}, {Betas: []float64{1, 0.5, 0.7}}, {Betas: []float64{1}}, {Betas: []float64{1, 0}},
-		{Driver: Driver(9)}, {Swap: SwapSchedule(5)},
-		{Kernel: MH{Sigma: -1}}, {Kernel: HMC{Steps: -1}}, {Kernel: HMC{StepSize: -0.1}}, {Kernel: HMC{Jitter: 1}},
-		{Kernel: HMC{TargetAccept: 1.5}},
-		{Init: [][]float64{{0, 0}}}, {Init: [][]float64{{0, 0, 0}, {0, 0, 0}}},
+		{Control: Control{Chains: -1}}, {Control: Control{Warmup: -2}}, {Control: Control{Draws: -2}}, {Control: Control{Thin: -1}}, {Sampler: Sampler{Levels: -2}},
+		{Control: Control{Draws: 2, Thin: math.MaxInt}}, {Control: Control{Warmup: math.MaxInt - 1, Draws: 2}},
+		{Sampler: Sampler{Driver: PT, BetaMin: 1.5}}, {Sampler: Sampler{Driver: PT, BetaMin: -0.1}},
+		{Sampler: Sampler{Betas: []float64{0.9, 0.5}}}, {Sampler: Sampler{Betas: []float64{1, 0.5, 0.7}}}, {Sampler: Sampler{Betas: []float64{1}}}, {Sampler: Sampler{Betas: []float64{1, 0}}},
+		{Sampler: Sampler{Driver: Driver(9)}}, {Sampler: Sampler{Swap: SwapSchedule(5)}},
+		{Sampler: Sampler{Kernel: MH{Sigma: -1}}}, {Sampler: Sampler{Kernel: HMC{Steps: -1}}}, {Sampler: Sampler{Kernel: HMC{StepSize: -0.1}}}, {Sampler: Sampler{Kernel: HMC{Jitter: 1}}},
+		{Sampler: Sampler{Kernel: HMC{TargetAccept: 1.5}}},
+		{Control: Control{Init: [][]float64{{0, 0}}}}, {Control: Control{Init: [][]float64{{0, 0, 0}, {0, 0, 0}}}},
 	} {
 		if _, err := Run(context.Background(), tg, &s); err == nil {
 			t.Errorf("settings %+v: no error", s)
@@ -493,7 +496,7 @@ func TestSettingsValidation(t *testing.T) {
 // acceptance during warm-up and freezes it afterwards.
 func TestAdaptation(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
-	c, err := NewChain(tg, &Settings{Driver: None, Kernel: HMC{StepSize: 0.001, Steps: 5, Adapt: AdaptStep}}, rand.New(rand.NewPCG(1, 1)), []float64{1, -0.5, 0.3})
+	c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: None, Kernel: HMC{StepSize: 0.001, Steps: 5, Adapt: AdaptStep}}}, rand.New(rand.NewPCG(1, 1)), []float64{1, -0.5, 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +529,7 @@ func TestBaseSteps(t *testing.T) {
 	tg := newMVNTarget(40, 2, 1)
 	for _, d := range []Driver{TT, STT} {
 		for base, want := range map[int]int64{NoBaseSteps: 0, 0: 1, 2: 2} {
-			c, err := NewChain(tg, &Settings{Driver: d, Kernel: HMC{StepSize: 0.05, Steps: 3}, BaseSteps: base}, rand.New(rand.NewPCG(1, 1)), []float64{0.1, 0.2, 0.3})
+			c, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: d, Kernel: HMC{StepSize: 0.05, Steps: 3}, BaseSteps: base}}, rand.New(rand.NewPCG(1, 1)), []float64{0.1, 0.2, 0.3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -538,7 +541,7 @@ func TestBaseSteps(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewChain(tg, &Settings{Driver: TT, BaseSteps: -2}, rand.New(rand.NewPCG(1, 1)), []float64{0, 0, 0}); err == nil {
+	if _, err := NewChain(tg, &Settings{Sampler: Sampler{Driver: TT, BaseSteps: -2}}, rand.New(rand.NewPCG(1, 1)), []float64{0, 0, 0}); err == nil {
 		t.Error("BaseSteps −2 accepted")
 	}
 }

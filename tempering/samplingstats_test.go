@@ -12,7 +12,7 @@ import (
 func TestSamplingCounts(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	const warmup, draws = 60, 40
-	res, err := Run(context.Background(), tg, &Settings{Driver: PT, Kernel: HMC{Steps: 5}, Swap: Sweep, Ladder: LadderFixed, Levels: 3, Chains: 2, Warmup: warmup, Draws: draws, Seed: 3})
+	res, err := Run(context.Background(), tg, &Settings{Sampler: Sampler{Driver: PT, Kernel: HMC{Steps: 5}, Swap: Sweep, Ladder: LadderFixed, Levels: 3}, Control: Control{Chains: 2, Warmup: warmup, Draws: draws, Seed: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

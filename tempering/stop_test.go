@@ -35,7 +35,7 @@ func (r *countRule) Enough(draws [][][]float64) bool {
 func TestStopRule(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	for _, d := range []Driver{None, PT, STT} {
-		base := Settings{Driver: d, Kernel: MH{}, Chains: 3, Warmup: 60, Draws: 400, Thin: 2, Seed: 7}
+		base := Settings{Sampler: Sampler{Driver: d, Kernel: MH{}}, Control: Control{Chains: 3, Warmup: 60, Draws: 400, Thin: 2, Seed: 7}}
 		full, err := Run(context.Background(), tg, &base)
 		if err != nil {
 			t.Fatal(err)
@@ -83,8 +83,10 @@ func TestStopRuleCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var last atomic.Int64
-	res, err := Run(ctx, tg, &Settings{Driver: PT, Kernel: MH{}, Chains: 4, Warmup: 20, Draws: 1000, Seed: 1,
-		Stop: cancelRule{cancel}, StopEvery: 25, Progress: func(c, it, total int) { last.Store(int64(it)) }})
+	res, err := Run(ctx, tg, &Settings{
+		Sampler: Sampler{Driver: PT, Kernel: MH{}},
+		Control: Control{Chains: 4, Warmup: 20, Draws: 1000, Seed: 1, Stop: cancelRule{cancel}, StopEvery: 25, Progress: func(c, it, total int) { last.Store(int64(it)) }},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +98,10 @@ func TestStopRuleCancel(t *testing.T) {
 			t.Errorf("chain %d: %d draws after a cancel at the first checkpoint", c, len(d))
 		}
 	}
-	if _, err := Run(context.Background(), failTarget{}, &Settings{Driver: PT, Kernel: MH{}, Chains: 2,
-		Init: [][]float64{{0}, {100}}, Stop: &countRule{at: 1 << 30}, StopEvery: 5}); err == nil {
+	if _, err := Run(context.Background(), failTarget{}, &Settings{
+		Sampler: Sampler{Driver: PT, Kernel: MH{}},
+		Control: Control{Chains: 2, Init: [][]float64{{0}, {100}}, Stop: &countRule{at: 1 << 30}, StopEvery: 5},
+	}); err == nil {
 		t.Error("a chain started where the density fails: no error")
 	}
 }
@@ -108,7 +112,7 @@ func TestStopRuleCancel(t *testing.T) {
 func TestStopRuleGOMAXPROCS(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	s := &Settings{Driver: PT, Chains: 3, Warmup: 200, Draws: 5000, Seed: 3, Stop: diag.StopRule{MinESS: 400}}
+	s := &Settings{Sampler: Sampler{Driver: PT}, Control: Control{Chains: 3, Warmup: 200, Draws: 5000, Seed: 3, Stop: diag.StopRule{MinESS: 400}}}
 	var res [2]*Result
 	for i, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)

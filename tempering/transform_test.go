@@ -84,8 +84,10 @@ func TestReparamGradient(t *testing.T) {
 func TestRunTransformDraws(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
 	init := []float64{3, -0.2, 0.3} // v_0 = asinh 3 ≈ 1.82
-	s := &Settings{Driver: None, Kernel: HMC{StepSize: 1e-4, Steps: 1, Adapt: AdaptNone}, Chains: 2, Draws: 1, Warmup: 0,
-		Init: [][]float64{init}, Transform: sinhFirst{}, Seed: 3}
+	s := &Settings{
+		Sampler: Sampler{Driver: None, Kernel: HMC{StepSize: 1e-4, Steps: 1, Adapt: AdaptNone}, Transform: sinhFirst{}},
+		Control: Control{Chains: 2, Draws: 1, Warmup: 0, Init: [][]float64{init}, Seed: 3},
+	}
 	res, err := Run(context.Background(), tg, s)
 	if err != nil {
 		t.Fatal(err)

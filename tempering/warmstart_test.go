@@ -133,7 +133,7 @@ func TestWarmStartApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Settings{Driver: None, Kernel: PerLevel{Target: HMC{Length: 1.5, Jitter: 0.2}, Hot: MH{}}, Draws: 20, Seed: 1}
+	s := Settings{Sampler: Sampler{Driver: None, Kernel: PerLevel{Target: HMC{Length: 1.5, Jitter: 0.2}, Hot: MH{}}}, Control: Control{Draws: 20, Seed: 1}}
 	ws.Apply(&s)
 	if s.Warmup != WarmStartWarmup || len(s.Init) != 3 || s.InitTuning == nil {
 		t.Fatalf("Apply set Warmup %d, %d starts, tuning %v", s.Warmup, len(s.Init), s.InitTuning)
@@ -160,7 +160,7 @@ func TestWarmStartApply(t *testing.T) {
 // round(Length/ε) leapfrog steps per transition.
 func TestHMCLength(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
-	res, err := Run(context.Background(), tg, &Settings{Driver: None, Kernel: HMC{StepSize: 0.1, Length: 0.55, Adapt: AdaptNone}, Warmup: NoWarmup, Draws: 40, Chains: 1, Seed: 1})
+	res, err := Run(context.Background(), tg, &Settings{Sampler: Sampler{Driver: None, Kernel: HMC{StepSize: 0.1, Length: 0.55, Adapt: AdaptNone}}, Control: Control{Warmup: NoWarmup, Draws: 40, Chains: 1, Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func TestRunSamplerSetup(t *testing.T) {
 	defer close(bt.release) // lets the abandoned Run end
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	st := &tempering.Settings{Driver: tempering.None, Kernel: tempering.MH{Sigma: 1}, Chains: 1, Draws: 10, Seed: 1}
+	st := &tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None, Kernel: tempering.MH{Sigma: 1}}, Control: tempering.Control{Chains: 1, Draws: 10, Seed: 1}}
 	start := time.Now()
 	_, err := runSampler(ctx, bt, st)
 	took := time.Since(start)

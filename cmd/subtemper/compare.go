@@ -37,20 +37,23 @@ has them. A difference of less than about 2 standard errors does not separate tw
 
 // compareFit is one fit in the comparison.
 type compareFit struct {
-	Dir      string  `json:"dir"`
-	Kernel   string  `json:"kernel,omitempty"`
-	Sampler  string  `json:"sampler"`
-	N        int     `json:"n"`
-	DataFile string  `json:"data_file,omitempty"`
-	LogZ     *numSE  `json:"log_evidence,omitempty"`
-	DLogZ    *numSE  `json:"log_evidence_diff,omitempty"`
-	ELPD     *numSE  `json:"elpd_loo,omitempty"`
-	DELPD    *numSE  `json:"elpd_loo_diff,omitempty"`
-	PLOO     *num    `json:"p_loo,omitempty"`
-	KOver07  *int    `json:"k_over_0_7,omitempty"`
-	HeldOut  *heldJS `json:"held_out,omitempty"`
-	DMLPD    *num    `json:"held_out_mlpd_diff,omitempty"`
-	pointwis []float64
+	Dir      string `json:"dir"`
+	Kernel   string `json:"kernel,omitempty"`
+	Sampler  string `json:"sampler"`
+	N        int    `json:"n"`
+	DataFile string `json:"data_file,omitempty"`
+	// DataSHA256 is summary.json's data.sha256, the checksum of the data
+	// fitted (absent in fits written before it was recorded).
+	DataSHA256 string  `json:"data_sha256,omitempty"`
+	LogZ       *numSE  `json:"log_evidence,omitempty"`
+	DLogZ      *numSE  `json:"log_evidence_diff,omitempty"`
+	ELPD       *numSE  `json:"elpd_loo,omitempty"`
+	DELPD      *numSE  `json:"elpd_loo_diff,omitempty"`
+	PLOO       *num    `json:"p_loo,omitempty"`
+	KOver07    *int    `json:"k_over_0_7,omitempty"`
+	HeldOut    *heldJS `json:"held_out,omitempty"`
+	DMLPD      *num    `json:"held_out_mlpd_diff,omitempty"`
+	pointwis   []float64
 }
 
 // numSE is an estimate with its standard error.
@@ -139,6 +142,9 @@ func readFit(dir string) (compareFit, error) {
 	if p, ok := s.Data["file"].(string); ok {
 		cf.DataFile = p
 	}
+	if h, ok := s.Data["sha256"].(string); ok {
+		cf.DataSHA256 = h
+	}
 	val := func(p *float64) num {
 		if p == nil {
 			return num(math.NaN())
@@ -202,6 +208,19 @@ func readLOOCSV(path string) ([]float64, error) {
 	return out, nil
 }
 
+// sameData reports whether two fits were fitted to the same data: the same
+// N and the same checksum of the data, or, for fits that record no
+// checksum, the same data file path.
+func sameData(a, b *compareFit) bool {
+	if a.N != b.N {
+		return false
+	}
+	if a.DataSHA256 != "" && b.DataSHA256 != "" {
+		return a.DataSHA256 == b.DataSHA256
+	}
+	return a.DataFile == b.DataFile
+}
+
 // compareFits reads the fits and takes the differences.
 func compareFits(dirs []string) (*compareJSON, error) {
 	out := &compareJSON{Warnings: []string{}}
@@ -214,7 +233,7 @@ func compareFits(dirs []string) (*compareJSON, error) {
 	}
 	fits := out.Fits
 	for i := 1; i < len(fits); i++ {
-		if fits[i].N != fits[0].N || fits[i].DataFile != fits[0].DataFile {
+		if !sameData(&fits[0], &fits[i]) {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s and %s were fitted to different data (%s, N = %d; %s, N = %d): their evidences and elpd_loo do not compare",
 				fits[0].Dir, fits[i].Dir, fits[0].DataFile, fits[0].N, fits[i].DataFile, fits[i].N))
 		}

@@ -190,3 +190,49 @@ func TestEvidenceCLI(t *testing.T) {
 		t.Errorf("no learning curve: %v", err)
 	}
 }
+
+// TestCompareSameData: compare tells fits of the same data by the data's
+// checksum, not by the path the data were read from, and falls back to
+// the path for fits that record no checksum.
+func TestCompareSameData(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, file, sha string) string {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := map[string]any{"n": 10, "file": file}
+		if sha != "" {
+			data["sha256"] = sha
+		}
+		b, _ := json.Marshal(map[string]any{"command": "gp", "sampler": "pt", "data": data, "evidence": map[string]any{"log_z": -3.5, "se": 0.1}})
+		if err := os.WriteFile(filepath.Join(d, "summary.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name              string
+		fileA, shaA       string
+		fileB, shaB       string
+		wantDifferentData bool
+	}{
+		{"same data, other path", "d.csv", "ab12", "/home/u/d.csv", "ab12", false},
+		{"other data, same path", "d.csv", "ab12", "d.csv", "cd34", true},
+		{"no checksum, same path", "d.csv", "", "d.csv", "", false},
+		{"no checksum, other path", "d.csv", "", "e.csv", "", true},
+	} {
+		a, b := write(c.name+"-a", c.fileA, c.shaA), write(c.name+"-b", c.fileB, c.shaB)
+		out, err := compareFits([]string{a, b})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := false
+		for _, w := range out.Warnings {
+			got = got || strings.Contains(w, "different data")
+		}
+		if got != c.wantDifferentData {
+			t.Errorf("%s: warned of different data: %v, want %v (warnings %q)", c.name, got, c.wantDifferentData, out.Warnings)
+		}
+	}
+}

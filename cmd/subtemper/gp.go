@@ -269,7 +269,7 @@ func (f *gpFlags) newJob(ctx context.Context, io *stdio, fs *flagSet, st *temper
 	var test *subtemper.TestData
 	if f.predict != "" {
 		var err error
-		if test, err = readPredictInputs(ctx, f.predict, f.maxMemory, data); err != nil {
+		if test, err = readPredictInputs(ctx, f.predict, f.maxMemory, data, f.model.dropNA); err != nil {
 			return nil, nil, err
 		}
 	}

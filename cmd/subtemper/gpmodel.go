@@ -22,7 +22,7 @@ type gpModelFlags struct {
 
 // Help of the prior flags; the defaults are the paper's (§4.2).
 const (
-	priorEllHelp = "prior of every length scale ℓ_d: lognormal:MU,SIGMA (log ℓ_d ~ N(MU, SIGMA²); SIGMA > 0)"
+	priorEllHelp = "prior of every length scale ℓ_d: lognormal:MU,SIGMA (log ℓ_d ~ N(MU, SIGMA²); SIGMA > 0) or invhalft:NU,S (1/ℓ_d ~ half-Student-t with NU degrees of freedom and scale S, both > 0, which lets an unused input's ℓ_d grow without bound)"
 	priorSFHelp  = "prior of the signal sd σf: gamma:SHAPE,RATE (mean SHAPE/RATE; both > 0)"
 	priorSNHelp  = "prior of the noise sd σn: gamma:SHAPE,RATE (mean SHAPE/RATE; both > 0)"
 )
@@ -35,7 +35,7 @@ func (f *gpModelFlags) define(fs *flagSet) {
 	fs.str(&f.priorSN, "prior-sn", fmt.Sprintf("gamma:%g,%g", gp.PaperNoiseShape, gp.PaperNoiseRate), priorSNHelp)
 	fs.str(&f.inputs, "inputs", "", "comma-separated input columns of --data to use, in this order (default: every column but the target)")
 	fs.str(&f.exclude, "exclude", "", "comma-separated input columns of --data to leave out (the others are used in file order); they may hold anything, text included")
-	fs.boolean(&f.dropNA, "drop-na", false, "drop the rows of --data whose target or inputs are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error")
+	fs.boolean(&f.dropNA, "drop-na", false, "drop the rows of --data (and of the --predict file) whose target or inputs are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error")
 }
 
 // kernelFamily parses --kernel.
@@ -49,9 +49,26 @@ func (f *gpModelFlags) kernelFamily() (gp.Kernel, error) {
 
 // prior parses the prior flags.
 func (f *gpModelFlags) prior() (gp.Prior, error) {
-	mu, sigma, err := parsePriorFlag("prior-ell", f.priorEll, "lognormal", "MU,SIGMA", false)
-	if err != nil {
-		return gp.Prior{}, err
+	var ell gp.Prior
+	fam, _, _ := strings.Cut(strings.TrimSpace(f.priorEll), ":")
+	switch fam = strings.TrimSpace(fam); {
+	case strings.Contains(f.priorEll, ":") && !strings.EqualFold(fam, string(gp.LengthLogNormal)) && !strings.EqualFold(fam, string(gp.LengthInvHalfT)):
+		return gp.Prior{}, usagef("--prior-ell %q: the family must be lognormal or invhalft (e.g. --prior-ell lognormal:0.5,1 or --prior-ell invhalft:3,1)", f.priorEll)
+	case strings.EqualFold(fam, string(gp.LengthInvHalfT)):
+		nu, s, err := parsePriorFlag("prior-ell", f.priorEll, string(gp.LengthInvHalfT), "NU,S", true)
+		if err != nil {
+			return gp.Prior{}, err
+		}
+		ell = gp.Prior{LengthFamily: gp.LengthInvHalfT, LengthDF: nu, LengthScale: s}
+	default:
+		mu, sigma, err := parsePriorFlag("prior-ell", f.priorEll, string(gp.LengthLogNormal), "MU,SIGMA", false)
+		if err != nil {
+			return gp.Prior{}, err
+		}
+		if med := math.Exp(mu); !(med > 0) || math.IsInf(med, 0) {
+			return gp.Prior{}, usagef("--prior-ell: MU = %v puts the median length scale e^MU outside the floating-point range", mu)
+		}
+		ell = gp.Prior{LengthMedian: math.Exp(mu), LengthSigma: sigma}
 	}
 	af, bf, err := parsePriorFlag("prior-sf", f.priorSF, "gamma", "SHAPE,RATE", true)
 	if err != nil {
@@ -61,10 +78,8 @@ func (f *gpModelFlags) prior() (gp.Prior, error) {
 	if err != nil {
 		return gp.Prior{}, err
 	}
-	if med := math.Exp(mu); !(med > 0) || math.IsInf(med, 0) {
-		return gp.Prior{}, usagef("--prior-ell: MU = %v puts the median length scale e^MU outside the floating-point range", mu)
-	}
-	return gp.Prior{LengthMedian: math.Exp(mu), LengthSigma: sigma, SignalShape: af, SignalRate: bf, NoiseShape: an, NoiseRate: bn}, nil
+	ell.SignalShape, ell.SignalRate, ell.NoiseShape, ell.NoiseRate = af, bf, an, bn
+	return ell, nil
 }
 
 // parsePriorFlag parses FAMILY:A,B. Both must be finite; B must be
@@ -134,6 +149,10 @@ func nameList(flag, s string) ([]string, error) {
 
 // priorLine describes a prior in one line.
 func priorLine(p gp.Prior) string {
-	return fmt.Sprintf("ℓ_d ~ LogNormal(%s, %s), σf ~ Gamma(%s, rate %s), σn ~ Gamma(%s, rate %s)",
-		fmtNum(p.Mu0()), fmtNum(p.LengthSigma), fmtNum(p.SignalShape), fmtNum(p.SignalRate), fmtNum(p.NoiseShape), fmtNum(p.NoiseRate))
+	ell := fmt.Sprintf("ℓ_d ~ LogNormal(%s, %s)", fmtNum(p.Mu0()), fmtNum(p.LengthSigma))
+	if p.LengthFamily == gp.LengthInvHalfT {
+		ell = fmt.Sprintf("1/ℓ_d ~ half-t(%s, scale %s)", fmtNum(p.LengthDF), fmtNum(p.LengthScale))
+	}
+	return fmt.Sprintf("%s, σf ~ Gamma(%s, rate %s), σn ~ Gamma(%s, rate %s)",
+		ell, fmtNum(p.SignalShape), fmtNum(p.SignalRate), fmtNum(p.NoiseShape), fmtNum(p.NoiseRate))
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -102,7 +104,9 @@ func TestGPModelFlagErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--prior-ell", "gamma:1,2"}, "--prior-ell \"gamma:1,2\": the family must be lognormal"},
+		{[]string{"--prior-ell", "gamma:1,2"}, "--prior-ell \"gamma:1,2\": the family must be lognormal or invhalft"},
+		{[]string{"--prior-ell", "invhalft:0,1"}, "NU must be positive"},
+		{[]string{"--prior-ell", "invhalft:3"}, "1 parameter, want 2"},
 		{[]string{"--prior-ell", "lognormal:1,0"}, "SIGMA must be positive"},
 		{[]string{"--prior-ell", "lognormal:1e9,1"}, "outside the floating-point range"},
 		{[]string{"--prior-sf", "gamma:0,1"}, "SHAPE must be positive"},
@@ -129,4 +133,59 @@ func TestGPModelFlagErrors(t *testing.T) {
 	args = []string{"eval", "gp", "--data", p, "--exclude", "x2", "--lengthscales", "1,1", "--sf", "1", "--sn", "0.5", "--prior-sf", "gamma:2,2", "--json"}
 	r = runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
+}
+
+// TestGPInvHalfTPrior: --prior-ell invhalft:NU,S reaches summary.json and
+// the saved fit, whose predictions predict --fit reproduces.
+func TestGPInvHalfTPrior(t *testing.T) {
+	dir := t.TempDir()
+	all, _, err := gp.Synthetic(30, 2, 7, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, _ := all.Prefix(24)
+	trainPath := filepath.Join(dir, "train.csv")
+	if err := gp.WriteCSVFile(trainPath, train); err != nil {
+		t.Fatal(err)
+	}
+	test := writeTestCSV(t, dir, "test.csv", all, 24, 30, true)
+	out := filepath.Join(dir, "fit")
+	args := []string{"gp", "--data", trainPath, "--prior-ell", "invhalft:2,0.5", "--sampler", "none", "--inner", "mh",
+		"--warmup", "10", "--draws", "20", "--out", out, "--predict", test, "--quiet"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	s := readJSON(t, filepath.Join(out, "summary.json"))
+	// summary.json's data checksum is that of the saved fit's data file.
+	raw, err := os.ReadFile(filepath.Join(out, subtemper.FitDataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s["data"].(map[string]any)["sha256"], fmt.Sprintf("%x", sha256.Sum256(raw)); got != want {
+		t.Errorf("summary.json data.sha256 = %v, want %s (the SHA-256 of %s)", got, want, subtemper.FitDataFile)
+	}
+	ell := s["data"].(map[string]any)["prior"].(map[string]any)["ell"].(map[string]any)
+	if ell["family"] != "invhalft" || ell["df"] != 2.0 || ell["scale"] != 0.5 {
+		t.Errorf("summary.json data.prior.ell = %v, want invhalft, df 2, scale 0.5", ell)
+	}
+	fit, err := subtemper.LoadGPFit(out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fit.Close()
+	want, err := gp.Prior{LengthFamily: gp.LengthInvHalfT, LengthDF: 2, LengthScale: 0.5}.WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.Prior != want {
+		t.Errorf("saved fit's prior %+v, want %+v", fit.Prior, want)
+	}
+	out2 := filepath.Join(dir, "again")
+	args = []string{"predict", "--fit", out, "--data", test, "--out", out2, "--quiet"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	a, _ := os.ReadFile(filepath.Join(out, "predictions.csv"))
+	b, _ := os.ReadFile(filepath.Join(out2, "predictions.csv"))
+	if string(a) != string(b) {
+		t.Errorf("predict --fit gives other predictions than gp --predict")
+	}
 }

@@ -187,7 +187,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 			fmtRhat(float64(s.MaxRhat)), fmtESS(float64(s.MinESSBulk)), fmtESS(float64(s.MinESSTail)),
 			fmtRhat(float64(s.MedianRhat)), fmtRhat(float64(s.MedianRhatPaper)),
 			fmtESS(float64(s.MedianESSBulk)), fmtNum(float64(s.MedianESSBulkPerSecond)))
-		fmt.Fprintf(w, "(ess_bulk/s, per CPU-second: %s)\n", essPerSecondIs)
+		fmt.Fprintf(w, "(ess_bulk/s, per CPU-second: %s)\n%s", essPerSecondIs, ebfmiLine(s))
 		if s.Draws.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", s.Draws.Note)
 		}
@@ -252,6 +252,19 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	}
 }
 
+// ebfmiLine gives each chain's E-BFMI of the target level's energies, a
+// line ending in a newline ("" when the run recorded none).
+func ebfmiLine(s *runSummary) string {
+	if len(s.EBFMI) == 0 {
+		return ""
+	}
+	b := make([]string, len(s.EBFMI))
+	for i, v := range s.EBFMI {
+		b[i] = fmtRate(v)
+	}
+	return fmt.Sprintf("E-BFMI per chain (%s at the target level's draws): %s (Stan warns below %.1f)\n", s.Inner, strings.Join(b, ", "), diag.EBFMIMin)
+}
+
 // stepOrPaper returns ε, or the paper's 0.01 for 0 (the flag's default).
 func stepOrPaper(eps float64) float64 {
 	if eps == 0 {
@@ -306,6 +319,10 @@ func runWarnings(j *job, s *runSummary) []string {
 	}
 	if div > 0 {
 		w = append(w, fmt.Sprintf("%s after warm-up: the sampler met regions it could not integrate, and the draws may be biased there; try a higher --target-accept (e.g. 0.95) or --standardize", plural.Count(div, "divergent transition", "divergent transitions")))
+	}
+	if low := s.LowEBFMI(); len(low) > 0 {
+		w = append(w, fmt.Sprintf("E-BFMI below %.1f in %s %s: resampling the momentum moves the %s chains slowly through the energy distribution (heavy tails or a poorly adapted metric); try --standardize, --adapt dense or a longer --warmup and look at the energy figure (--plots)",
+			diag.EBFMIMin, plural.Word(len(low), "chain", "chains"), joinInts(low), s.Inner))
 	}
 	if len(unsettled) > 0 {
 		w = append(w, fmt.Sprintf("the step-size adaptation did not settle: mean acceptance after warm-up far below its target at level %s; run a longer --warmup", strings.Join(unsettled, ", ")))

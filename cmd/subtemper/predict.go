@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goio "io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,13 +41,15 @@ var predictColumns = []string{"y_mean", "y_sd", "y_q05", "y_q50", "y_q95", "f_me
 
 // predictionsJSON is predictions.json: held-out metrics.
 type predictionsJSON struct {
-	TestFile   string `json:"test_file"`
-	N          int    `json:"n"`
-	Draws      int    `json:"draws"`
-	RMSE       num    `json:"rmse"`
-	MLPD       num    `json:"mlpd"`
-	Coverage50 num    `json:"coverage50"`
-	Coverage90 num    `json:"coverage90"`
+	TestFile string `json:"test_file"`
+	N        int    `json:"n"`
+	// Dropped counts the test file's rows --drop-na dropped.
+	Dropped    int `json:"dropped_rows,omitempty"`
+	Draws      int `json:"draws"`
+	RMSE       num `json:"rmse"`
+	MLPD       num `json:"mlpd"`
+	Coverage50 num `json:"coverage50"`
+	Coverage90 num `json:"coverage90"`
 	// PITKS and PITKSP: the KS test of the PITs' uniformity (gp.Metrics).
 	PITKS   num     `json:"pit_ks"`
 	PITKSP  num     `json:"pit_ks_p"`
@@ -54,19 +57,32 @@ type predictionsJSON struct {
 	Backend string  `json:"backend"`
 }
 
+// dropNATestHelp is the help of predict's --drop-na.
+const dropNATestHelp = "drop the rows of the test file whose inputs (or target, where it has the target column) are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error"
+
 const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
 	"4000 (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
 
+// printDropped says how many rows of the test file --drop-na dropped, if
+// any.
+func printDropped(w goio.Writer, td *subtemper.TestData, testFile string) {
+	if td.Dropped > 0 {
+		fmt.Fprintf(w, "(--drop-na dropped %s of %s with missing values%s)\n", plural.Count(td.Dropped, "row", "rows"), testFile,
+			linesList(gp.CSVInfo{Dropped: td.Dropped, DroppedLines: td.DroppedLines}))
+	}
+}
+
 // readPredictInputs reads the test file for fit's inputs through
-// readInput (capped by maxMemory, stopped by ctx): usage errors (exit 2)
-// for missing columns, NaN and the like, errInterrupted on Ctrl-C.
-func readPredictInputs(ctx context.Context, path, maxMemory string, data *gp.Data) (*subtemper.TestData, error) {
+// readInput (capped by maxMemory, stopped by ctx), dropping the rows with
+// missing values when dropNA: usage errors (exit 2) for missing columns,
+// missing values without dropNA and the like, errInterrupted on Ctrl-C.
+func readPredictInputs(ctx context.Context, path, maxMemory string, data *gp.Data, dropNA bool) (*subtemper.TestData, error) {
 	names := make([]string, data.D)
 	for j := range names {
 		names[j] = data.InputName(j)
 	}
 	td, err := readInput(ctx, "the test file", path, maxMemory, 1, func(r *fileio.Reader) (*subtemper.TestData, error) {
-		return subtemper.ReadTestCSVFrom(r, path, names, data.TargetName())
+		return subtemper.ReadTestCSVFrom(r, path, names, data.TargetName(), subtemper.TestCSVOptions{DropNA: dropNA})
 	})
 	if errors.Is(err, errInterrupted) {
 		return nil, err
@@ -117,12 +133,13 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	written = append(written, shown(p))
 	fmt.Fprintf(io.out, "\npredictions at %s from %s %s in %.2f s (backend %s): %s\n", plural.Count(td.N, "test point", "test points"),
 		plural.Count(pred.Draws, "posterior draw", "posterior draws"), "averaged", secs, fit.Backend, shown(p))
+	printDropped(io.out, td, testFile)
 	if td.Y != nil {
 		mt, err := pred.Metrics(td.Y)
 		if err != nil {
 			return err
 		}
-		pj := predictionsJSON{TestFile: testFile, N: mt.N, Draws: pred.Draws, RMSE: num(mt.RMSE), MLPD: num(mt.MLPD),
+		pj := predictionsJSON{TestFile: testFile, N: mt.N, Dropped: td.Dropped, Draws: pred.Draws, RMSE: num(mt.RMSE), MLPD: num(mt.MLPD),
 			Coverage50: num(mt.Coverage50), Coverage90: num(mt.Coverage90), PITKS: num(mt.PITKS), PITKSP: num(mt.PITKSP), Seconds: secs, Backend: fit.Backend}
 		fmt.Fprintf(io.out, "held-out: RMSE %s, mean log predictive density %s, coverage of the 50%% interval %.3f and of the 90%% interval %.3f, PIT uniformity KS p = %.2g (%s)\n",
 			fmtNum(mt.RMSE), fmtNum(mt.MLPD), mt.Coverage50, mt.Coverage90, mt.PITKSP, plural.Count(mt.N, "point", "points"))
@@ -222,7 +239,7 @@ func writePredictionsCSV(path string, data *gp.Data, td *subtemper.TestData, p *
 type predictFlags struct {
 	fit, data, out, backend string
 	draws                   int
-	plots, quiet            bool
+	plots, quiet, dropNA    bool
 }
 
 // cmdPredict is the predict command: predictions from a saved fit.
@@ -242,6 +259,7 @@ to predictions.json.`)
 	fs.str(&f.data, "data", "", "CSV file of new inputs: a header row naming the fit's input columns (any order)")
 	fs.str(&f.out, "out", "", "folder for predictions.csv, predictions.json and figures; \"\" means the --fit folder")
 	fs.integer(&f.draws, "predict-draws", 0, predictDrawsHelp)
+	fs.boolean(&f.dropNA, "drop-na", false, dropNATestHelp)
 	fs.str(&f.backend, "backend", linalg.FastestName(), backendHelp())
 	fs.boolean(&f.plots, "plots", false, "also draw, as PNG and SVG, "+predictFiguresHelp)
 	fs.boolean(&f.quiet, "quiet", false, "no messages on stderr (errors still go there)")
@@ -266,7 +284,7 @@ to predictions.json.`)
 		return err
 	}
 	defer closeUnlessInterrupted(ctx, fit)
-	td, err := readPredictInputs(ctx, f.data, "", fit.Data)
+	td, err := readPredictInputs(ctx, f.data, "", fit.Data, f.dropNA)
 	if err != nil {
 		return err
 	}

@@ -149,7 +149,7 @@ func TestPredictBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"predict", "--fit", out, "--data", missing}, `missing input column "x1"`},
-		{[]string{"predict", "--fit", out, "--data", nan}, `nan.csv:3: column 2 ("x2"): "NaN" is not a finite number`},
+		{[]string{"predict", "--fit", out, "--data", nan}, `nan.csv:3: column 2 ("x2") holds "NaN", a missing value; drop the incomplete rows (--drop-na`},
 		{[]string{"predict", "--fit", dir, "--data", good}, "not a complete saved fit: no fit.json"},
 		{[]string{"predict", "--fit", incomplete, "--data", good}, "not a complete saved fit: its training data fit-data.csv are missing"},
 		{[]string{"predict", "--data", good}, "--fit DIR and --data FILE are both required"},
@@ -162,6 +162,50 @@ func TestPredictBadInput(t *testing.T) {
 		mustCode(t, r, 2, c.args...)
 		if !strings.Contains(r.stderr, c.want) {
 			t.Errorf("subtemper %s: stderr %q, want it to say %q", strings.Join(c.args, " "), r.stderr, c.want)
+		}
+	}
+}
+
+// TestPredictDropNA: with --drop-na, predict and gp --predict drop the
+// test file's rows with a missing input or target (NA, empty, NaN), say
+// how many and on which lines, and predict at the others; without it the
+// first missing cell is a usage error naming its line and column and
+// pointing at --drop-na.
+func TestPredictDropNA(t *testing.T) {
+	dir := t.TempDir()
+	trainPath, _ := writeGPData(t, dir, 20, 2)
+	out := filepath.Join(dir, "fit")
+	args := []string{"gp", "--data", trainPath, "--sampler", "none", "--inner", "mh", "--warmup", "10", "--draws", "20", "--out", out, "--quiet"}
+	mustCode(t, runBin(t, "", args...), 0, args...)
+	test := writeFile(t, dir, "test.csv", "x1,x2,y,note\n0.1,0.2,1,a\nNA,0.3,1,b\n0.4,,2,c\n0.5,0.6,NaN,d\n0.7,0.8,3,NA\n")
+	re := filepath.Join(dir, "re")
+	args = []string{"predict", "--fit", out, "--data", test, "--out", re, "--drop-na", "--quiet"}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if !strings.Contains(r.stdout, "--drop-na dropped 3 rows of "+test+" with missing values: lines 3, 4, 5") {
+		t.Errorf("predict --drop-na: no count of the dropped rows:\n%s", r.stdout)
+	}
+	if recs := readCSV(t, filepath.Join(re, "predictions.csv")); len(recs) != 3 {
+		t.Errorf("predictions.csv: %d rows, want a header and the 2 complete rows", len(recs))
+	}
+	if pj := readJSON(t, filepath.Join(re, "predictions.json")); pj["n"] != 2.0 || pj["dropped_rows"] != 3.0 {
+		t.Errorf("predictions.json: n %v, dropped_rows %v; want 2, 3", pj["n"], pj["dropped_rows"])
+	}
+	args = []string{"gp", "--data", trainPath, "--sampler", "none", "--inner", "mh", "--warmup", "10", "--draws", "20", "--predict", test, "--drop-na",
+		"--out", filepath.Join(dir, "gp"), "--quiet"}
+	r = runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	if !strings.Contains(r.stdout, "--drop-na dropped 3 rows of "+test) {
+		t.Errorf("gp --predict --drop-na: no count of the dropped rows:\n%s", r.stdout)
+	}
+	for _, args := range [][]string{
+		{"predict", "--fit", out, "--data", test, "--out", re},
+		{"gp", "--data", trainPath, "--predict", test, "--draws", "1000000"},
+	} {
+		r := runBin(t, "", args...)
+		mustCode(t, r, 2, args...)
+		if want := `test.csv:3: column 1 ("x1") holds "NA", a missing value; drop the incomplete rows (--drop-na`; !strings.Contains(r.stderr, want) {
+			t.Errorf("subtemper %s: stderr %q, want it to say %q", strings.Join(args, " "), r.stderr, want)
 		}
 	}
 }

@@ -59,8 +59,10 @@ type samplerDefaults struct {
 	warmup, draws, leapfrog int
 }
 
-// The defaults of the sampling commands (without --paper). They were
-// chosen by measurement: docs/ADAPTATION.md gives the figures.
+// The defaults of the sampling commands (without --paper): those of
+// subtemper.DefaultGPSettings, which are tempering's (tempering/defaults.go),
+// named as the flags name them. They were chosen by measurement:
+// docs/ADAPTATION.md gives the figures.
 const (
 	defaultSampler  = "pt"
 	defaultInner    = "hmc"
@@ -68,14 +70,15 @@ const (
 	defaultAdapt    = "diag"
 	defaultLadder   = "adaptive"
 	defaultSwap     = "deo"
-	defaultWarmup   = 400
-	defaultDraws    = 2000
-	defaultLeapfrog = 10
-	defaultJitter   = 0.2
-	defaultLevels   = 10
+	defaultWarmup   = tempering.DefaultWarmup
+	defaultDraws    = subtemper.DefaultGPDraws
+	defaultChains   = tempering.DefaultChains
+	defaultLeapfrog = tempering.DefaultLeapfrog
+	defaultJitter   = tempering.DefaultStepJitter
+	defaultLevels   = tempering.DefaultLevels
 	defaultMinESS   = subtemper.DefaultMinESS
-	paperStepSize   = 0.01
-	paperLevels     = 6
+	paperStepSize   = tempering.DefaultStepSize
+	paperLevels     = tempering.BarrierStartLevels
 )
 
 func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
@@ -85,27 +88,27 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.str(&s.sampler, "sampler", defaultSampler, "driver: none (inner kernel alone), pt, tt, spt (subsampled PT) or stt (subsampled tempered transitions)")
 	fs.str(&s.inner, "inner", defaultInner, "kernel of the target level (of every level with --hot same, and the only one with --sampler none): nuts (no-U-turn sampler), hmc (fixed L leapfrog steps) or mh (random-walk Metropolis)")
 	fs.str(&s.hot, "hot", defaultHot, "kernel of the levels above the target (pt, spt, tt, stt): mh (adapted random-walk Metropolis, --mh-steps proposals per transition: no gradient, so tempering costs little more than the target level's --inner), hmc, nuts, or same (--inner at every level, the paper's)")
-	fs.integer(&s.chains, "chains", 3, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
+	fs.integer(&s.chains, "chains", defaultChains, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
 	fs.integer(&s.warmup, "warmup", defaultWarmup, "warm-up iterations per chain, discarded; the step size, metric and ladder adapt during warm-up only")
 	fs.integer(&s.draws, "draws", defaultDraws, "draws kept per chain after warm-up: the most, when --min-ess stops sampling earlier")
-	fs.float(&s.minESS, "min-ess", defaultMinESS, fmt.Sprintf("stop sampling once every parameter's bulk- and tail-ESS reach `E` (and %d per chain) and its R-hat is below %.2f, checked every %d draws per chain (the run's draws are the first ones of the run that does not stop); the verdict's criterion is the same; 0: always make --draws draws", diag.ESSPerChainMin, diag.RhatMax, tempering.DefaultStopEvery))
+	fs.float(&s.minESS, "min-ess", defaultMinESS, fmt.Sprintf("stop sampling once every parameter's bulk- and tail-ESS reach `E` (and %d per chain) and its R-hat is below %.2f, checked every %d draws per chain (the run's draws are the first ones of the run that does not stop); 0: always make --draws draws. The verdict asks ESS ≥ %d per chain whatever E is, as diag does", diag.ESSPerChainMin, diag.RhatMax, tempering.DefaultStopEvery, diag.ESSPerChainMin))
 	fs.integer(&s.thin, "thin", 1, "keep one iteration in `K` after warm-up")
 	fs.str(&s.adapt, "adapt", defaultAdapt, "what warm-up tunes per level, as Stan does (dual averaging in Stan's windows): diag (step size and diagonal metric; mh: scale and proposal sd), dense (step size and dense metric; mh as diag), step (step size or scale only) or none (fixed --step-size or --mh-scale, the paper's)")
-	fs.float(&s.targetAccept, "target-accept", 0.8, "acceptance rate the step-size adaptation aims at, in (0,1)")
-	fs.float(&s.stepSize, "step-size", 0, "hmc and nuts leapfrog step `ε`: the fixed step with --adapt none, the initial one otherwise; 0 means 0.01 (the paper's)")
+	fs.float(&s.targetAccept, "target-accept", tempering.DefaultTargetAccept, "acceptance rate the step-size adaptation aims at, in (0,1)")
+	fs.float(&s.stepSize, "step-size", 0, fmt.Sprintf("hmc and nuts leapfrog step `ε`: the fixed step with --adapt none, the initial one otherwise; 0 means %g (the paper's)", tempering.DefaultStepSize))
 	fs.integer(&s.leapfrog, "leapfrog", defaultLeapfrog, "hmc: leapfrog steps `L` per transition")
 	fs.float(&s.stepJitter, "step-jitter", defaultJitter, "hmc: draw each transition's step uniformly in ε·(1 ± J), against trajectories that resonate with the posterior; in [0,1)")
-	fs.integer(&s.maxDepth, "max-depth", 10, "nuts: maximum tree depth (at most 2^D − 1 leapfrog steps per transition)")
+	fs.integer(&s.maxDepth, "max-depth", tempering.DefaultMaxTreeDepth, "nuts: maximum tree depth (at most 2^D − 1 leapfrog steps per transition)")
 	fs.str(&s.ladder, "ladder", defaultLadder, "adaptive: warm-up places the levels for equal swap rates (pt, spt; non-reversible PT's schedule optimisation) or equal variance of the tempered transitions' log-ratio terms (tt, stt), and chooses M unless --levels is given; fixed: the geometric ladder β_m = β*^{m/M}")
 	fs.integer(&s.levels, "levels", defaultLevels, "number `M` of levels above the target (M+1 in all); 0: M chosen by the adaptive ladder from the communication barrier Λ (⌈2Λ⌉ for pt and spt; 6 with --ladder fixed)")
-	fs.float(&s.betaMin, "beta-min", 0.125, "smallest inverse temperature `β*`, in (0,1): the hottest level's β (pt, tt) or subset fraction (spt, stt)")
+	fs.float(&s.betaMin, "beta-min", tempering.DefaultBetaMin, "smallest inverse temperature `β*`, in (0,1): the hottest level's β (pt, tt) or subset fraction (spt, stt)")
 	fs.str(&s.swap, "swap", defaultSwap, "swap schedule of pt and spt: deo (non-reversible even/odd) or sweep (the paper's)")
-	fs.integer(&s.baseSteps, "base-steps", 1, "tt and stt: ordinary transitions at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; 0: Neal's form, the target moves only through accepted tempered transitions)")
-	fs.float(&s.mhScale, "mh-scale", 0.1, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2}): fixed with --adapt none, the initial one otherwise (diag and dense also adapt a proposal sd per coordinate: mh's covariance is diagonal)")
+	fs.integer(&s.baseSteps, "base-steps", tempering.DefaultBaseSteps, "tt and stt: ordinary transitions at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; 0: Neal's form, the target moves only through accepted tempered transitions)")
+	fs.float(&s.mhScale, "mh-scale", tempering.DefaultMHScale, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2}): fixed with --adapt none, the initial one otherwise (diag and dense also adapt a proposal sd per coordinate: mh's covariance is diagonal)")
 	fs.integer(&s.mhSteps, "mh-steps", 1, "mh: proposals per transition (each one log-density evaluation without gradient)")
 	fs.str(&s.warmStart, "warm-start", "auto", fmt.Sprintf("start from the posterior mode: on finds it by L-BFGS on nested subsets of the data (256, 512, …, N observations), then the chains start around it with the Laplace covariance as metric, HMC of fixed integration time adapting its step size over %d warm-up iterations, and the kernel alone (--sampler none) when one mode was found, unless --sampler, --warmup or kernel flags say otherwise; auto: on from N = %d (docs/LARGE.md); off: the chains start at θ*, θ*/2, 2θ*", tempering.WarmStartWarmup, subtemper.WarmStartMinN))
 	fs.str(&s.maxTime, "max-time", "", "stop sampling after this wall-clock `duration` (90s, 45m, 2h), keep the draws made and judge them; \"\" or 0: no limit")
-	fs.uint64(&s.seed, "seed", 1, "seed of all the sampler's randomness")
+	fs.uint64(&s.seed, "seed", subtemper.DefaultSeed, "seed of all the sampler's randomness")
 	fs.str(&s.backend, "backend", linalg.FastestName(), backendHelp())
 
 	fs.group("Output")
@@ -231,9 +234,8 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		base = tempering.NoBaseSteps
 	}
 	st := &tempering.Settings{
-		Driver: drv, Kernel: k, Levels: levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad,
-		Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed,
-		BaseSteps: base, RecordTimes: true,
+		Sampler: tempering.Sampler{Driver: drv, Kernel: k, Levels: levels, BetaMin: s.betaMin, Swap: sw, Ladder: lad, BaseSteps: base},
+		Control: tempering.Control{Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed, RecordTimes: true},
 	}
 	if s.minESS > 0 {
 		// Judged on the command's natural units: sampleJob gives the

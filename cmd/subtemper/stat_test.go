@@ -165,16 +165,28 @@ func TestDivergencesCountedAlike(t *testing.T) {
 	}
 }
 
-// TestVerdictCriterionIsMinESS: the verdict judges by the ESS --min-ess
-// names (at least 100 per chain), and says so.
-func TestVerdictCriterionIsMinESS(t *testing.T) {
-	_, s := fakeRun(t, 0, 0, "--min-ess", "5000")
-	if s.Converged || !strings.Contains(s.Verdict, "ESS < 5000") {
-		t.Errorf("--min-ess 5000, ESS about 600: verdict %q; want NOT converged, ESS < 5000", s.Verdict)
+// TestOneESSCriterion: the verdict asks bulk- and tail-ESS ≥ 100 per
+// chain whatever --min-ess says (it only tells sampling when to stop),
+// says so, and is the verdict diag.Judge, which the diag command uses,
+// gives on the same draws.
+func TestOneESSCriterion(t *testing.T) {
+	var verdicts []string
+	for _, m := range [][]string{nil, {"--min-ess", "5000"}, {"--min-ess", "0"}} {
+		_, s := fakeRun(t, 0, 0, m...)
+		if !s.Converged || !strings.Contains(s.Verdict, "ESS ≥ 300 = 100 per chain") {
+			t.Errorf("%v, 3 chains, ESS about 600: verdict %q; want converged, ESS ≥ 300 = 100 per chain", m, s.Verdict)
+		}
+		sums := make([]diag.Summary, len(s.Variables))
+		for i, v := range s.Variables {
+			sums[i] = diag.Summary{Name: v.Name, Rhat: float64(v.Rhat), ESSBulk: float64(v.ESSBulk), ESSTail: float64(v.ESSTail)}
+		}
+		if v := diag.Judge(sums, 3); v.String() != s.Verdict || v.Converged != s.Converged {
+			t.Errorf("%v: the run's verdict %q, diag.Judge's %q", m, s.Verdict, v.String())
+		}
+		verdicts = append(verdicts, s.Verdict)
 	}
-	_, s = fakeRun(t, 0, 0, "--min-ess", "0")
-	if !s.Converged || !strings.Contains(s.Verdict, "ESS ≥ 300") {
-		t.Errorf("--min-ess 0, 3 chains: verdict %q; want converged, ESS ≥ 300 (100 per chain)", s.Verdict)
+	if verdicts[0] != verdicts[1] || verdicts[0] != verdicts[2] {
+		t.Errorf("verdicts differ with --min-ess: %q", verdicts)
 	}
 }
 
@@ -182,15 +194,17 @@ func TestVerdictCriterionIsMinESS(t *testing.T) {
 // cannot contradict it through rounding, and the paper's criterion is not
 // called met beside a run that is NOT converged.
 func TestVerdictAgreesWithItsNumbers(t *testing.T) {
-	v := diag.JudgeESS([]diag.Summary{{Name: "a", Rhat: 1.00993, ESSBulk: 500, ESSTail: 500}}, 3, 400)
+	v := diag.Judge([]diag.Summary{{Name: "a", Rhat: 1.00993, ESSBulk: 500, ESSTail: 500}}, 3)
 	if r, _ := strconv.ParseFloat(fmtRhat(v.MaxRhat), 64); !v.Converged || r >= diag.RhatMax {
 		t.Errorf("R-hat 1.00993: converged %v, printed as %s", v.Converged, fmtRhat(v.MaxRhat))
 	}
-	v = diag.JudgeESS([]diag.Summary{{Name: "a", Rhat: 1.001, ESSBulk: 399.6, ESSTail: 500}}, 3, 400)
-	if e, _ := strconv.ParseFloat(fmtESS(v.MinESSBulk), 64); v.Converged || e >= 400 || strings.Contains(v.String(), "(min 400)") {
-		t.Errorf("bulk-ESS 399.6 of 400: converged %v, printed as %s, verdict %q", v.Converged, fmtESS(v.MinESSBulk), v.String())
+	v = diag.Judge([]diag.Summary{{Name: "a", Rhat: 1.001, ESSBulk: 299.6, ESSTail: 500}}, 3)
+	if e, _ := strconv.ParseFloat(fmtESS(v.MinESSBulk), 64); v.Converged || e >= 300 || strings.Contains(v.String(), "(min 300)") {
+		t.Errorf("bulk-ESS 299.6 of 300: converged %v, printed as %s, verdict %q", v.Converged, fmtESS(v.MinESSBulk), v.String())
 	}
-	j, s := fakeRun(t, 0, 0, "--min-ess", "5000")
+	j, s := fakeRun(t, 0, 0, "--chains", "3")
+	s.Variables[0].ESSBulk = 12
+	s.Converged, s.Verdict = false, "NOT converged: bulk-ESS < 300 for a (min 12)"
 	var b strings.Builder
 	printRun(&b, j, s)
 	if strings.Contains(b.String(), ": met") {
@@ -201,7 +215,8 @@ func TestVerdictAgreesWithItsNumbers(t *testing.T) {
 // TestAdviceByLikelyCause: on unstandardised data far from unit scale
 // whose run diverges, the first advice is --standardize, not "run longer".
 func TestAdviceByLikelyCause(t *testing.T) {
-	j, s := fakeRun(t, 0, 12, "--min-ess", "5000")
+	j, s := fakeRun(t, 0, 12)
+	s.Converged = false // as if an ESS fell short
 	j.startHint = "the target's SD is 4.3e+04: --standardize rescales every column"
 	w := runWarnings(j, s)
 	if len(w) < 2 || !strings.Contains(w[0], "--standardize") || !strings.Contains(w[len(w)-1], "run longer") {

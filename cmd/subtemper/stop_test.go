@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,32 @@ func TestUnsettledWarning(t *testing.T) {
 		}
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("acceptances %v: warning %q, want one naming %q", c.accept, got, c.want)
+		}
+	}
+}
+
+// TestGPAndDiagAgree: gp's verdict (summary.json) and diag's on the
+// draws.csv it wrote are the same, whatever --min-ess asked of the stop
+// rule: one ESS criterion, 100 per chain.
+func TestGPAndDiagAgree(t *testing.T) {
+	for _, minESS := range []string{"100000", "0"} {
+		out := t.TempDir()
+		args := []string{"gp", "--n", "30", "--dims", "1", "--sampler", "none", "--inner", "mh", "--chains", "2", "--warmup", "200", "--draws", "400",
+			"--min-ess", minESS, "--quiet", "--out", out}
+		mustCode(t, runBin(t, "", args...), 0, args...)
+		s := readJSON(t, filepath.Join(out, "summary.json"))
+		args = []string{"diag", "--json", filepath.Join(out, "draws.csv")}
+		r := runBin(t, "", args...)
+		mustCode(t, r, 0, args...)
+		var d diagOutput
+		if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+			t.Fatal(err)
+		}
+		if s["verdict"] != d.Verdict || s["converged"] != d.Converged {
+			t.Errorf("--min-ess %s: gp's verdict %q (converged %v), diag's %q (converged %v)", minESS, s["verdict"], s["converged"], d.Verdict, d.Converged)
+		}
+		if !strings.Contains(d.Verdict, "200") {
+			t.Errorf("--min-ess %s, 2 chains: verdict %q does not state ESS 200 (100 per chain)", minESS, d.Verdict)
 		}
 	}
 }

@@ -4,7 +4,7 @@
 # kept, the constant should be 0):
 #
 #   Rscript scripts/compare/check_logdens.R --data FILE.csv [--target COL] [--standardize]
-#       [--subtemper PATH] [--points 8] [--seed 1] [--out FILE.json]
+#       [--kernel se|matern52] [--subtemper PATH] [--points 8] [--seed 1] [--out FILE.json]
 #
 # At --points random points u (log ell_d ~ N(0.5, 1), log sf ~ N(log 4, 0.5),
 # log sn ~ N(log 1, 0.5)), it evaluates Stan's log_prob(fit, u,
@@ -25,12 +25,12 @@ source(file.path(local({
   dirname(normalizePath(sub("^--file=", "", a[grep("^--file=", a)])))
 }), "common.R"))
 
-args <- parse_args(list(data = "", target = "", standardize = FALSE, subtemper = "",
+args <- parse_args(list(data = "", target = "", standardize = FALSE, kernel = "se", subtemper = "",
                         points = 8, seed = 1, out = ""))
 if (args$data == "") stop("--data FILE.csv is required")
 d <- read_gp_data(args$data, args$target, args$standardize)
 mod <- compile_gp()
-sd_list <- stan_data(d)
+sd_list <- stan_data(d, kernel = args$kernel)
 # A fit object with no draws gives log_prob and grad_log_prob.
 fit <- sampling(mod, data = sd_list, chains = 1, iter = 1, refresh = 0, algorithm = "Fixed_param")
 
@@ -48,8 +48,8 @@ for (p in seq_len(args$points)) {
   th <- exp(u)
   lp_stan <- log_prob(fit, u, adjust_transform = TRUE)
   g_stan <- grad_log_prob(fit, u, adjust_transform = TRUE)
-  line <- sprintf("%s eval gp --data %s --lengthscales %s --sf %.17g --sn %.17g --json",
-                  cmd, shQuote(tmp), paste(sprintf("%.17g", th[1:D]), collapse = ","), th[D + 1], th[D + 2])
+  line <- sprintf("%s eval gp --data %s --kernel %s --lengthscales %s --sf %.17g --sn %.17g --json",
+                  cmd, shQuote(tmp), args$kernel, paste(sprintf("%.17g", th[1:D]), collapse = ","), th[D + 1], th[D + 2])
   r <- fromJSON(paste(system(line, intern = TRUE), collapse = "\n"))
   lp_st <- r$log_prior + r$log_marginal_likelihood
   # Gradient of the log prior in u (gp.Prior.LogDensity): -(u_d - mu0)/s0^2, a - b e^u.
@@ -60,7 +60,7 @@ for (p in seq_len(args$points)) {
                     grad_max_abs = max(abs(g_st)))
 }
 delta <- sapply(rows, `[[`, "delta")
-res <- list(data = normalizePath(args$data), standardized = d$standardized, n = nrow(d$X), d = D,
+res <- list(data = normalizePath(args$data), kernel = args$kernel, standardized = d$standardized, n = nrow(d$X), d = D,
             points = rows, mean_delta = mean(delta), max_abs_delta = max(abs(delta)),
             max_abs_delta_minus_mean = max(abs(delta - mean(delta))),
             max_grad_abs_diff = max(sapply(rows, `[[`, "grad_max_abs_diff")))

@@ -52,10 +52,13 @@ read_gp_data <- function(path, target = "", standardize = FALSE) {
        standardized = standardize)
 }
 
-# stan_data builds the data list of gp.stan under the paper's prior.
-stan_data <- function(d, jitter = 0) {
+# stan_data builds the data list of gp.stan under the paper's prior, with
+# the kernel "se" or "matern52".
+stan_data <- function(d, jitter = 0, kernel = "se") {
+  if (!(kernel %in% c("se", "matern52"))) stop("gp.stan has kernels se and matern52, not ", kernel)
   list(N = nrow(d$X), D = ncol(d$X), x = d$X, y = d$y,
-       mu0 = 0.5, s0 = 1, af = 4, bf = 1, an = 2, bn = 2, jitter = jitter)
+       mu0 = 0.5, s0 = 1, af = 4, bf = 1, an = 2, bn = 2, jitter = jitter,
+       matern52 = as.integer(kernel == "matern52"))
 }
 
 # compile_gp compiles gp.stan once (rstan caches gp.rds beside it).

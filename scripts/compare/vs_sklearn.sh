@@ -35,20 +35,10 @@ PY=/usr/bin/python3
 SETS=${SETS:-"diabetes synth1 synth2"}
 VARIANTS=${VARIANTS:-"hmc default"}
 mkdir -p "$OUT"
-if [ -z "${SUBTEMPER:-}" ]; then
-	tags=""
-	if [ -f /usr/include/lapacke.h ] && ldconfig -p 2>/dev/null | grep -q libopenblas; then tags="-tags openblas"; fi
-	# shellcheck disable=SC2086
-	go build $tags -o "$OUT/bin/subtemper" ./cmd/subtemper
-	SUBTEMPER=$OUT/bin/subtemper
-fi
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-# +dirty: tracked files changed (not the untracked output of an earlier run)
-dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+dirty" || true)
-: >"$OUT/commands.txt"
-log() { echo "$*" >>"$OUT/commands.txt"; }
-run() { log "$*"; "$@"; }
-pyrun() { log "OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} $*"; OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} "$@"; }
+# shellcheck source=scripts/compare/common.sh
+. scripts/compare/common.sh
+use_subtemper
+start_log
 
 # Data sets: diabetes (10 inputs, 354/88 rows) and two synthetic sets.
 D=$OUT/data

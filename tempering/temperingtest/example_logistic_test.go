@@ -108,7 +108,8 @@ func Example_logisticRegression() {
 		return
 	}
 	res, err := tempering.Run(context.Background(), model, &tempering.Settings{
-		Driver: tempering.SPT, Levels: 4, Warmup: 300, Draws: 500, Seed: 1,
+		Sampler: tempering.Sampler{Driver: tempering.SPT, Levels: 4},
+		Control: tempering.Control{Warmup: 300, Draws: 500, Seed: 1},
 	})
 	if err != nil {
 		fmt.Println(err)

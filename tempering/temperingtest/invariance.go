@@ -130,7 +130,7 @@ func CheckInvariance(k tempering.Kernel, target Exact, opts InvarianceOptions) (
 // replicates draws R exact starting points and applies o.Steps of k's
 // transitions to each; it returns both and how many replicates moved.
 func replicates(k tempering.Kernel, target Exact, o InvarianceOptions) (before, after [][]float64, moved int, err error) {
-	s := &tempering.Settings{Driver: tempering.None, Kernel: k, Warmup: tempering.NoWarmup, InitTuning: o.Tuning}
+	s := &tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None, Kernel: k}, Control: tempering.Control{Warmup: tempering.NoWarmup, InitTuning: o.Tuning}}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x1a7a))
 	dim := target.Dim()
 	for r := range o.Replicates {
