@@ -295,7 +295,7 @@ func drawFigures(ctx context.Context, dir string, r Run, n int, add func(base st
 		base = filepath.Join(dir, "pairs")
 		add(base, pairFigure(base, r.Names, vars, log, pooledDivergent(r.Result, n)))
 	}
-	if r.Result != nil && r.Result.Energy != nil {
+	if r.Result != nil && r.Result.Energy != nil && ctx.Err() == nil {
 		base = filepath.Join(dir, "energy")
 		add(base, energyFigure(base, r.Result.Energy, r.Report.Inner))
 	}
