@@ -36,7 +36,8 @@ type Report struct {
 	Interrupted bool   `json:"interrupted"`
 	// InterruptedDuring names the phase after sampling that a Ctrl-C cut
 	// short ("prediction": every draw was made, the predictions were
-	// not); empty when sampling itself was interrupted, or nothing was.
+	// not; "figures": every file but some figures was written); empty
+	// when sampling itself was interrupted, or nothing was.
 	InterruptedDuring string `json:"interrupted_during,omitempty"`
 	// Converged is the verdict of current practice (Vehtari et al. 2021):
 	// every variable's R-hat < 1.01 and bulk- and tail-ESS ≥ 100 per

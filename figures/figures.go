@@ -1,9 +1,11 @@
 package figures
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 
 	"github.com/subtemper/subtemper"
@@ -141,33 +143,64 @@ type Run struct {
 // the draws on the log scale with the prior's density in the data's
 // units.
 func WriteGP(dir string, fit *subtemper.GPFit, rep *subtemper.Report) ([]string, error) {
+	return WriteGPContext(context.Background(), dir, fit, rep)
+}
+
+// WriteGPContext is WriteGP stopped by ctx as WriteContext is.
+func WriteGPContext(ctx context.Context, dir string, fit *subtemper.GPFit, rep *subtemper.Report) ([]string, error) {
 	if fit.Result == nil {
 		return nil, errors.New("figures: the fit holds no sampler result")
 	}
-	return Write(dir, Run{Names: fit.Names(), Draws: fit.Theta(), Log: true,
+	return WriteContext(ctx, dir, Run{Names: fit.Names(), Draws: fit.Theta(), Log: true,
 		Prior: gpPrior(fit.Prior, fit.Std, fit.Data.D), Result: fit.Result, Report: rep})
 }
 
-// Write writes the figures of a run into dir, each as PNG and SVG, and
-// returns the paths written. A figure that fails does not stop the
-// others: the error joins every failure, each prefixed by its figure's
-// name.
+// Write writes the figures of a run into dir (created if need be), each
+// as PNG and SVG, and returns the paths written. A figure that fails does
+// not stop the others: the error joins every failure, each prefixed by
+// its figure's name.
 func Write(dir string, r Run) ([]string, error) {
+	return WriteContext(context.Background(), dir, r)
+}
+
+// WriteContext is Write stopped by ctx: when ctx is done before every
+// figure is drawn, it returns at once (however long the figure being
+// drawn would take) with the figures drawn before, each whole, and an
+// error that wraps ctx's error; no other figure file appears in dir
+// afterwards. The figures are drawn in a hidden folder in dir and moved
+// into dir one by one (see report.DrawContext).
+func WriteContext(ctx context.Context, dir string, r Run) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("figures: %w", err)
+	}
+	written, cut, err := plot.DrawContext(ctx, dir, func(folder string, keep func(string, error)) {
+		writeFigures(ctx, folder, r, keep)
+	})
+	if cut {
+		err = errors.Join(err, fmt.Errorf("figures: stopped after %d of the figures: %w", len(written)/2, ctx.Err()))
+	}
+	return written, err
+}
+
+// writeFigures draws the figures of r into dir, passing each figure's
+// base name and error to keep; it stops between figures once ctx is
+// done.
+func writeFigures(ctx context.Context, dir string, r Run, keep func(base string, err error)) {
 	sum := r.Report
-	var written []string
-	var errs []error
 	add := func(base string, err error) {
 		if err != nil {
 			// The figure's name once: report's errors may start with
 			// "report: traces: ".
 			name := filepath.Base(base)
-			errs = append(errs, fmt.Errorf("%s: %w", name, errmsg.Trim(err, "report: ", name+": ")))
-			return
+			err = fmt.Errorf("%s: %w", name, errmsg.Trim(err, "report: ", name+": "))
 		}
-		written = append(written, base+".png", base+".svg")
+		keep(base, err)
 	}
 	if n := sum.Draws.Summarized; n > 0 {
-		drawFigures(dir, r, n, add)
+		drawFigures(ctx, dir, r, n, add)
+	}
+	if ctx.Err() != nil {
+		return
 	}
 	if len(sum.Variables) > 0 {
 		names := make([]string, len(sum.Variables))
@@ -210,13 +243,12 @@ func Write(dir string, r Run) ([]string, error) {
 	if base, err := learningCurve(dir, sum); base != "" {
 		add(base, err)
 	}
-	return written, errors.Join(errs...)
 }
 
 // drawFigures draws the figures of the draws (the first n of each chain;
 // the traces every draw), passing each figure's base name and error to
 // add.
-func drawFigures(dir string, r Run, n int, add func(base string, err error)) {
+func drawFigures(ctx context.Context, dir string, r Run, n int, add func(base string, err error)) {
 	nat := r.Draws
 	// Every figure of the draws in the sampling space: log θ for the
 	// GP's parameters (the axes labelled in θ), θ as it is for mvn.
@@ -249,28 +281,33 @@ func drawFigures(dir string, r Run, n int, add func(base string, err error)) {
 	}
 	base := filepath.Join(dir, "traces")
 	add(base, traceFigure(base, r.Names, tr, log))
-	if len(r.Names) == 0 {
+	if len(r.Names) == 0 || ctx.Err() != nil {
 		return
 	}
 	base = filepath.Join(dir, "ranks")
 	add(base, rankFigure(base, r.Names, vars))
+	if ctx.Err() != nil {
+		return
+	}
 	base = filepath.Join(dir, "densities")
 	add(base, densityFigure(base, r.Names, vars, log, r.Prior))
-	if len(r.Names) > 1 {
+	if len(r.Names) > 1 && ctx.Err() == nil {
 		base = filepath.Join(dir, "pairs")
 		add(base, pairFigure(base, r.Names, vars, log, pooledDivergent(r.Result, n)))
 	}
-	if r.Result != nil && r.Result.Energy != nil {
+	if r.Result != nil && r.Result.Energy != nil && ctx.Err() == nil {
 		base = filepath.Join(dir, "energy")
 		add(base, energyFigure(base, r.Result.Energy, r.Report.Inner))
 	}
-	convergenceFigures(dir, r, n, vars, add)
+	if ctx.Err() == nil {
+		convergenceFigures(ctx, dir, r, n, vars, add)
+	}
 }
 
 // convergenceFigures draws R-hat against draws and seconds and the
 // smallest ESS against draws, on growing prefixes of the first n draws
 // (vars: their logs with Run.Log).
-func convergenceFigures(dir string, r Run, n int, vars [][][]float64, add func(base string, err error)) {
+func convergenceFigures(ctx context.Context, dir string, r Run, n int, vars [][][]float64, add func(base string, err error)) {
 	res, nat := r.Result, r.Draws
 	var base string
 	var times [][]float64
@@ -285,7 +322,7 @@ func convergenceFigures(dir string, r Run, n int, vars [][][]float64, add func(b
 	}
 	// R-hat of θ, as the verdict computes it.
 	rc := prefixRhat(byVariable(nat, len(r.Names), n), times, n, 30)
-	if len(rc.Draws) > 0 {
+	if len(rc.Draws) > 0 && ctx.Err() == nil {
 		series := func(x []float64) []plot.Series {
 			return []plot.Series{
 				{Name: "max R-hat (the verdict's)", X: x, Y: rc.Max},
@@ -306,6 +343,9 @@ func convergenceFigures(dir string, r Run, n int, vars [][][]float64, add func(b
 				Series: series(rc.Seconds), HLine: diag.RhatMax, HLineSet: true,
 			}))
 		}
+	}
+	if ctx.Err() != nil {
+		return
 	}
 	if x, b, t := essCurve(vars, n, 20); len(x) > 0 {
 		need := diag.ESSPerChainMin * float64(len(nat))

@@ -2,6 +2,7 @@ package figures
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/tempering"
 )
 
 // TestLevelBarsSkipIdleLevel fails if the acceptance figure draws a bar
@@ -171,5 +174,61 @@ func TestWriteGP(t *testing.T) {
 	}
 	if _, err := WriteGP(dir, &subtemper.GPFit{Data: data}, rep); err == nil {
 		t.Error("a fit without a result: no error")
+	}
+}
+
+// TestWriteContextCancel: a cancellation while the figures of a run with
+// many parameters are drawn (its trace figure alone takes seconds) makes
+// WriteContext return at once, with an error that wraps the context's,
+// each figure drawn before whole and nothing else in the folder; a
+// context cancelled before the start draws nothing.
+func TestWriteContextCancel(t *testing.T) {
+	const nvar, chains, draws = 12, 3, 600
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := make([]string, nvar)
+	for v := range names {
+		names[v] = "x" + strconv.Itoa(v)
+	}
+	nat := make([][][]float64, chains)
+	for c := range nat {
+		for range draws {
+			d := make([]float64, nvar)
+			for v := range d {
+				d[v] = rng.NormFloat64()
+			}
+			nat[c] = append(nat[c], d)
+		}
+	}
+	r := Run{Names: names, Draws: nat, Result: &tempering.Result{}, Report: &subtemper.Report{Draws: subtemper.DrawsReport{Summarized: draws}}}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	written, err := WriteContext(ctx, dir, r)
+	if took := time.Since(start); took > 50*time.Millisecond+time.Second {
+		t.Errorf("WriteContext returned %v after the start, 50 ms after the cancellation; want at once", took)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want one that wraps context.Canceled", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != len(written) {
+		t.Errorf("%s holds %d entries, %d written (%v)", dir, len(ents), len(written), written)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || !slices.Contains(written, filepath.Join(dir, n)) {
+			t.Errorf("%s in the folder, not among the figures written", n)
+		}
+	}
+	for i := 0; i+1 < len(written); i += 2 {
+		if strings.TrimSuffix(written[i], ".png") != strings.TrimSuffix(written[i+1], ".svg") {
+			t.Errorf("written %v: not PNG and SVG pairs", written)
+		}
+	}
+
+	written, err = WriteContext(ctx, t.TempDir(), r)
+	if len(written) > 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before: written %v, error %v", written, err)
 	}
 }

@@ -21,17 +21,26 @@
 #
 # Part 1 (SIG_RUNS runs): SIGINT and SIGTERM, alternately, at an instant
 # drawn uniformly over one full run's measured duration (reading, set-up,
-# warm-up, sampling, prediction, writing), a few (EARLY_RUNS) within the
-# first 50 ms. Each run must exit 130 (or 0 when it finished before the
-# signal: counted apart); the time from the signal to the exit is
-# recorded; --out must hold either exactly what it held before the run
+# warm-up, sampling, prediction, figures, writing), a few (EARLY_RUNS) at
+# very early instants, log-uniform over [0.2 ms, 50 ms] after the launch
+# (the program's start-up: the handler is installed about 1 ms after the
+# Go runtime starts). Each run must exit 130 (or 0 when it finished before
+# the signal: counted apart; or 128 + the signal's number when the signal
+# killed the process before its handler was installed: counted apart);
+# the time from the signal to the exit is recorded, and its distribution
+# (median, 90th percentile, maximum, runs over 1 s) printed at the end;
+# --out must hold either exactly what it held before the run
 # (byte for byte, the "old" run) or a complete new run of this seed:
 # summary.json parses and its "interrupted" agrees with the files present
 # (false: every file of a full run; true: the draws and summary, and
 # either no fit and no predictions (stopped while sampling) or the fit and
 # all of the predictions or none (stopped while predicting; when only the
-# prediction figures were cut, the warning names them)) and no file of the previous run is left beside it; the
-# user files are byte-identical; no staging folder is left beside --out.
+# prediction figures were cut, the warning names them), or every file of
+# a full run but some figures, with "interrupted_during": "figures" and a
+# warning (stopped while the figures were drawn)) and no file of the
+# previous run is left beside it; every figure is whole (PNG and SVG, or
+# neither); the user files are byte-identical; no staging folder is left
+# beside --out.
 #
 # Part 2 (KILL_RUNS runs): SIGKILL at an instant drawn the same way.
 # --out must be the old run or a complete new one, with the user files;
@@ -45,14 +54,14 @@
 #
 # Settings (environment): BIN (the binary built, default a temporary
 # path), WORK (working folder, default a new temporary one, kept),
-# SIG_RUNS (50), KILL_RUNS (50), EARLY_RUNS (4 of the SIG_RUNS, 2 of the
-# KILL_RUNS), FOLLOW_EVERY (1), SEED (1: the instants' generator), NICE
-# (19: the runs' nice level).
+# SIG_RUNS (50), KILL_RUNS (50), EARLY_RUNS (6 of the SIG_RUNS), EARLY_KILLS
+# (2 of the KILL_RUNS), FOLLOW_EVERY (1), SEED (1: the instants'
+# generator), NICE (19: the runs' nice level).
 set -uo pipefail
 
 SIG_RUNS=${SIG_RUNS:-50}
 KILL_RUNS=${KILL_RUNS:-50}
-EARLY_RUNS=${EARLY_RUNS:-4}
+EARLY_RUNS=${EARLY_RUNS:-6}
 EARLY_KILLS=${EARLY_KILLS:-2}
 FOLLOW_EVERY=${FOLLOW_EVERY:-1}
 SEED=${SEED:-1}
@@ -108,12 +117,26 @@ head -c 4096 /dev/urandom >"$WORK/user/mine/keep.txt"
 cp "$WORK/user/notes.txt" "$OUT/notes.txt"
 cp "$WORK/user/mine/keep.txt" "$OUT/mine/keep.txt"
 
-# The instants: EARLY in [0, 50 ms], the rest uniform over [0, DUR].
+# The instants: EARLY log-uniform over [0.2 ms, 50 ms], the rest uniform
+# over [0, DUR].
 instants() { # n early seed
 	awk -v n="$1" -v e="$2" -v d="$DUR" -v s="$3" 'BEGIN { srand(s)
-		for (i = 0; i < n; i++) printf "%.3f\n", (i < e ? 0.05 * rand() : d * rand()) }' |
+		for (i = 0; i < n; i++) printf "%.6f\n", (i < e ? 0.0002 * exp(rand() * log(250)) : d * rand()) }' |
 		awk -v s="$3" 'BEGIN { srand(s + 1) } { printf "%.6f %s\n", rand(), $0 }' | sort -n | cut -d' ' -f2
 }
+
+# A command run in the background of a script starts with SIGINT ignored
+# (bash does so without job control), which the Go runtime keeps until
+# the program asks for the signal: a SIGINT in that window, or before the
+# forked shell has executed the program, would be lost, not a Ctrl-C's
+# fate. Job control (set -m) while a run is launched keeps SIGINT's
+# default action, as a terminal's foreground job has it.
+
+# pause SECONDS: waits without a fork (sleep is a program: its start
+# alone takes milliseconds), by a read that times out on a pipe nothing
+# writes to.
+exec {NEVER}<> <(:)
+pause() { read -r -t "$1" -u "$NEVER" _; }
 
 FAILS=0
 declare -A COUNT
@@ -160,6 +183,11 @@ classify() {
 			return
 		fi
 	done
+	n=$(ourNames "$OUT" | grep -e '\.png$' -e '\.svg$' | sed 's/\.[a-z]*$//' | uniq -u | head -1)
+	if [ -n "$n" ]; then
+		REASON="figure $n half written (PNG or SVG alone)"
+		return
+	fi
 	local intr
 	intr=$(jget "$OUT/summary.json" .interrupted)
 	INTDURING=$(jget "$OUT/summary.json" .interrupted_during)
@@ -175,7 +203,15 @@ classify() {
 		for n in draws.csv draws.nc summary.json; do
 			[ -f "$OUT/$n" ] || { REASON="\"interrupted\": true without $n"; return; }
 		done
-		if [ "$INTDURING" = prediction ]; then
+		if [ "$INTDURING" = figures ]; then
+			# Every file of a full run but some of the run's figures (the
+			# prediction figures came before them).
+			for n in $(grep -v -e '\.png$' -e '\.svg$' "$WORK/ref.names") predictions.png predictions.svg ppc.png ppc.svg; do
+				[ -e "$OUT/$n" ] || { REASON="interrupted during the figures without $n"; return; }
+			done
+			grep -q 'interrupted while the figures' "$OUT/summary.json" ||
+				{ REASON="interrupted during the figures, no warning"; return; }
+		elif [ "$INTDURING" = prediction ]; then
 			# The fit is saved; the predictions are written whole (when
 			# only figures were cut, which the warning names) or not at all.
 			[ -f "$OUT/fit.json" ] || { REASON="interrupted during the prediction without fit.json"; return; }
@@ -210,7 +246,8 @@ phaseOf() {
 		echo "finished"
 	elif p=$(grep -o 'interrupted during [^:]*: nothing written' "$err" | head -1) && [ -n "$p" ]; then
 		p=${p#interrupted during }
-		echo "${p%: nothing written}"
+		p=${p%: nothing written}
+		echo "${p//$WORK\//}"
 	elif grep -q 'interrupted before any draw was kept' "$err"; then
 		echo "warm-up (no draw kept)"
 	elif grep -q 'writing the draws made so far' "$err"; then
@@ -219,6 +256,8 @@ phaseOf() {
 		else
 			echo "warm-up or sampling"
 		fi
+	elif grep -q 'while the figures were drawn' "$err"; then
+		echo "the figures"
 	elif grep -q 'while the files were written' "$err"; then
 		echo "writing"
 	elif grep -q 'interrupted' "$err" && [ "$INTDURING" = prediction ]; then
@@ -241,11 +280,17 @@ launch() {
 	local i=$1 seed=$2 delay=$3 sig=$4 t0 ts te pid
 	rm -rf "$WORK/prev"
 	cp -a "$OUT" "$WORK/prev"
+	# Emptied here: a signal before the forked shell's redirections would
+	# leave the previous run's messages in them.
+	: >"$WORK/run.out"
+	: >"$WORK/run.err"
 	t0=$(now)
+	set -m
 	nice -n "$NICE" "$BIN" "${ARGS[@]}" --seed "$seed" --out "$OUT" >"$WORK/run.out" 2>"$WORK/run.err" &
 	pid=$!
-	sleep "$delay"
-	ts=$(now)
+	set +m
+	pause "$delay"
+	ts=$EPOCHREALTIME
 	SENT=1
 	kill -s "$sig" "$pid" 2>/dev/null || SENT=0
 	{ wait "$pid"; } 2>/dev/null # no "Killed" line from the shell
@@ -256,6 +301,7 @@ launch() {
 	cp "$WORK/run.err" "$WORK/logs/$i.err"
 }
 mkdir -p "$WORK/logs"
+rm -f "$WORK/latency.tsv"
 
 echo
 echo "## SIGINT / SIGTERM: $SIG_RUNS runs"
@@ -294,6 +340,7 @@ for delay in $(instants "$SIG_RUNS" "$EARLY_RUNS" "$SEED"); do
 		if awk -v a="$TEXIT" 'BEGIN { exit !(a > 1) }'; then
 			OVER1=$((OVER1 + 1))
 		fi
+		printf '%s\t%s\n' "$TEXIT" "$phase" >>"$WORK/latency.tsv"
 	fi
 	[ "$STATE" = bad ] && fail "s$i: $REASON"
 	[ "$RC" = 0 ] && [ "$STATE" != new-complete ] && fail "s$i: exit 0 but --out is $STATE"
@@ -345,5 +392,19 @@ for k in "${!COUNT[@]}"; do printf '%-50s %5d\n' "$k" "${COUNT[$k]}"; done | sor
 printf '%-50s %5s\n' "sig: max signal-to-exit (s)" "$MAXEXIT"
 echo "   (run $MAXEXIT_RUN)"
 printf '%-50s %5d\n' "sig: signal-to-exit over 1 s" "$OVER1"
+echo
+echo "## Signal to exit (s), runs the signal reached that did not finish first"
+printf '%-32s %5s %8s %8s %8s %8s\n' phase runs median p90 max "over 1 s"
+# quantiles PHASE: runs, median, 90th percentile (nearest rank), max, > 1 s.
+quantiles() {
+	awk -F'\t' -v p="$1" 'p == "all" || $2 == p { print $1 }' "$WORK/latency.tsv" | sort -g |
+		awk -v p="$1" '{ x[NR] = $1; if ($1 > 1) o++ } END { if (NR == 0) exit
+			m = (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2
+			q = int(0.9 * NR + 0.999999); if (q < 1) q = 1
+			printf "%-32s %5d %8.3f %8.3f %8.3f %8d\n", p, NR, m, x[q], x[NR], o }'
+}
+touch "$WORK/latency.tsv"
+cut -f2 "$WORK/latency.tsv" | sort | uniq | while read -r p; do quantiles "$p"; done
+quantiles all
 printf '%-50s %5d\n' "failed checks" "$FAILS"
 [ "$FAILS" = 0 ]

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
@@ -282,5 +283,57 @@ func TestEvidenceCalibration(t *testing.T) {
 				name, cfg.Driver, diag.Mean(zf), diag.SD(zf), diag.Mean(zb), diag.SD(zb), slices.Max(errs), diag.Mean(errs), diag.Median(zc))
 		}
 		m.Close()
+	}
+}
+
+// TestEvidenceCancel: a cancellation after the last draw, while the
+// evidence's annealed importance sampling from the prior runs (here
+// 100000 particles, minutes of work), stops Run at once: every draw is
+// kept, the run is marked interrupted, and there is no estimate. The leg
+// used to run to its end, ignoring the cancellation (a `gp --evidence`
+// run ignored SIGTERM for over a minute).
+func TestEvidenceCancel(t *testing.T) {
+	data, sigma, _, err := mvn.Synthetic(50, 3, 5, mvn.SynthOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const draws = 50
+	cfg := tempering.Settings{
+		Sampler: tempering.Sampler{Driver: tempering.PT},
+		Control: tempering.Control{Chains: 1, Warmup: 20, Draws: draws, Seed: 7,
+			Evidence: &tempering.EvidenceSettings{Particles: 100000, Temperatures: 100},
+			Progress: func(c, it, total int) {
+				if it == total {
+					cancel() // the last iteration is done: the leg comes next
+				}
+			},
+		},
+	}
+	type result struct {
+		res *tempering.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := tempering.Run(ctx, MVN{m}, &cfg)
+		done <- result{res, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return within 30 s of the cancellation: the evidence's leg ignores it")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !r.res.Interrupted || r.res.Evidence != nil || len(r.res.Draws[0]) != draws {
+		t.Errorf("interrupted %v, evidence %v, %d draws; want true, none, %d", r.res.Interrupted, r.res.Evidence, len(r.res.Draws[0]), draws)
 	}
 }

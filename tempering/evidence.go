@@ -293,8 +293,10 @@ func (c *Chain) evidenceStages() []EvidenceStage {
 
 // evidenceLeg runs the annealed importance sampling from the prior to the
 // chain's hottest level with rng (a stream of its own, so that the
-// chain's draws do not depend on whether the evidence is estimated).
-func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler) EvidenceLeg {
+// chain's draws do not depend on whether the evidence is estimated). It
+// gives up, returning errEvidenceCut, once the chain is told to stop
+// (StopOn): its P·K·2 evaluations of the hottest level can take minutes.
+func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler) (EvidenceLeg, error) {
 	t := c.target
 	M := len(c.betas) - 1
 	hot := &c.dens[M]
@@ -350,6 +352,9 @@ func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler
 	logw := make([]float64, P)
 	prop := make([]float64, dim)
 	for p := range parts {
+		if c.halt.stopped() {
+			return leg, errEvidenceCut
+		}
 		q := &parts[p]
 		q.u = make([]float64, dim)
 		ps.SamplePrior(rng, q.u)
@@ -364,6 +369,9 @@ func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler
 		g := gamma * tk
 		dg := gamma * (tk - tPrev)
 		for p := range parts {
+			if c.halt.stopped() {
+				return leg, errEvidenceCut
+			}
 			q := &parts[p]
 			if math.IsInf(logw[p], -1) {
 				continue
@@ -403,7 +411,7 @@ func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler
 	}
 	if math.IsInf(mx, -1) {
 		leg.LogZ, leg.SE = math.Inf(-1), math.NaN()
-		return leg
+		return leg, nil
 	}
 	w := make([]float64, P)
 	var s, s2 float64
@@ -416,8 +424,11 @@ func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler
 	leg.LogZ = mx + math.Log(mean)
 	leg.SE = diag.SD(w) / math.Sqrt(float64(P)) / mean
 	leg.ESS = s * s / s2
-	return leg
+	return leg, nil
 }
+
+// errEvidenceCut is evidenceLeg's error when the chain was told to stop.
+var errEvidenceCut = errors.New("tempering: evidence: interrupted")
 
 // chainEvidence returns the chain's estimate of the log evidence: its
 // stages from the swaps recorded during sampling and its leg.
@@ -429,8 +440,12 @@ func (c *Chain) chainEvidence(rng *rand.Rand, es EvidenceSettings) (ChainEvidenc
 	if !ok {
 		return ChainEvidence{}, errors.New("tempering: evidence: the target cannot sample its prior (PriorSampler)")
 	}
+	leg, err := c.evidenceLeg(rng, es, ps)
+	if err != nil {
+		return ChainEvidence{}, err
+	}
 	return ChainEvidence{
-		Stages: c.evidenceStages(), Leg: c.evidenceLeg(rng, es, ps),
+		Stages: c.evidenceStages(), Leg: leg,
 		StagesSE: jointSE(c.ev.fwd, c.ev.it, c.ev.n), StagesBackwardSE: jointSE(c.ev.bwd, c.ev.it, c.ev.n),
 	}, nil
 }

@@ -216,7 +216,9 @@ type Result struct {
 	Status Status
 	// Interrupted reports that the context was cancelled (Status
 	// StatusInterrupted or StatusTimeLimit) before all draws were made;
-	// Draws then holds the draws made so far.
+	// Draws then holds the draws made so far. A cancellation while the
+	// evidence's leg from the prior runs (Settings.Evidence, after the
+	// last draw) sets it too: Draws are then complete and Evidence is nil.
 	Interrupted bool
 	// StoppedAt is the number of draws per chain after which
 	// Settings.Stop reported enough, or 0 if it never did (or there was

@@ -360,7 +360,11 @@ func (r *runner) collect(c int, ch *Chain, o *chainOut) {
 	res := r.res
 	if r.evs != nil && !o.interrupted {
 		var err error
-		if r.evs[c], err = ch.chainEvidence(evidenceRand(r.cfg.Seed, c), *r.cfg.Evidence); err != nil {
+		r.evs[c], err = ch.chainEvidence(evidenceRand(r.cfg.Seed, c), *r.cfg.Evidence)
+		switch {
+		case errors.Is(err, errEvidenceCut):
+			o.interrupted, r.interrupted[c] = true, true // every draw made; no evidence
+		case err != nil:
 			r.errs[c] = fmt.Errorf("%w (chain %d)", err, c)
 		}
 	}

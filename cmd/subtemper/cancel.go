@@ -100,8 +100,9 @@ func runSampler(ctx context.Context, t tempering.Target, st *tempering.Settings)
 
 // summaryGrace is how long the summary may go on computing diagnostics
 // after a cancellation (one that came during sampling, or during the
-// summary itself).
-const summaryGrace = time.Second
+// summary itself): short, so that the command ends well within a second
+// of a Ctrl-C.
+const summaryGrace = 250 * time.Millisecond
 
 // diagCutter bounds the time the summary spends on diagnostics once ctx is
 // cancelled: each variable's diagnostics (diag.SummarizeChains: sorts and

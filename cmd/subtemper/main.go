@@ -7,15 +7,17 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/subtemper/subtemper/internal/interrupt"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// After the first signal, restore the default handling: commands stop
-	// cleanly and write what they have, and a second Ctrl-C kills at once.
-	go func() { <-ctx.Done(); stop() }()
+	// SIGINT and SIGTERM are caught from the packages' initialisation on
+	// (package interrupt), so that one sent while the program starts
+	// stops the command as any other does. After the first signal the
+	// default handling is restored: commands stop cleanly and write what
+	// they have, and a second Ctrl-C kills at once.
+	ctx, stop := interrupt.Context(context.Background())
 	code := run(ctx, os.Args[1:], &stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, errIsTerminal: isTerminal(os.Stderr)})
 	stop()
 	os.Exit(code)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,11 +21,40 @@ import (
 var figureNames = figures.Names()
 
 // writePlots writes the figures of a run into dir and returns the paths.
-func writePlots(dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary) ([]string, error) {
+// It returns at once when ctx is cancelled, with the figures drawn so far
+// (each whole) and an error that wraps ctx's: the figures.WriteContext
+// contract.
+func writePlots(ctx context.Context, dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary) ([]string, error) {
 	if fit := j.fit; fit != nil && fit.Result == res {
-		return figures.WriteGP(dir, fit, sum)
+		return figures.WriteGPContext(ctx, dir, fit, sum)
 	}
-	return figures.Write(dir, figures.Run{Names: j.names, Draws: nat, Log: j.command == "gp", Prior: j.priorU, Result: res, Report: sum})
+	return figures.WriteContext(ctx, dir, figures.Run{Names: j.names, Draws: nat, Log: j.command == "gp", Prior: j.priorU, Result: res, Report: sum})
+}
+
+// figuresPhase is summary.json's "interrupted_during" of a run whose
+// draws (and the command's own outputs) were complete when a Ctrl-C
+// stopped the figures.
+const figuresPhase = "figures"
+
+// figuresInterrupted marks the run as interrupted (during the figures,
+// if it was not already) and says which figures were drawn (drawn: their
+// paths).
+func figuresInterrupted(sum *runSummary, res *tempering.Result, drawn []string) {
+	if !sum.Interrupted {
+		sum.InterruptedDuring = figuresPhase
+	}
+	sum.Interrupted, res.Interrupted = true, true
+	var names []string
+	for _, p := range drawn {
+		if strings.HasSuffix(p, ".png") {
+			names = append(names, strings.TrimSuffix(filepath.Base(p), ".png"))
+		}
+	}
+	which := "none of the figures was drawn"
+	if len(names) > 0 {
+		which = "only these figures were drawn: " + strings.Join(names, ", ")
+	}
+	sum.Warnings = append(sum.Warnings, "interrupted while the figures (--plots) were drawn: "+which+"; the draws and the other files are written whole")
 }
 
 // plotsHelp is the help of --plots: every figure, by file name.

@@ -42,24 +42,44 @@ const (
 // p must hold the quantiles of plotProbs.
 //
 // It returns the files written and the names of the figures' files not
-// written (with the errors).
+// written (with the errors). A cancellation of ctx stops it at once
+// (figs.DrawContext): the figures drawn before are whole, the others are
+// among failed, and the error wraps ctx's.
 func writePredictionPlots(ctx context.Context, dir string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) (written, failed []string, err error) {
-	var errs []error
-	add := func(base string, err error) {
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", base, err))
-			failed = append(failed, base+".png", base+".svg")
-			return
-		}
-		written = append(written, filepath.Join(dir, base+".png"), filepath.Join(dir, base+".svg"))
-	}
+	var want []string
 	if fit.Data.D <= 2 {
-		add("predictions", bandFigure(ctx, filepath.Join(dir, "predictions"), fit, td))
+		want = append(want, "predictions")
 	}
 	if td.Y != nil && p.CDF != nil {
-		add("ppc", ppcFigure(filepath.Join(dir, "ppc"), fit, td, p))
+		want = append(want, "ppc")
 	}
-	return written, failed, errors.Join(errs...)
+	written, cut, err := figs.DrawContext(ctx, dir, func(folder string, keep func(string, error)) {
+		for _, name := range want {
+			if ctx.Err() != nil {
+				return
+			}
+			base := filepath.Join(folder, name)
+			var err error
+			if name == "predictions" {
+				err = bandFigure(ctx, base, fit, td)
+			} else {
+				err = ppcFigure(base, fit, td, p)
+			}
+			if err != nil {
+				err = fmt.Errorf("%s: %w", name, err)
+			}
+			keep(base, err)
+		}
+	})
+	for _, name := range want {
+		if !slices.Contains(written, filepath.Join(dir, name+".png")) {
+			failed = append(failed, name+".png", name+".svg")
+		}
+	}
+	if cut {
+		err = errors.Join(err, ctx.Err())
+	}
+	return written, failed, err
 }
 
 // bandFigure draws the band figure (see writePredictionPlots).

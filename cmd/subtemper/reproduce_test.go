@@ -244,7 +244,7 @@ func TestPlotErrorsNameFigureOnce(t *testing.T) {
 		nat[0][s] = []float64{}
 	}
 	sum := &runSummary{Draws: drawsJSON{Summarized: 10}}
-	_, err := writePlots(dir, &job{}, &tempering.Result{}, nat, sum)
+	_, err := writePlots(context.Background(), dir, &job{}, &tempering.Result{}, nat, sum)
 	if want := "traces: no variables or no chains"; err == nil || err.Error() != want {
 		t.Errorf("writePlots: %v, want %q", err, want)
 	}

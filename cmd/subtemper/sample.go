@@ -586,7 +586,7 @@ func finishJob(ctx context.Context, io *stdio, j *job, sr sampled) error {
 	}
 	// The summary goes to stdout even when writing the files fails, so
 	// that a full disk does not lose the whole run.
-	written, werr := writeFiles(io, j, res, nat, sum, pr)
+	written, werr := writeFiles(ctx, io, j, res, nat, sum, pr)
 	if f.json {
 		if err := writeJSON(io.out, sum); err != nil {
 			return errors.Join(werr, err)
@@ -604,6 +604,9 @@ func finishJob(ctx context.Context, io *stdio, j *job, sr sampled) error {
 	}
 	if werr != nil || derr != nil {
 		return errors.Join(werr, derr)
+	}
+	if sum.InterruptedDuring == figuresPhase {
+		return fmt.Errorf("%w while the figures were drawn: every other file is written whole, not every figure (summary.json's warnings name those drawn)", errInterrupted)
 	}
 	if res.Interrupted {
 		return errInterrupted
@@ -651,7 +654,7 @@ func runDone(ctx context.Context, io *stdio, j *job, res *tempering.Result, sum 
 
 // writeFiles writes the run's files into the staging folder of --out
 // (if given) and puts it in place, returning the paths written.
-func writeFiles(io *stdio, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, pr *progress) ([]string, error) {
+func writeFiles(ctx context.Context, io *stdio, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, pr *progress) ([]string, error) {
 	f := j.flags
 	if f.out == "" {
 		return nil, nil
@@ -659,7 +662,7 @@ func writeFiles(io *stdio, j *job, res *tempering.Result, nat [][][]float64, sum
 	if pr != nil {
 		fmt.Fprintf(io.err, "subtemper %s: writing the files to %s…\n", j.command, f.finalOut)
 	}
-	written, err := writeOutputs(f.out, j, res, nat, sum, f.plots)
+	written, err := writeOutputs(ctx, f.out, j, res, nat, sum, f.plots)
 	if err != nil {
 		return written, errors.New(strings.ReplaceAll(err.Error(), f.out, f.finalOut))
 	}
@@ -750,8 +753,10 @@ func flagValues(fs *flagSet) map[string]any {
 // writeOutputs writes draws.csv, draws.nc, summary.json and (with plots) the
 // figures into dir, and returns the paths written. Figures of an earlier
 // run in dir that this run does not draw are removed, so that the folder
-// never mixes runs.
-func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, plots bool) ([]string, error) {
+// never mixes runs. A cancellation of ctx stops the figures at once (the
+// run is then marked as interrupted, with the figures drawn before it);
+// the other files are written whole.
+func writeOutputs(ctx context.Context, dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary, plots bool) ([]string, error) {
 	var written []string
 	// The gp command's draws are its fit's (GPFit.WriteDrawsCSV and
 	// WriteDrawsNetCDF); mvn's the library's writers' on its draws.
@@ -776,9 +781,12 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 	var figs []string
 	if plots {
 		var err error
-		figs, err = writePlots(dir, j, res, nat, sum)
+		figs, err = writePlots(ctx, dir, j, res, nat, sum)
 		written = append(written, figs...)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			figuresInterrupted(sum, res, figs)
+		case err != nil:
 			// The figures are extras: record the failure, keep going.
 			sum.PlotError = err.Error()
 		}
@@ -796,8 +804,8 @@ func writeOutputs(dir string, j *job, res *tempering.Result, nat [][][]float64, 
 
 // samplerNotes closes the help of the sampling commands.
 const samplerNotes = `Exit codes: 0 success, 1 run-time failure, 2 bad flag or bad input, 130 interrupted
-(Ctrl-C: the draws made so far are written and marked "interrupted": true; a second
-Ctrl-C kills at once).`
+(Ctrl-C: the draws made so far are written and marked "interrupted": true, with the
+--plots figures drawn before it only; a second Ctrl-C kills at once).`
 
 // parseNoArgs parses the flags of a sampling command, which takes no
 // positional arguments.

@@ -1,7 +1,8 @@
 // Package report draws the figures and tables that the command-line tool
 // and the reproduction harness write: line plots (R-hat against draws or
 // seconds, run time or ESS/s against N), trace plots and bar charts, each
-// saved as PNG and SVG with gonum.org/v1/plot.
+// saved as PNG and SVG with gonum.org/v1/plot into a folder that exists.
+// DrawContext draws figures so that a cancellation stops it at once.
 package report
 
 import (
@@ -11,8 +12,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -241,13 +240,10 @@ func Traces(base string, names []string, draws [][][]float64) error {
 	})
 }
 
-// save renders draw onto a PNG and an SVG canvas of size w×h.
+// save renders draw onto a PNG and an SVG canvas of size w×h. The
+// folder of base must exist: save creates none (DrawContext counts on
+// it: a folder it has taken away stays gone).
 func save(base string, w, h vg.Length, render func(draw.Canvas)) error {
-	if dir := filepath.Dir(base); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-	}
 	img := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110), vgimg.UseBackgroundColor(color.White))}
 	render(draw.New(img))
 	if err := writeTo(base+".png", img.WriteTo); err != nil {
