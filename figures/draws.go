@@ -540,7 +540,11 @@ func pairFigure(base string, names []string, vars [][][]float64, log []bool, div
 		}
 	}
 	if len(idx) < len(names) {
+		// Wider than its cell: it starts at the cell's centre and runs on
+		// over the empty cells to its right (centred, it ran off the
+		// figure's left edge).
 		panels[0].Title.Text = fmt.Sprintf("%d of %d parameters (sf, sn and the lowest bulk-ESS)", k, len(names))
+		panels[0].Title.TextStyle.XAlign = draw.XLeft
 	}
 	if div != nil {
 		// The key, in the empty top-right cell.
