@@ -17,28 +17,37 @@ func TestLogPriorAgainstDistributions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for trial := 0; trial < 20; trial++ {
-			d := 1 + rng.IntN(4)
-			u := make([]float64, d+2)
-			for k := range u {
-				u[k] = rng.NormFloat64()
-			}
-			// log p_u(u) = log p_θ(exp u) + Σ u, with gonum's densities.
-			want := 0.0
-			ln := distuv.LogNormal{Mu: q.Mu0(), Sigma: q.LengthSigma}
-			for c := 0; c < d; c++ {
-				want += ln.LogProb(math.Exp(u[c])) + u[c]
-			}
-			want += distuv.Gamma{Alpha: q.SignalShape, Beta: q.SignalRate}.LogProb(math.Exp(u[d])) + u[d]
-			want += distuv.Gamma{Alpha: q.NoiseShape, Beta: q.NoiseRate}.LogProb(math.Exp(u[d+1])) + u[d+1]
-			grad := make([]float64, d+2)
-			got := p.LogDensity(u, grad)
-			if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
-				t.Errorf("prior %+v at %v: %v, want %v", p, u, got, want)
-			}
-			fd := gradcheck.FD(func(v []float64) float64 { return p.LogDensity(v, nil) }, u, 1e-5)
-			gradcheck.Check(t, "log prior", grad, fd, 1e-6)
+		// log p_u(u) = log p_θ(exp u) + Σ u, with gonum's densities.
+		ln := distuv.LogNormal{Mu: q.Mu0(), Sigma: q.LengthSigma}
+		checkLogPrior(t, rng, p, q, 1, func(u float64) float64 { return ln.LogProb(math.Exp(u)) + u })
+	}
+}
+
+// checkLogPrior compares p.LogDensity at 20 random u (each coordinate
+// N(0, uScale²), 1–4 inputs) with the sum of ellLogProb over the length
+// scales and gonum's Gamma densities of σf and σn (q is p with its
+// defaults), and its gradient with finite differences.
+func checkLogPrior(t *testing.T, rng *rand.Rand, p, q Prior, uScale float64, ellLogProb func(u float64) float64) {
+	t.Helper()
+	for trial := 0; trial < 20; trial++ {
+		d := 1 + rng.IntN(4)
+		u := make([]float64, d+2)
+		for k := range u {
+			u[k] = uScale * rng.NormFloat64()
 		}
+		want := 0.0
+		for c := 0; c < d; c++ {
+			want += ellLogProb(u[c])
+		}
+		want += distuv.Gamma{Alpha: q.SignalShape, Beta: q.SignalRate}.LogProb(math.Exp(u[d])) + u[d]
+		want += distuv.Gamma{Alpha: q.NoiseShape, Beta: q.NoiseRate}.LogProb(math.Exp(u[d+1])) + u[d+1]
+		grad := make([]float64, d+2)
+		got := p.LogDensity(u, grad)
+		if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("prior %+v at %v: %v, want %v", p, u, got, want)
+		}
+		fd := gradcheck.FD(func(v []float64) float64 { return p.LogDensity(v, nil) }, u, 1e-5)
+		gradcheck.Check(t, "log prior", grad, fd, 1e-6)
 	}
 }
 
@@ -119,27 +128,7 @@ func TestInvHalfTPrior(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := distuv.StudentsT{Mu: 0, Sigma: q.LengthScale, Nu: q.LengthDF}
-		for trial := 0; trial < 20; trial++ {
-			d := 1 + rng.IntN(4)
-			u := make([]float64, d+2)
-			for k := range u {
-				u[k] = 3 * rng.NormFloat64()
-			}
-			want := 0.0
-			for c := 0; c < d; c++ {
-				rho := math.Exp(-u[c])
-				want += math.Ln2 + st.LogProb(rho) - u[c]
-			}
-			want += distuv.Gamma{Alpha: q.SignalShape, Beta: q.SignalRate}.LogProb(math.Exp(u[d])) + u[d]
-			want += distuv.Gamma{Alpha: q.NoiseShape, Beta: q.NoiseRate}.LogProb(math.Exp(u[d+1])) + u[d+1]
-			grad := make([]float64, d+2)
-			got := p.LogDensity(u, grad)
-			if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
-				t.Errorf("prior %+v at %v: %v, want %v", p, u, got, want)
-			}
-			fd := gradcheck.FD(func(v []float64) float64 { return p.LogDensity(v, nil) }, u, 1e-5)
-			gradcheck.Check(t, "log prior", grad, fd, 1e-6)
-		}
+		checkLogPrior(t, rng, p, q, 3, func(u float64) float64 { return math.Ln2 + st.LogProb(math.Exp(-u)) - u })
 		// ∫ p(u) du = 1 by the trapezoidal rule over a range holding all
 		// but a negligible tail (e^{−u} decay to the right, e^{νu} to the left).
 		var mass float64

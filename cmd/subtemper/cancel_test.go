@@ -47,26 +47,66 @@ func interruptAfter(t *testing.T, delay time.Duration, args ...string) (result, 
 // signalAfter is interruptAfter with signal sig.
 func signalAfter(t *testing.T, sig os.Signal, delay time.Duration, args ...string) (result, time.Duration) {
 	t.Helper()
+	return signalRun(t, sig, func(<-chan error) { time.Sleep(delay) }, args...)
+}
+
+// interruptWhen starts the binary with args, waits until a file matching
+// glob exists (failing the test if the run ends first or within passes),
+// then 100 ms more, sends SIGINT and returns the result and the time from
+// the signal to the exit.
+func interruptWhen(t *testing.T, glob string, within time.Duration, args ...string) (result, time.Duration) {
+	t.Helper()
+	return signalRun(t, os.Interrupt, func(waitErr <-chan error) {
+		deadline := time.Now().Add(within)
+		for {
+			if m, _ := filepath.Glob(glob); len(m) > 0 {
+				break
+			}
+			select {
+			case err := <-waitErr:
+				t.Fatalf("subtemper %s ended before %s appeared: %v", strings.Join(args, " "), glob, err)
+			case <-time.After(5 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s within %v", glob, within)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}, args...)
+}
+
+// signalRun starts the binary with args, calls wait (which may read the
+// process's exit from its channel), sends sig and returns the result and
+// the time from the signal to the exit. The process is killed if the test
+// fails on the way.
+func signalRun(t *testing.T, sig os.Signal, wait func(waitErr <-chan error), args ...string) (result, time.Duration) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(delay)
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	done := false
+	defer func() {
+		if !done {
+			cmd.Process.Kill()
+		}
+	}()
+	wait(waitErr)
 	sent := time.Now()
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- cmd.Wait() }()
 	var err error
 	select {
 	case err = <-waitErr:
 	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
 		t.Fatalf("subtemper %s did not stop within 30 s of %v", strings.Join(args, " "), sig)
 	}
+	done = true
 	lat := time.Since(sent)
 	code := 0
 	var ee *exec.ExitError
@@ -252,52 +292,13 @@ func TestInterruptPrediction(t *testing.T) {
 	out := filepath.Join(parent, "run")
 	args := []string{"gp", "--data", train, "--sampler", "none", "--inner", "mh", "--warmup", "20", "--draws", "500",
 		"--out", out, "--predict", test, "--predict-draws", "1500", "--quiet"}
-	cmd := exec.Command(bin, args...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- cmd.Wait() }()
 	// The fit is saved into the staging folder just before the prediction.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if m, _ := filepath.Glob(filepath.Join(parent, ".run.staging-*", "fit.json")); len(m) > 0 {
-			break
-		}
-		select {
-		case err := <-waitErr:
-			t.Fatalf("ended before the prediction: %v\n%s", err, e.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no fit.json in the staging folder within 60 s")
-		}
-	}
-	time.Sleep(100 * time.Millisecond)
-	sent := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	select {
-	case err = <-waitErr:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("did not stop within 30 s of SIGINT")
-	}
-	if lat := time.Since(sent); lat > 2*time.Second {
+	r0, lat := interruptWhen(t, filepath.Join(parent, ".run.staging-*", "fit.json"), 60*time.Second, args...)
+	if lat > 2*time.Second {
 		t.Errorf("stopped %v after SIGINT", lat)
 	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	}
-	if code != 130 {
-		t.Fatalf("exit code %d, want 130\nstderr:\n%s", code, e.String())
+	if r0.code != 130 {
+		t.Fatalf("exit code %d, want 130\nstderr:\n%s", r0.code, r0.stderr)
 	}
 	for _, n := range []string{"draws.csv", "summary.json", "fit.json", "fit-data.csv"} {
 		if _, err := os.Stat(filepath.Join(out, n)); err != nil {
@@ -314,8 +315,8 @@ func TestInterruptPrediction(t *testing.T) {
 	if w, _ := json.Marshal(sum["warnings"]); !strings.Contains(string(w), "subtemper predict --fit") {
 		t.Errorf("summary.json's warnings do not say how to predict: %s", w)
 	}
-	if !strings.Contains(o.String(), "INTERRUPTED during the prediction") {
-		t.Errorf("stdout does not say the prediction was interrupted:\n%s", o.String())
+	if !strings.Contains(r0.stdout, "INTERRUPTED during the prediction") {
+		t.Errorf("stdout does not say the prediction was interrupted:\n%s", r0.stdout)
 	}
 
 	// The predict command on the saved fit, interrupted while it
@@ -440,46 +441,10 @@ func TestInterruptFigures(t *testing.T) {
 	out := filepath.Join(parent, "run")
 	args := []string{"mvn", "--dims", "20", "--n", "200", "--draws", "1000", "--warmup", "200", "--min-ess", "0",
 		"--chains", "3", "--levels", "2", "--plots", "--quiet", "--out", out}
-	cmd := exec.Command(bin, args...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- cmd.Wait() }()
 	// draws.nc is written into the staging folder just before the figures.
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if m, _ := filepath.Glob(filepath.Join(parent, ".run.staging-*", "draws.nc")); len(m) > 0 {
-			break
-		}
-		select {
-		case err := <-waitErr:
-			t.Fatalf("the run ended before its figures: %v\n%s", err, e.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no draws.nc after 2 minutes")
-		}
-	}
-	time.Sleep(100 * time.Millisecond)
-	sent := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	select {
-	case err = <-waitErr:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("no exit within 30 s of SIGINT")
-	}
-	lat := time.Since(sent)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-		t.Errorf("exit: %v, want code %d\nstderr: %s", err, exitInterrupted, e.String())
+	r, lat := interruptWhen(t, filepath.Join(parent, ".run.staging-*", "draws.nc"), 2*time.Minute, args...)
+	if r.code != exitInterrupted {
+		t.Errorf("exit code %d, want %d\nstderr: %s", r.code, exitInterrupted, r.stderr)
 	}
 	if lat > time.Second {
 		t.Errorf("exited %v after SIGINT during the figures, want within 1 s", lat.Round(time.Millisecond))
