@@ -31,6 +31,18 @@ type Independence struct {
 	// DF is the Student-t's degrees of freedom (> 0; +Inf: Gaussian).
 	// Zero means 7.
 	DF float64
+	// Wide is the weight of a second, wider component: the proposal is
+	// the mixture (1−Wide)·t(Center, Scale·Cov) + Wide·t(Center,
+	// WideScale·Scale·Cov), with the same degrees of freedom. A wide
+	// component bounds the weights posterior/proposal where the
+	// posterior's tails reach further than the fitted t (defensive
+	// importance sampling): an independence chain that reaches such a
+	// tail leaves it again instead of sticking. In [0, 1); zero means a
+	// single t.
+	Wide float64
+	// WideScale multiplies the wide component's scale matrix (> 1). Zero
+	// means 4 (twice the spread).
+	WideScale float64
 	// Local is the number of random-walk Metropolis steps after each
 	// independence proposal, each from N(u, (2.38²/Dim)·Scale·Cov/β):
 	// where the posterior has more mass than the proposal (a tail it
@@ -69,10 +81,20 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 			return nil, errors.New("tempering: independence kernel's centre is not finite")
 		}
 	}
+	wideScale := k.WideScale
+	if wideScale == 0 {
+		wideScale = 4
+	}
+	if !(k.Wide >= 0 && k.Wide < 1) {
+		return nil, fmt.Errorf("tempering: independence kernel's wide weight must be in [0, 1), got %v", k.Wide)
+	}
+	if !(wideScale > 1) || math.IsInf(wideScale, 0) {
+		return nil, fmt.Errorf("tempering: independence kernel's wide scale must be finite and above 1, got %v", wideScale)
+	}
 	if k.Local < 0 {
 		return nil, fmt.Errorf("tempering: independence kernel's local steps must be ≥ 0, got %d", k.Local)
 	}
-	l := &indepLevel{center: append([]float64(nil), k.Center...), df: df, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
+	l := &indepLevel{center: append([]float64(nil), k.Center...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
 	a := make([]float64, dim*dim)
 	for i, v := range k.Cov {
 		a[i] = v * scale / beta
@@ -84,12 +106,14 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 }
 
 type indepLevel struct {
-	center []float64
-	df     float64
-	local  int
-	chol   []float64 // lower Cholesky factor of the scale matrix
-	z      []float64
-	prop   *State
+	center    []float64
+	df        float64
+	wide      float64 // the wide component's weight (0: none)
+	wideScale float64 // its scale matrix over the narrow one's
+	local     int
+	chol      []float64 // lower Cholesky factor of the scale matrix
+	z         []float64
+	prop      *State
 }
 
 func (l *indepLevel) Init(d *Density, s *State) { d.Eval(s, false) }
@@ -118,6 +142,34 @@ func (l *indepLevel) SetTuning(Tuning) {}
 
 // logQ returns the proposal's log density at u up to a constant.
 func (l *indepLevel) logQ(u []float64) float64 {
+	m := l.mahal(u)
+	lq := l.logKernel(m)
+	if l.wide == 0 {
+		return lq
+	}
+	// The components' densities, each with its normalisation relative to
+	// the narrow one's: the wide one's scale matrix is wideScale times
+	// larger, so its density carries wideScale^(−D/2).
+	lw := l.logKernel(m/l.wideScale) - 0.5*float64(len(u))*math.Log(l.wideScale)
+	a, b := math.Log1p(-l.wide)+lq, math.Log(l.wide)+lw
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// logKernel returns the t's (or Gaussian's) log density, up to a
+// constant, at squared Mahalanobis distance m.
+func (l *indepLevel) logKernel(m float64) float64 {
+	if math.IsInf(l.df, 1) {
+		return -0.5 * m
+	}
+	return -0.5 * (l.df + float64(len(l.center))) * math.Log1p(m/l.df)
+}
+
+// mahal returns the squared Mahalanobis distance of u from the centre
+// under the (narrow) scale matrix.
+func (l *indepLevel) mahal(u []float64) float64 {
 	D := len(u)
 	var m float64
 	for i := range D {
@@ -128,10 +180,7 @@ func (l *indepLevel) logQ(u []float64) float64 {
 		l.z[i] = v / l.chol[i*D+i]
 		m += l.z[i] * l.z[i]
 	}
-	if math.IsInf(l.df, 1) {
-		return -0.5 * m
-	}
-	return -0.5 * (l.df + float64(D)) * math.Log1p(m/l.df)
+	return m
 }
 
 func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
@@ -151,7 +200,11 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State) StepInfo 
 		// A χ²_ν/ν draw as a Gamma(ν/2, rate ν/2) one.
 		w = gammaRand(rng, l.df/2) * 2 / l.df
 	}
-	l.offset(rng, l.center, 1/math.Sqrt(w), q.U)
+	sc := 1 / math.Sqrt(w)
+	if l.wide > 0 && rng.Float64() < l.wide {
+		sc *= math.Sqrt(l.wideScale)
+	}
+	l.offset(rng, l.center, sc, q.U)
 	info := StepInfo{StepSize: 1}
 	if math.IsInf(d.Eval(q, false), -1) {
 		info.Failed = true
