@@ -20,6 +20,9 @@ var (
 	largeDims    = flag.String("large.dims", "3,8", "BenchmarkLargeFit: comma-separated D of the synthetic cases")
 	largeLength  = flag.Float64("large.length", 1.5, "BenchmarkLargeFit: warm-len's integration time")
 	largeWarmup  = flag.Int("large.warmup", 0, "BenchmarkLargeFit: warm methods' warm-up iterations (0: tempering.WarmStartWarmup)")
+	largeIMHDF   = flag.Float64("large.imhdf", 0, "BenchmarkLargeFit: warm's independence proposal's degrees of freedom (0: as fitted)")
+	largeWide    = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
+	largeLocal   = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
 )
 
@@ -158,6 +161,19 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		r.modes = ws.Modes
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
 		st = subtemper.WarmSettings(st, ws, false)
+		if k, ok := st.Kernel.(tempering.Independence); ok && method == "warm" {
+			if *largeIMHDF > 0 {
+				k.DF = *largeIMHDF
+			}
+			if *largeWide >= 0 {
+				k.Wide = *largeWide
+			}
+			if *largeLocal >= 0 {
+				k.Local = *largeLocal
+			}
+			st.Kernel = k
+			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d\n", k.DF, k.Wide, k.Local)
+		}
 		if ws.Unimodal() && method != "warm" {
 			st.Kernel, st.Warmup = nil, 0
 			switch method {

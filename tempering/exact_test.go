@@ -26,6 +26,8 @@ type exactCase struct {
 	// steps.
 	fit   bool
 	local int
+	// wide is the fitted kernel's Independence.Wide.
+	wide float64
 }
 
 func exactCases() []exactCase {
@@ -86,8 +88,10 @@ func exactCases() []exactCase {
 		// Independence MH from a proposal fitted by importance sampling,
 		// in the split space, as large fits run on a posterior it suits.
 		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}},
-		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}})
-	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000})
+		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}},
+		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}})
+	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000},
+		exactCase{name: "imh-misfit-wide/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Wide: 0.3, WideScale: 9}, driver: None, draws: 30000})
 	return cs
 }
 
@@ -115,7 +119,7 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 				return nil, "", err
 			}
 			k := p.Kernel()
-			k.Local = c.local
+			k.Local, k.Wide = c.local, c.wide
 			s.Kernel = k
 		}
 		ws.Apply(s)
