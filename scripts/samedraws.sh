@@ -8,6 +8,7 @@
 #
 #   scripts/samedraws.sh 2fa0e12 .
 #   RUNS='pt-mh mvn' scripts/samedraws.sh main HEAD   # a subset of the runs
+#   ADDED='status' scripts/samedraws.sh 0c2c177 .     # summary.json keys that only B has
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -81,10 +82,12 @@ echo "building $1 and $2 ..." >&2
 build "$1" "$tmp/a"
 build "$2" "$tmp/b"
 
-# strip SUMMARY: summary.json less what a run cannot reproduce.
+# strip SUMMARY: summary.json less what a run cannot reproduce, and less
+# the top-level keys named in ADDED (keys that B's summary.json gained).
 strip() {
 	python3 - "$1" <<'EOF'
-import json, sys
+import json, os, sys
+added = set(os.environ.get("ADDED", "").split())
 def clean(x):
     if isinstance(x, dict):
         return {k: clean(v) for k, v in x.items()
@@ -92,7 +95,10 @@ def clean(x):
     if isinstance(x, list):
         return [clean(v) for v in x]
     return x
-print(json.dumps(clean(json.load(open(sys.argv[1]))), indent=1, sort_keys=True))
+summary = json.load(open(sys.argv[1]))
+for k in added:
+    summary.pop(k, None)
+print(json.dumps(clean(summary), indent=1, sort_keys=True))
 EOF
 }
 
