@@ -380,14 +380,14 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	}
 	f.Settings = st
 	opt.phase("the chains' set-up")
-	// A copy whose Progress also records that the chains have begun
+	// A copy whose OnStart also records that a chain is set up and
 	// iterating (MaxTime's error tells the set-up from sampling).
 	var started atomic.Bool
 	rs := st
-	rs.Progress = func(chain, iter, total int) {
+	rs.OnStart = func(chain int) {
 		started.Store(true)
-		if st.Progress != nil {
-			st.Progress(chain, iter, total)
+		if st.OnStart != nil {
+			st.OnStart(chain)
 		}
 	}
 	cpu0, cpuOK := tempering.ProcessCPU()

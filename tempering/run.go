@@ -139,6 +139,15 @@ type Control struct {
 	// Recorder, if non-nil, receives a Report after each iteration of
 	// each chain (see Recorder).
 	Recorder Recorder
+	// OnStart, if non-nil, is called by each chain's goroutine once, when
+	// the chain is set up (its clone of the target made, its starting
+	// point evaluated) and about to iterate; from then on a cancellation
+	// of the context stops it within an iteration. A caller that must
+	// tell a run still setting up from one sampling (to abandon a set-up
+	// that does not look at the context, or to say which of the two a
+	// deadline cut short) watches it. It is called concurrently from all
+	// chains and must be cheap (an atomic store).
+	OnStart func(chain int)
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
 	RecordTimes bool
