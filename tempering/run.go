@@ -32,6 +32,9 @@ type Settings struct {
 	// fixedM, the M the caller fixed (0: the adaptation chooses it).
 	adaptLadder bool
 	fixedM      int
+	// drop, which only this package's tests set, makes the chains a
+	// broken variant that leaves a term out of an acceptance ratio.
+	drop dropHook
 }
 
 // Sampler describes a sampler, whatever the run: the levels the driver
