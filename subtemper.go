@@ -140,7 +140,8 @@ type GPOptions struct {
 	// OnPhase, if set, is called as FitGP enters each phase before
 	// sampling: "standardisation", "the model's set-up", "the search
 	// for the posterior mode", "the chains' set-up" (tempering.Run's
-	// set-up, then sampling; Settings.Progress reports from there).
+	// set-up, then sampling: Settings.OnStart says when each chain is
+	// set up, Settings.Progress reports its iterations).
 	OnPhase func(phase string)
 	// BeforeSampling, if set, is called once the settings are final
 	// (after any warm start: fit.Mode is set, fit.Model works), just
