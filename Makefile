@@ -5,6 +5,10 @@ BENCHTIME ?= 1x
 OUT       ?= out
 FUZZTIME  ?= 20s
 STATICCHECK ?= v0.6.1
+# OpenBLAS threads for the benchmarks: left to itself OpenBLAS starts one
+# per core, and on a shared machine a 4 ms factorisation then measured
+# 3.5 s. BLAS_THREADS=0 lets OpenBLAS choose.
+BLAS_THREADS ?= 1
 
 .PHONY: help deps build test fuzz staticcheck test-openblas bench bench-cost run cuda-bundle clean
 
@@ -51,11 +55,11 @@ staticcheck: ## staticcheck at a pinned version (go run fetches it)
 test-openblas: ## run every test with the OpenBLAS backend compiled in
 	$(GO) test -count=1 -tags openblas ./...
 
-bench: ## linear-algebra and model benchmarks of every compiled-in backend (TAGS=openblas to include it)
-	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchtime $(BENCHTIME) ./linalg/... ./gp/ ./mvn/
+bench: ## linear-algebra and model benchmarks of every compiled-in backend (TAGS=openblas to include it), named backend=<name> for benchstat -col /backend, with cpu-ns/op; OpenBLAS on BLAS_THREADS threads (default 1)
+	OPENBLAS_NUM_THREADS=$(BLAS_THREADS) $(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchtime $(BENCHTIME) ./linalg/... ./gp/ ./mvn/
 
-bench-cost: ## cost-ratio benchmarks of the tempering drivers, measured vs predicted (long: about an hour on 2 cores)
-	$(GO) test -tags '$(TAGS)' -run '^$$' -bench Iteration -benchtime 3x -timeout 3h ./bench/
+bench-cost: ## cost-ratio benchmarks of the tempering drivers, measured vs predicted (long: about an hour on 2 cores); OpenBLAS on BLAS_THREADS threads
+	OPENBLAS_NUM_THREADS=$(BLAS_THREADS) $(GO) test -tags '$(TAGS)' -run '^$$' -bench Iteration -benchtime 3x -timeout 3h ./bench/
 
 run: build ## the main job: sample a synthetic GP's hyperparameters with the default sampler and print the summary
 	./bin/subtemper gp --out $(OUT)/gp

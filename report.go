@@ -73,6 +73,7 @@ func NewReport(r SampledRun, opt ReportOptions) *Report {
 	}
 	s := &Report{
 		Interrupted: res.Interrupted,
+		Status:      res.Status.String(),
 		Settings:    settingsMap(st),
 		Seed:        st.Seed,
 		Backend:     r.Backend,

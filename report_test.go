@@ -6,7 +6,9 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,5 +168,66 @@ func TestFitGPMaxTime(t *testing.T) {
 	r, err := fit.Report(ReportOptions{})
 	if err != nil || !r.StoppedByMaxTime || r.Interrupted {
 		t.Errorf("report: %v, stopped by MaxTime %v", err, r != nil && r.StoppedByMaxTime)
+	}
+}
+
+// enoughAt is a stop rule that says enough once every chain holds at
+// least n draws.
+type enoughAt int
+
+func (n enoughAt) Enough(draws [][][]float64) bool { return len(draws[0]) >= int(n) }
+
+// TestReportStatus: the report, and so summary.json's "status", says how
+// sampling ended: every draw made, ended by the stop rule, or cut short
+// by a cancelled context.
+func TestReportStatus(t *testing.T) {
+	status := func(fit *GPFit) string {
+		t.Helper()
+		r, err := fit.Report(ReportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(m["status"])
+	}
+	if got := status(shortFit(t, GPOptions{})); got != "completed" {
+		t.Errorf("every draw made: status %q, want completed", got)
+	}
+
+	st := DefaultGPSettings()
+	st.Warmup, st.Draws, st.Stop, st.StopEvery = 50, 200, enoughAt(20), 10
+	fit := shortFit(t, GPOptions{Settings: &st})
+	if got := status(fit); got != "stopped by the rule" || len(fit.Draws[0]) != 20 {
+		t.Errorf("a rule that says enough at 20 draws: status %q with %d draws per chain, want stopped by the rule with 20", got, len(fit.Draws[0]))
+	}
+
+	data, _, err := gp.Synthetic(30, 2, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st = DefaultGPSettings()
+	st.Warmup, st.Draws, st.Stop = 10, 1<<20, nil
+	var iters atomic.Int64
+	st.Progress = func(int, int, int) {
+		if iters.Add(1) == 100 {
+			cancel()
+		}
+	}
+	fit, err = FitGP(ctx, data, GPOptions{Settings: &st, Backend: "gonum"})
+	if fit == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: fit %v, error %v", fit, err)
+	}
+	defer fit.Close()
+	if got := status(fit); got != "interrupted" {
+		t.Errorf("cancelled: status %q, want interrupted", got)
 	}
 }

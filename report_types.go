@@ -34,6 +34,11 @@ type Report struct {
 	// so far.
 	Command     string `json:"command"`
 	Interrupted bool   `json:"interrupted"`
+	// Status says how sampling ended, as tempering.Result.Status in
+	// words: "completed" (every draw made), "stopped by the rule" (the
+	// --min-ess stop), "interrupted" or "time limit" (a context's
+	// deadline, GPOptions.MaxTime's included).
+	Status string `json:"status"`
 	// InterruptedDuring names the phase after sampling that a Ctrl-C cut
 	// short ("prediction": every draw was made, the predictions were
 	// not; "figures": every file but some figures was written); empty

@@ -140,7 +140,8 @@ type GPOptions struct {
 	// OnPhase, if set, is called as FitGP enters each phase before
 	// sampling: "standardisation", "the model's set-up", "the search
 	// for the posterior mode", "the chains' set-up" (tempering.Run's
-	// set-up, then sampling; Settings.Progress reports from there).
+	// set-up, then sampling: Settings.OnStart says when each chain is
+	// set up, Settings.Progress reports its iterations).
 	OnPhase func(phase string)
 	// BeforeSampling, if set, is called once the settings are final
 	// (after any warm start: fit.Mode is set, fit.Model works), just
@@ -380,14 +381,14 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	}
 	f.Settings = st
 	opt.phase("the chains' set-up")
-	// A copy whose Progress also records that the chains have begun
+	// A copy whose OnStart also records that a chain is set up and
 	// iterating (MaxTime's error tells the set-up from sampling).
 	var started atomic.Bool
 	rs := st
-	rs.Progress = func(chain, iter, total int) {
+	rs.OnStart = func(chain int) {
 		started.Store(true)
-		if st.Progress != nil {
-			st.Progress(chain, iter, total)
+		if st.OnStart != nil {
+			st.OnStart(chain)
 		}
 	}
 	cpu0, cpuOK := tempering.ProcessCPU()

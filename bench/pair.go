@@ -16,6 +16,11 @@ import (
 // and then K iterations of None, K chosen so that both get about the same
 // time. Both chains run in the calling goroutine (no parallelism). For the
 // driver None a Pair times the one chain alone.
+//
+// A Pair drives tempering.Chain.Step itself rather than tempering.Run:
+// the point is to interleave, iteration by iteration and on one clone of
+// the target, two chains of different drivers and to time each
+// iteration, which Run's parallel chains of one driver cannot do.
 type Pair struct {
 	Driver tempering.Driver
 	// Swap is the driver's swap schedule (PT and SPT).

@@ -192,6 +192,15 @@ func runESS(ctx context.Context, t tempering.Target, kernel tempering.Kernel, re
 // points in blocks, one chain after another (each timed alone), until the
 // median R-hat of the second half of the draws is below RhatThreshold (with
 // at least MinDraws draws), or the budget ends.
+//
+// It drives tempering.Chain.Step itself rather than tempering.Run, which
+// cannot give what the paper's reproduction needs: the chains run one
+// after another in one goroutine, so that each is timed alone on a shared
+// machine (Run's run in parallel); chain 0's block ends on its compute
+// time, and the others then run as many draws, the same chains going on
+// block after block (Run starts afresh); and each chain keeps its random
+// stream of the paper's reproduction, PCG(seed, paperIndex(d)<<8 | c)
+// (Run's chain c draws from PCG(Seed, c)).
 func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel, d tempering.Driver, seed uint64, opt RunOptions) (*SamplerResult, error) {
 	const C = 3
 	b := opt.Budget

@@ -297,25 +297,25 @@ var benchSizes = append(append([]int(nil), linalgtest.BenchSizes...), 8192, 1638
 
 func BenchmarkCholesky(b *testing.B) {
 	be := cudaBackend(b)
-	b.Run("cuda", func(b *testing.B) { linalgtest.BenchCholesky(b, be, benchSizes) })
+	b.Run("backend=cuda", func(b *testing.B) { linalgtest.BenchCholesky(b, be, benchSizes) })
 }
 
 func BenchmarkSolve(b *testing.B) {
 	be := cudaBackend(b)
-	b.Run("cuda", func(b *testing.B) { linalgtest.BenchSolve(b, be, benchSizes) })
+	b.Run("backend=cuda", func(b *testing.B) { linalgtest.BenchSolve(b, be, benchSizes) })
 }
 
 func BenchmarkInverse(b *testing.B) {
 	be := cudaBackend(b)
-	b.Run("cuda", func(b *testing.B) { linalgtest.BenchInverse(b, be, benchSizes) })
+	b.Run("backend=cuda", func(b *testing.B) { linalgtest.BenchInverse(b, be, benchSizes) })
 }
 
 func BenchmarkGEMM(b *testing.B) {
 	be := cudaBackend(b)
-	b.Run("cuda", func(b *testing.B) { linalgtest.BenchGEMM(b, be, benchSizes) })
+	b.Run("backend=cuda", func(b *testing.B) { linalgtest.BenchGEMM(b, be, benchSizes) })
 }
 
 func BenchmarkGPStep(b *testing.B) {
 	be := cudaBackend(b)
-	b.Run("cuda", func(b *testing.B) { linalgtest.BenchGPStep(b, be, benchSizes) })
+	b.Run("backend=cuda", func(b *testing.B) { linalgtest.BenchGPStep(b, be, benchSizes) })
 }

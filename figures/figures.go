@@ -359,7 +359,7 @@ func convergenceFigures(ctx context.Context, dir string, r Run, n int, vars [][]
 
 // levelBars returns the bars of the inner-kernel acceptance figure: one
 // per level that made transitions. A level that made none (level 0 of
-// tt and stt in Neal's form, --base-steps 0, moves only through tempered
+// tt and stt in Neal's form, --base-steps none, moves only through tempered
 // transitions) has no acceptance rate and gets no bar.
 func levelBars(levels []subtemper.LevelReport) (labels []string, vals []float64) {
 	for _, l := range levels {

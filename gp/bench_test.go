@@ -8,6 +8,7 @@ import (
 
 	"github.com/subtemper/subtemper/internal/fit"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/linalgtest"
 )
 
 var benchNs = []int{128, 256, 512, 1024, 2048, 4096}
@@ -46,7 +47,7 @@ func BenchmarkLogLik(b *testing.B) { benchLogLik(b, false) }
 func benchLogLik(b *testing.B, withGrad bool) {
 	data := benchDataset(b)
 	for _, be := range linalg.Backends() {
-		b.Run(be.Name(), func(b *testing.B) {
+		b.Run("backend="+be.Name(), func(b *testing.B) {
 			if err := unavailable(be); err != nil {
 				b.Skip(err)
 			}
@@ -73,11 +74,13 @@ func benchLogLik(b *testing.B, withGrad bool) {
 						b.Fatal(err)
 					}
 					b.ReportAllocs()
+					clk := linalgtest.ResetClock(b)
 					for b.Loop() {
 						if _, err := m.LogLik(nil, u, grad); err != nil {
 							b.Fatal(err)
 						}
 					}
+					clk.ReportCPU()
 					sec = b.Elapsed().Seconds() / float64(b.N)
 				})
 				if ok && sec > 0 {
@@ -96,7 +99,7 @@ func benchLogLik(b *testing.B, withGrad bool) {
 func BenchmarkCholeskyInverse(b *testing.B) {
 	data := benchDataset(b)
 	for _, be := range linalg.Backends() {
-		b.Run(be.Name(), func(b *testing.B) {
+		b.Run("backend="+be.Name(), func(b *testing.B) {
 			if err := unavailable(be); err != nil {
 				b.Skip(err)
 			}
@@ -120,6 +123,7 @@ func BenchmarkCholeskyInverse(b *testing.B) {
 						b.Fatal(err)
 					}
 					defer a.Close()
+					clk := linalgtest.ResetClock(b)
 					for b.Loop() {
 						if err := a.Set(n, k); err != nil {
 							b.Fatal(err)
@@ -131,6 +135,7 @@ func BenchmarkCholeskyInverse(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
+					clk.ReportCPU()
 				})
 			}
 		})

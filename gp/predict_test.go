@@ -446,7 +446,7 @@ func benchPredictDraws(b *testing.B, be linalg.Backend, n int, sizes []int, work
 		openblas.SetThreads(blasThreads)
 	}
 	for _, S := range sizes {
-		b.Run(be.Name()+"/N="+strconv.Itoa(n)+"/Nt="+strconv.Itoa(nt)+"/S="+strconv.Itoa(S), func(b *testing.B) {
+		b.Run("backend="+be.Name()+"/N="+strconv.Itoa(n)+"/Nt="+strconv.Itoa(nt)+"/S="+strconv.Itoa(S), func(b *testing.B) {
 			if err := unavailable(be); err != nil {
 				b.Skip(err)
 			}

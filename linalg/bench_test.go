@@ -8,11 +8,12 @@ import (
 	_ "github.com/subtemper/subtemper/linalg/openblas" // registers "openblas" with -tags openblas
 )
 
-// Every compiled-in backend, side by side: Cholesky/<backend>/N=<n> etc.
+// Every compiled-in backend, side by side: Cholesky/backend=<name>/N=<n>
+// etc., which benchstat compares across backends (-col /backend).
 
 func benchAll(b *testing.B, f func(*testing.B, linalg.Backend, []int)) {
 	for _, be := range linalg.Backends() {
-		b.Run(be.Name(), func(b *testing.B) { f(b, be, linalgtest.BenchSizes) })
+		b.Run("backend="+be.Name(), func(b *testing.B) { f(b, be, linalgtest.BenchSizes) })
 	}
 }
 

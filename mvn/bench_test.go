@@ -6,6 +6,7 @@ import (
 
 	"github.com/subtemper/subtemper/internal/fit"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/linalg/linalgtest"
 )
 
 // benchB is the batch size of BenchmarkLogLikBatch: the B parameter
@@ -28,7 +29,7 @@ func BenchmarkLogLikBatch(b *testing.B) {
 		thetas[i] = theta[i%d] + 0.01*float64(i/d)
 	}
 	for _, be := range linalg.Backends() {
-		b.Run(be.Name(), func(b *testing.B) {
+		b.Run("backend="+be.Name(), func(b *testing.B) {
 			var ran []int
 			var secs []float64
 			for _, n := range ns {
@@ -48,11 +49,13 @@ func BenchmarkLogLikBatch(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.ReportAllocs()
+					clk := linalgtest.ResetClock(b)
 					for b.Loop() {
 						if err := m.LogLikBatch(nil, thetas, out, grads); err != nil {
 							b.Fatal(err)
 						}
 					}
+					clk.ReportCPU()
 					sec = b.Elapsed().Seconds() / float64(b.N)
 				})
 				if ok && sec > 0 {

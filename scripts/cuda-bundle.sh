@@ -136,8 +136,8 @@ cpu)
 	obl=/tmp/ob/root/usr/lib/x86_64-linux-gnu
 	export LD_LIBRARY_PATH=\$obl/openblas-pthread:\$obl:\${LD_LIBRARY_PATH:-}
 	export CGO_LDFLAGS="\$CGO_LDFLAGS -L\$obl/openblas-pthread -L\$obl"
-	go test -tags 'cuda openblas' -run '^\$' -bench 'GPStep/openblas/N=4096\$' -benchtime=3x ./linalg/ 2>&1 | tee "\$res/cpu.txt"
-	go test -tags cuda -run '^\$' -bench 'GPStep/cuda/N=4096\$' -benchtime=3x ./cuda/ 2>&1 | tee -a "\$res/cpu.txt"
+	go test -tags 'cuda openblas' -run '^\$' -bench 'GPStep/backend=openblas/N=4096\$' -benchtime=3x ./linalg/ 2>&1 | tee "\$res/cpu.txt"
+	go test -tags cuda -run '^\$' -bench 'GPStep/backend=cuda/N=4096\$' -benchtime=3x ./cuda/ 2>&1 | tee -a "\$res/cpu.txt"
 	;;
 stt|all)
 	go build -tags cuda -o /tmp/subtemper ./cmd/subtemper || exit 1

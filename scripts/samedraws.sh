@@ -8,6 +8,7 @@
 #
 #   scripts/samedraws.sh 2fa0e12 .
 #   RUNS='pt-mh mvn' scripts/samedraws.sh main HEAD   # a subset of the runs
+#   ADDED='status' scripts/samedraws.sh 0c2c177 .     # summary.json keys that only B has
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -56,10 +57,18 @@ done
 args[gp-spt-nuts-hot]="${gpq[*]} ${short[*]} --sampler spt --hot nuts"
 args[gp-stt-hmc-hot]="${gpq[*]} ${short[*]} --sampler stt --hot hmc --mh-steps 2"
 args[gp-pt-sweep-fixed]="${gpq[*]} ${short[*]} --swap sweep --ladder fixed --levels 4"
-args[gp-spt-levels0]="${gpq[*]} ${short[*]} --sampler spt --levels 0"
-args[gp-tt-levels0]="${gpq[*]} ${short[*]} --sampler tt --levels 0"
-args[gp-pt-nowarmup]="${gpq[*]} --warmup 0 --draws 100 --min-ess 0 --levels 3"
-args[gp-stt-nobase]="${gpq[*]} ${short[*]} --sampler stt --base-steps 0"
+args[gp-spt-levels0]="${gpq[*]} ${short[*]} --sampler spt --levels auto"
+args[gp-tt-levels0]="${gpq[*]} ${short[*]} --sampler tt --levels auto"
+args[gp-pt-nowarmup]="${gpq[*]} --warmup none --draws 100 --min-ess 0 --levels 3"
+args[gp-stt-nobase]="${gpq[*]} ${short[*]} --sampler stt --base-steps none"
+# The same runs as a revision without the words auto and none spells them
+# (0); a side that refuses a run's arguments as a usage error (exit 2)
+# runs these instead.
+declare -A older
+older[gp-spt-levels0]="${gpq[*]} ${short[*]} --sampler spt --levels 0"
+older[gp-tt-levels0]="${gpq[*]} ${short[*]} --sampler tt --levels 0"
+older[gp-pt-nowarmup]="${gpq[*]} --warmup 0 --draws 100 --min-ess 0 --levels 3"
+older[gp-stt-nobase]="${gpq[*]} ${short[*]} --sampler stt --base-steps 0"
 args[gp-tt-base3-thin2]="${gpq[*]} ${short[*]} --sampler tt --base-steps 3 --thin 2"
 args[gp-pt-dense]="${gpq[*]} ${short[*]} --adapt dense --chains 2"
 args[gp-pt-stepnone]="${gpq[*]} ${short[*]} --adapt none --inner mh --hot same"
@@ -73,10 +82,12 @@ echo "building $1 and $2 ..." >&2
 build "$1" "$tmp/a"
 build "$2" "$tmp/b"
 
-# strip SUMMARY: summary.json less what a run cannot reproduce.
+# strip SUMMARY: summary.json less what a run cannot reproduce, and less
+# the top-level keys named in ADDED (keys that B's summary.json gained).
 strip() {
 	python3 - "$1" <<'EOF'
-import json, sys
+import json, os, sys
+added = set(os.environ.get("ADDED", "").split())
 def clean(x):
     if isinstance(x, dict):
         return {k: clean(v) for k, v in x.items()
@@ -84,7 +95,10 @@ def clean(x):
     if isinstance(x, list):
         return [clean(v) for v in x]
     return x
-print(json.dumps(clean(json.load(open(sys.argv[1]))), indent=1, sort_keys=True))
+summary = json.load(open(sys.argv[1]))
+for k in added:
+    summary.pop(k, None)
+print(json.dumps(clean(summary), indent=1, sort_keys=True))
 EOF
 }
 
@@ -93,8 +107,16 @@ for name in $runs; do
 	[ -n "${args[$name]+x}" ] || { echo "unknown run $name" >&2; exit 2; }
 	for side in a b; do
 		rm -rf "$tmp/out-$side"
+		rc=0
 		# shellcheck disable=SC2086 # the arguments are words
-		if ! "$tmp/$side" ${args[$name]} --seed 7 --backend gonum --quiet --out "$tmp/out-$side" >"$tmp/stdout-$side" 2>&1; then
+		"$tmp/$side" ${args[$name]} --seed 7 --backend gonum --quiet --out "$tmp/out-$side" >"$tmp/stdout-$side" 2>&1 || rc=$?
+		if [ "$rc" -eq 2 ] && [ -n "${older[$name]+x}" ]; then
+			rm -rf "$tmp/out-$side"
+			rc=0
+			# shellcheck disable=SC2086 # the arguments are words
+			"$tmp/$side" ${older[$name]} --seed 7 --backend gonum --quiet --out "$tmp/out-$side" >"$tmp/stdout-$side" 2>&1 || rc=$?
+		fi
+		if [ "$rc" -ne 0 ]; then
 			echo "$name: $side failed:" >&2
 			tail -5 "$tmp/stdout-$side" >&2
 		fi

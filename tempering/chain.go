@@ -54,6 +54,8 @@ type Chain struct {
 	// (evidence.go); nil unless evOn.
 	evOn bool
 	ev   *evidenceRec
+
+	drop dropHook // Settings.drop: a broken variant for the tests
 }
 
 // halt lets Run stop a chain inside an iteration, which on a large GP can
@@ -146,6 +148,7 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		fixedM:   s.fixedM,
 		maxM:     s.MaxLevels,
 		evOn:     s.Evidence != nil,
+		drop:     s.drop,
 	}
 	var sizes []int
 	if s.Driver.subsampled() {
@@ -466,7 +469,7 @@ func (c *Chain) swap(m int) {
 	a, b := c.states[m-1], c.states[m]
 	lo, hi := &c.dens[m-1], &c.dens[m]
 	aLL, bLL := a.LogLik, b.LogLik
-	if c.driver == SPT && testDrop.term != staleSPTSwap {
+	if c.driver == SPT && c.drop.term != staleSPTSwap {
 		var ok bool
 		if aLL, ok = hi.prefixLik(a); !ok {
 			aLL = hi.evalLik(a, nil)
@@ -476,7 +479,7 @@ func (c *Chain) swap(m int) {
 	aHi := hi.combine(aLL, a.LogPrior) // log h_m(θ_{m−1})
 	bLo := lo.combine(bLL, b.LogPrior) // log h_{m−1}(θ_m)
 	logA := aHi + bLo - b.LogDensity - a.LogDensity
-	if testDrop.drops(dropSwapLower, m) {
+	if c.drop.drops(dropSwapLower, m) {
 		logA = aHi - b.LogDensity
 	}
 	c.observeSwap(m, logA, bLo-b.LogDensity, aHi-a.LogDensity)
@@ -580,7 +583,7 @@ func (c *Chain) ttStep() {
 			c.countTT(ttAborted, nil)
 			return
 		}
-		if !testDrop.drops(dropTTDescentLower, m) {
+		if !c.drop.drops(dropTTDescentLower, m) {
 			logR += w.LogDensity
 		}
 		logR -= upper
@@ -624,7 +627,8 @@ func (c *Chain) baseCount() int {
 const warmBase = 1
 
 // dropTerm names a term of an acceptance ratio that tests may drop
-// deliberately, to show that the exactness tests detect a wrong ratio.
+// deliberately (Settings.drop), to show that the exactness tests detect a
+// wrong ratio. Outside this package's tests it is always dropNothing.
 type dropTerm int
 
 const (
@@ -643,7 +647,3 @@ type dropHook struct {
 func (h dropHook) drops(t dropTerm, m int) bool {
 	return h.term == t && (h.level == 0 || h.level == m)
 }
-
-// testDrop is a test-only hook; it is always dropNothing outside tests of
-// this package.
-var testDrop dropHook

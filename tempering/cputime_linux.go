@@ -4,7 +4,6 @@ package tempering
 
 import (
 	"runtime"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,14 +48,4 @@ func threadCPU() (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(ts.Nano()), true
-}
-
-// ProcessCPU returns the CPU time (user + system) the process has used so
-// far, all threads together, and whether it could be read.
-func ProcessCPU() (time.Duration, bool) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, false
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

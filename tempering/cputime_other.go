@@ -11,9 +11,5 @@ func startThreadClock() threadClock { return threadClock{} }
 
 func (threadClock) stop() (time.Duration, bool) { return 0, false }
 
-// ProcessCPU returns ok = false: the process's CPU time is read on Linux
-// only.
-func ProcessCPU() (time.Duration, bool) { return 0, false }
-
 // ThreadCPU returns ok = false: a thread's CPU time is read on Linux only.
 func ThreadCPU() (time.Duration, bool) { return 0, false }

@@ -151,7 +151,8 @@
 // stop rule, cancellation), and a Settings.Recorder hears of every
 // iteration (a Report: the chain, its iteration, warm-up or not, the
 // draws kept, the ladder's rounds, its counters), as gonum's
-// optimize.Recorder does. Chain exposes a single chain for stepping by
+// optimize.Recorder does; Settings.OnStart hears when each chain is set
+// up and about to iterate. Chain exposes a single chain for stepping by
 // hand. In the steady state no driver allocates.
 //
 // # Evidence

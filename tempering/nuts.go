@@ -104,6 +104,8 @@ type nutsLevel struct {
 	nLeap     int
 	sumAccept float64
 	divergent bool
+
+	bug nutsBug // a broken variant for the tests; nutsExact otherwise
 }
 
 // nutsWork is buildTree's workspace at one depth: the second half's
@@ -115,10 +117,9 @@ type nutsWork struct {
 	pFinalBeg, sFinalBeg, rhoFinal []float64
 }
 
-// nutsBias is a test-only hook that breaks the choice of the sample (see
-// nuts_test.go); it is nutsExact outside tests of this package.
-var nutsBias nutsBug
-
+// nutsBug names a broken variant of NUTS' choice of the sample, which
+// only this package's tests build (nutsLevel.bug; see nuts_test.go); it is
+// nutsExact otherwise.
 type nutsBug int
 
 const (
@@ -177,7 +178,7 @@ func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 		depth++
 		// Biased progressive sampling: the new subtree's proposal with
 		// probability min(1, W_new/W_old).
-		if logWSub > logW || nutsBias == nutsNewest || rng.Float64() < math.Exp(logWSub-logW) {
+		if logWSub > logW || l.bug == nutsNewest || rng.Float64() < math.Exp(logWSub-logW) {
 			l.sample.CopyFrom(l.propose)
 			sampleH, moved = proposeH, true
 		}
@@ -253,7 +254,7 @@ func (l *nutsLevel) buildTree(rng *rand.Rand, d *Density, depth int, z *State, p
 			l.divergent = true
 		}
 		lw := l.h0 - h
-		if nutsBias == nutsPotential && !math.IsInf(h, 1) {
+		if l.bug == nutsPotential && !math.IsInf(h, 1) {
 			lw = z.LogDensity - l.lp0
 		}
 		*logW = logAddExp(*logW, lw)
@@ -284,7 +285,7 @@ func (l *nutsLevel) buildTree(rng *rand.Rand, d *Density, depth int, z *State, p
 	// proposal with probability W_final/(W_init + W_final).
 	logWSub := logAddExp(logWInit, logWFinal)
 	*logW = logAddExp(*logW, logWSub)
-	if logWFinal > logWSub || nutsBias == nutsNewest || rng.Float64() < math.Exp(logWFinal-logWSub) {
+	if logWFinal > logWSub || l.bug == nutsNewest || rng.Float64() < math.Exp(logWFinal-logWSub) {
 		propose.CopyFrom(w.propose)
 		*proposeH = w.proposeH
 	}

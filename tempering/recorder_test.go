@@ -74,3 +74,63 @@ func TestRecorder(t *testing.T) {
 		}
 	}
 }
+
+// TestOnStart: OnStart is called once per chain, before any of its
+// iterations is reported, also with no warm-up and under a cancellation
+// that comes at the first iteration; and it changes no draw.
+func TestOnStart(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	for _, warmup := range []int{NoWarmup, 20} {
+		s := Settings{Sampler: Sampler{Driver: PT, Kernel: MH{}, Levels: 2}, Control: Control{Chains: 3, Warmup: warmup, Draws: 10, Seed: 3}}
+		plain, err := Run(context.Background(), tg, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		starts := make([]int, s.Chains)
+		early := false
+		s.OnStart = func(c int) {
+			mu.Lock()
+			defer mu.Unlock()
+			starts[c]++
+		}
+		s.Recorder = RecorderFunc(func(r *Report) {
+			mu.Lock()
+			defer mu.Unlock()
+			if starts[r.Chain] == 0 {
+				early = true
+			}
+		})
+		res, err := Run(context.Background(), tg, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(starts, []int{1, 1, 1}) || early {
+			t.Errorf("warm-up %d: OnStart calls per chain %v, an iteration reported before its chain's OnStart: %v", warmup, starts, early)
+		}
+		if !reflect.DeepEqual(res.Draws, plain.Draws) {
+			t.Errorf("warm-up %d: OnStart changed the draws", warmup)
+		}
+	}
+
+	// Cancelled in OnStart: every chain was still told, and stops at
+	// its first iteration.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	starts := 0
+	s := Settings{Sampler: Sampler{Driver: PT, Kernel: MH{}, Levels: 2}, Control: Control{Chains: 2, Draws: 10, Seed: 3}}
+	s.OnStart = func(int) {
+		mu.Lock()
+		defer mu.Unlock()
+		starts++
+		cancel()
+	}
+	res, err := Run(ctx, tg, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts != 2 || !res.Interrupted {
+		t.Errorf("cancelled at the start: %d OnStart calls, interrupted %v; want 2, true", starts, res.Interrupted)
+	}
+}

@@ -32,6 +32,9 @@ type Settings struct {
 	// fixedM, the M the caller fixed (0: the adaptation chooses it).
 	adaptLadder bool
 	fixedM      int
+	// drop, which only this package's tests set, makes the chains a
+	// broken variant that leaves a term out of an acceptance ratio.
+	drop dropHook
 }
 
 // Sampler describes a sampler, whatever the run: the levels the driver
@@ -139,6 +142,15 @@ type Control struct {
 	// Recorder, if non-nil, receives a Report after each iteration of
 	// each chain (see Recorder).
 	Recorder Recorder
+	// OnStart, if non-nil, is called by each chain's goroutine once, when
+	// the chain is set up (its clone of the target made, its starting
+	// point evaluated) and about to iterate; from then on a cancellation
+	// of the context stops it within an iteration. A caller that must
+	// tell a run still setting up from one sampling (to abandon a set-up
+	// that does not look at the context, or to say which of the two a
+	// deadline cut short) watches it. It is called concurrently from all
+	// chains and must be cheap (an atomic store).
+	OnStart func(chain int)
 	// RecordTimes records in Result.Times the wall-clock offset of each draw
 	// from the start of Run.
 	RecordTimes bool

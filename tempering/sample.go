@@ -280,6 +280,9 @@ func (r *runner) sample(c int, ch *Chain, o *chainOut) {
 	if r.done != nil {
 		ch.StopOn(r.done)
 	}
+	if cfg.OnStart != nil {
+		cfg.OnStart(c)
+	}
 	ch.pool, ch.poolID = r.pool, c
 	if cfg.Warmup == 0 {
 		ch.EndWarmup()

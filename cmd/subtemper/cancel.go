@@ -31,8 +31,9 @@ import (
 //     yet (summarizeContext).
 
 // setupGrace is how long runSampler waits, after a cancellation that comes
-// before any chain has finished an iteration, for tempering.Run to notice
-// it (which it does at its first iteration) before it gives up on Run.
+// before any chain is set up (tempering.Control.OnStart), for
+// tempering.Run to notice it (which it does at its first iteration)
+// before it gives up on Run.
 const setupGrace = 300 * time.Millisecond
 
 // interruptedDuring returns errInterrupted for a run stopped during phase,
@@ -51,25 +52,24 @@ func checkInterrupted(ctx context.Context, phase string, err error) error {
 }
 
 // runSampler calls tempering.Run(ctx, t, st) in a goroutine and returns
-// its result. When ctx is cancelled before any chain has finished an
-// iteration (Run is still setting up), it waits setupGrace for Run to
-// return; if Run has not, runSampler returns interruptedDuring("the
-// chains' set-up") and abandons Run's goroutine, which stops at its first
-// iteration (it sees ctx cancelled) and releases its clones of the target;
-// the command returns and the process exits meanwhile. Once a chain has
-// finished an iteration, runSampler waits for Run as long as it takes
-// (Run stops within an iteration and returns the draws so far).
+// its result. When ctx is cancelled before any chain is set up
+// (tempering.Control.OnStart: Run is still setting up), it waits
+// setupGrace for Run to return; if Run has not, runSampler returns
+// interruptedDuring("the chains' set-up") and abandons Run's goroutine,
+// which stops at its first iteration (it sees ctx cancelled) and releases
+// its clones of the target; the command returns and the process exits
+// meanwhile. Once a chain is set up, runSampler waits for Run as long as
+// it takes (Run stops within an iteration and returns the draws so far).
 func runSampler(ctx context.Context, t tempering.Target, st *tempering.Settings) (*tempering.Result, error) {
 	if ctx.Err() != nil {
 		return nil, interruptedDuring("the chains' set-up")
 	}
 	var started atomic.Bool
-	progress := st.Progress
 	s := *st
-	s.Progress = func(c, it, total int) {
+	s.OnStart = func(c int) {
 		started.Store(true)
-		if progress != nil {
-			progress(c, it, total)
+		if st.OnStart != nil {
+			st.OnStart(c)
 		}
 	}
 	type result struct {

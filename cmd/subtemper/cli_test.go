@@ -604,7 +604,7 @@ func TestHelp(t *testing.T) {
 // it exits with 130 after writing its draws, marked interrupted.
 func TestInterrupt(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(bin, "gp", "--n", "30", "--dims", "2", "--warmup", "0", "--draws", "1000000", "--min-ess", "0", "--levels", "2", "--out", out)
+	cmd := exec.Command(bin, "gp", "--n", "30", "--dims", "2", "--warmup", "none", "--draws", "1000000", "--min-ess", "0", "--levels", "2", "--out", out)
 	var o bytes.Buffer
 	cmd.Stdout = &o
 	stderr, err := cmd.StderrPipe()
@@ -784,12 +784,12 @@ func TestSingularCounts(t *testing.T) {
 	check(args, r.stdout, "1 chain × 1 draw, 1 variable")
 
 	oneInput := writeFile(t, dir, "one.csv", "a,y\n1,2\n2,4\n3,1\n")
-	args = []string{"gp", "--data", oneInput, "--chains", "1", "--warmup", "0", "--draws", "1", "--levels", "1"}
+	args = []string{"gp", "--data", oneInput, "--chains", "1", "--warmup", "none", "--draws", "1", "--levels", "1"}
 	r = runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
 	check(args, r.stdout+r.stderr, "1 chain, warm-up 0, 1 draw (thin 1)", "N = 3 observations, D = 1 input,",
 		"posterior summary of 1 chain × 1 draw", "sampling 1 chain × (0 warm-up + 1×1) iteration with")
-	args = []string{"gp", "--data", oneInput, "--chains", "2", "--warmup", "0", "--draws", "2", "--levels", "1"}
+	args = []string{"gp", "--data", oneInput, "--chains", "2", "--warmup", "none", "--draws", "2", "--levels", "1"}
 	r = runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
 	check(args, r.stdout+r.stderr, "2 chains, warm-up 0, 2 draws (thin 1)", "posterior summary of 2 chains × 2 draws",

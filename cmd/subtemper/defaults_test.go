@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/subtemper/subtemper"
@@ -79,4 +80,51 @@ func resolvedKernel(k tempering.Kernel) tempering.Kernel {
 		return k
 	}
 	return k
+}
+
+// TestZeroCountFlags: --levels auto, --warmup none and --base-steps none
+// give the library's sentinels (LevelsFromBarrier, NoWarmup, NoBaseSteps);
+// a given 0, whose library meaning (the default) contradicts its reading
+// as "none", is refused with a message naming the word; a count passes
+// through as it is.
+func TestZeroCountFlags(t *testing.T) {
+	settings := func(args ...string) (*tempering.Settings, error) {
+		var g gpFlags
+		if _, err := gpFlagSet(&g).parse(args, io.Discard); err != nil {
+			return nil, err
+		}
+		st, _, err := g.samplerFlags.check()
+		return st, err
+	}
+	st, err := settings("--sampler", "stt", "--levels", "auto", "--warmup", "none", "--base-steps", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Levels != tempering.LevelsFromBarrier || st.Warmup != tempering.NoWarmup || st.BaseSteps != tempering.NoBaseSteps {
+		t.Errorf("auto/none give Levels %d, Warmup %d, BaseSteps %d; want %d, %d, %d",
+			st.Levels, st.Warmup, st.BaseSteps, tempering.LevelsFromBarrier, tempering.NoWarmup, tempering.NoBaseSteps)
+	}
+	st, err = settings("--levels", "3", "--warmup", "7", "--base-steps", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Levels != 3 || st.Warmup != 7 || st.BaseSteps != 2 {
+		t.Errorf("counts 3, 7, 2 give Levels %d, Warmup %d, BaseSteps %d", st.Levels, st.Warmup, st.BaseSteps)
+	}
+	for _, c := range []struct{ flag, word string }{{"levels", "auto"}, {"warmup", "none"}, {"base-steps", "none"}} {
+		for _, v := range []string{"0", "-1", "x"} {
+			_, err := settings("--"+c.flag, v)
+			if err == nil || !strings.Contains(err.Error(), "--"+c.flag) || !strings.Contains(err.Error(), c.word) {
+				t.Errorf("--%s %s: error %v, want a refusal naming --%s and %s", c.flag, v, err, c.flag, c.word)
+			}
+		}
+	}
+	var b strings.Builder
+	var g gpFlags
+	gpFlagSet(&g).help(&b)
+	for _, want := range []string{"auto: M chosen", "none: no warm-up", "none: Neal's form"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("--help does not say %q", want)
+		}
+	}
 }

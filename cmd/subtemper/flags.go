@@ -213,3 +213,58 @@ var packagePrefixes = []string{"gp: ", "mvn: ", "diag: "}
 // (exit code 2), dropping the package prefix ("gp: ", "mvn: ", "diag: ")
 // from its message: it names the file, line and column already.
 func inputErr(err error) error { return usageError{errmsg.Trim(err, packagePrefixes...)} }
+
+// countOrWord is an integer flag that takes a count ≥ 1 or a word ("none",
+// "auto") for what the library spells with a sentinel (tempering.NoWarmup,
+// NoBaseSteps, LevelsFromBarrier). The word is stored as 0. A given 0 is
+// refused: the library's zero means its default, which leaving the flag
+// out gives, while a 0 on the command line reads as "none"; one spelling
+// per meaning leaves no doubt.
+type countOrWord struct {
+	p       *int
+	def     int    // the flag's default, named in the refusal of 0
+	word    string // the word for the library's sentinel
+	meaning string // what the word asks for, in the refusal of 0
+}
+
+// Set implements flag.Value.
+func (c countOrWord) Set(v string) error {
+	if strings.EqualFold(strings.TrimSpace(v), c.word) {
+		*c.p = 0
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	switch {
+	case err != nil:
+		return fmt.Errorf("want a positive integer or %s", c.word)
+	case n == 0:
+		return fmt.Errorf("0 is ambiguous (the library's zero means the default, %d): say %s for %s", c.def, c.word, c.meaning)
+	case n < 0:
+		return fmt.Errorf("want a positive integer or %s, got %d", c.word, n)
+	}
+	*c.p = n
+	return nil
+}
+
+// Get implements flag.Getter: the count, 0 for the word, so that
+// summary.json's flags hold a number for every count flag.
+func (c countOrWord) Get() any { return *c.p }
+
+// String implements flag.Value: the count, or the word for 0.
+func (c countOrWord) String() string {
+	if c.p == nil {
+		return ""
+	}
+	if *c.p == 0 {
+		return c.word
+	}
+	return strconv.Itoa(*c.p)
+}
+
+// countOr defines a countOrWord flag in the current group: a count ≥ 1
+// with default def, or word (stored as 0) for meaning.
+func (f *flagSet) countOr(p *int, name string, def int, word, meaning, help string) {
+	*p = def
+	f.Var(countOrWord{p: p, def: def, word: word, meaning: meaning}, name, help)
+	f.mark()
+}

@@ -141,15 +141,15 @@ func gpFitFailed(j *job, phase string, err error) error {
 
 // fitGP calls subtemper.FitGP(ctx, data, opt) in a goroutine and returns
 // its fit and error, and the phase FitGP was in last (opt.OnPhase). When
-// ctx is cancelled before any chain has finished an iteration (the
-// standardisation, the model's set-up and the chains' set-up do not look
-// at the context), it waits setupGrace for FitGP to return; if it has
-// not, fitGP returns interruptedDuring(phase) and abandons FitGP's
+// ctx is cancelled before any chain is set up (tempering.Control.OnStart;
+// the standardisation, the model's set-up and the chains' set-up do not
+// look at the context), it waits setupGrace for FitGP to return; if it
+// has not, fitGP returns interruptedDuring(phase) and abandons FitGP's
 // goroutine, which stops at its next check of ctx (the process exits
-// meanwhile). Once a chain has finished an iteration, fitGP waits for
-// FitGP as long as it takes (sampling stops within an iteration and the
-// fit holds the draws so far). A fit that failed because ctx was
-// cancelled is interruptedDuring(phase) too.
+// meanwhile). Once a chain is set up, fitGP waits for FitGP as long as it
+// takes (sampling stops within an iteration and the fit holds the draws
+// so far). A fit that failed because ctx was cancelled is
+// interruptedDuring(phase) too.
 func fitGP(ctx context.Context, data *gp.Data, opt subtemper.GPOptions) (*subtemper.GPFit, string, error) {
 	var phase atomic.Pointer[string]
 	var started atomic.Bool
@@ -161,11 +161,11 @@ func fitGP(ctx context.Context, data *gp.Data, opt subtemper.GPOptions) (*subtem
 		if before != nil {
 			before(fit, st)
 		}
-		progress := st.Progress
-		st.Progress = func(c, it, total int) {
+		onStart := st.OnStart
+		st.OnStart = func(c int) {
 			started.Store(true)
-			if progress != nil {
-				progress(c, it, total)
+			if onStart != nil {
+				onStart(c)
 			}
 		}
 	}

@@ -68,6 +68,6 @@ func TestMemoryRefused(t *testing.T) {
 		}
 	}
 	// The same draws fit in a larger allowance.
-	r := runBin(t, "", "gp", "--n", "20", "--draws", "10", "--warmup", "0", "--quiet", "--max-memory", "1G")
+	r := runBin(t, "", "gp", "--n", "20", "--draws", "10", "--warmup", "none", "--quiet", "--max-memory", "1G")
 	mustCode(t, r, 0)
 }

@@ -89,7 +89,7 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.str(&s.inner, "inner", defaultInner, "kernel of the target level (of every level with --hot same, and the only one with --sampler none): nuts (no-U-turn sampler), hmc (fixed L leapfrog steps) or mh (random-walk Metropolis)")
 	fs.str(&s.hot, "hot", defaultHot, "kernel of the levels above the target (pt, spt, tt, stt): mh (adapted random-walk Metropolis, --mh-steps proposals per transition: no gradient, so tempering costs little more than the target level's --inner), hmc, nuts, or same (--inner at every level, the paper's)")
 	fs.integer(&s.chains, "chains", defaultChains, "number of chains, run in parallel (started at θ*, θ*/2, 2θ*)")
-	fs.integer(&s.warmup, "warmup", defaultWarmup, "warm-up iterations per chain, discarded; the step size, metric and ladder adapt during warm-up only")
+	fs.countOr(&s.warmup, "warmup", defaultWarmup, "none", "no warm-up", "warm-up iterations `N` per chain, discarded; the step size, metric and ladder adapt during warm-up only; none: no warm-up (0 is refused: the library's zero means the default)")
 	fs.integer(&s.draws, "draws", defaultDraws, "draws kept per chain after warm-up: the most, when --min-ess stops sampling earlier")
 	fs.float(&s.minESS, "min-ess", defaultMinESS, fmt.Sprintf("stop sampling once every parameter's bulk- and tail-ESS reach `E` (and %d per chain) and its R-hat is below %.2f, checked every %d draws per chain (the run's draws are the first ones of the run that does not stop); 0: always make --draws draws. The verdict asks ESS ≥ %d per chain whatever E is, as diag does", diag.ESSPerChainMin, diag.RhatMax, tempering.DefaultStopEvery, diag.ESSPerChainMin))
 	fs.integer(&s.thin, "thin", 1, "keep one iteration in `K` after warm-up")
@@ -100,10 +100,10 @@ func (s *samplerFlags) define(fs *flagSet, pap samplerDefaults) {
 	fs.float(&s.stepJitter, "step-jitter", defaultJitter, "hmc: draw each transition's step uniformly in ε·(1 ± J), against trajectories that resonate with the posterior; in [0,1)")
 	fs.integer(&s.maxDepth, "max-depth", tempering.DefaultMaxTreeDepth, "nuts: maximum tree depth (at most 2^D − 1 leapfrog steps per transition)")
 	fs.str(&s.ladder, "ladder", defaultLadder, "adaptive: warm-up places the levels for equal swap rates (pt, spt; non-reversible PT's schedule optimisation) or equal variance of the tempered transitions' log-ratio terms (tt, stt), and chooses M unless --levels is given; fixed: the geometric ladder β_m = β*^{m/M}")
-	fs.integer(&s.levels, "levels", defaultLevels, "number `M` of levels above the target (M+1 in all); 0: M chosen by the adaptive ladder from the communication barrier Λ (⌈2Λ⌉ for pt and spt; 6 with --ladder fixed)")
+	fs.countOr(&s.levels, "levels", defaultLevels, "auto", "M chosen from the communication barrier", "number `M` of levels above the target (M+1 in all); auto: M chosen by the adaptive ladder from the communication barrier Λ (⌈2Λ⌉ for pt and spt; 6 with --ladder fixed) (0 is refused: the library's zero means the default)")
 	fs.float(&s.betaMin, "beta-min", tempering.DefaultBetaMin, "smallest inverse temperature `β*`, in (0,1): the hottest level's β (pt, tt) or subset fraction (spt, stt)")
 	fs.str(&s.swap, "swap", defaultSwap, "swap schedule of pt and spt: deo (non-reversible even/odd) or sweep (the paper's)")
-	fs.integer(&s.baseSteps, "base-steps", tempering.DefaultBaseSteps, "tt and stt: ordinary transitions at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; 0: Neal's form, the target moves only through accepted tempered transitions)")
+	fs.countOr(&s.baseSteps, "base-steps", tempering.DefaultBaseSteps, "none", "Neal's form", "tt and stt: ordinary transitions `B` at the target level after each tempered transition (1: the paper's Algorithm 2 count, one full-data transition more per iteration, which an adapted kernel needs: docs/ADAPTATION.md; none: Neal's form, the target moves only through accepted tempered transitions) (0 is refused: the library's zero means the default)")
 	fs.float(&s.mhScale, "mh-scale", tempering.DefaultMHScale, "MH proposal scale `σ` at β = 1 (σ_m = σ·β_m^{-1/2}): fixed with --adapt none, the initial one otherwise (diag and dense also adapt a proposal sd per coordinate: mh's covariance is diagonal)")
 	fs.integer(&s.mhSteps, "mh-steps", 1, "mh: proposals per transition (each one log-density evaluation without gradient)")
 	fs.str(&s.warmStart, "warm-start", "auto", fmt.Sprintf("start from the posterior mode: on finds it by L-BFGS on nested subsets of the data (256, 512, …, N observations), then the chains start around it with the Laplace covariance as metric, HMC of fixed integration time adapting its step size over %d warm-up iterations, and the kernel alone (--sampler none) when one mode was found, unless --sampler, --warmup or kernel flags say otherwise; auto: on from N = %d (docs/LARGE.md); off: the chains start at θ*, θ*/2, 2θ*", tempering.WarmStartWarmup, subtemper.WarmStartMinN))
@@ -150,8 +150,9 @@ func (s *samplerFlags) applyPaper() {
 	set("min-ess", func() { s.minESS = 0 })
 }
 
-// effectiveLevels returns M as the run will start it: --levels, or 6 when
-// 0 (the adaptive ladder's first, geometric, ladder and the fixed default).
+// effectiveLevels returns M as the run will start it: --levels, or 6 for
+// auto (the adaptive ladder's first, geometric, ladder and the fixed
+// default).
 func (s *samplerFlags) effectiveLevels() int {
 	if s.levels > 0 {
 		return s.levels
@@ -220,8 +221,9 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		// multithreaded OpenBLAS in each would oversubscribe the cores.
 		openblas.SetThreads(max(1, runtime.NumCPU()/s.chains))
 	}
-	// The library's zero values mean its defaults: --levels 0 and
-	// --warmup 0 and --base-steps 0 ask for what they say.
+	// The flags hold --levels auto, --warmup none and --base-steps none
+	// as 0 (countOrWord); the library spells them with its sentinels, its
+	// zero meaning the default.
 	levels, warmup := s.levels, s.warmup
 	if levels == 0 {
 		levels = tempering.LevelsFromBarrier

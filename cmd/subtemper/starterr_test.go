@@ -19,15 +19,15 @@ func TestModelErrorReachesUser(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"gp", "--data", p, "--draws", "5", "--warmup", "0", "--quiet"}, "standardize"},
-		{[]string{"mvn", "--prior-sd", "1e-300", "--draws", "5", "--warmup", "0", "--quiet"}, "--prior-sd"},
+		{[]string{"gp", "--data", p, "--draws", "5", "--warmup", "none", "--quiet"}, "standardize"},
+		{[]string{"mvn", "--prior-sd", "1e-300", "--draws", "5", "--warmup", "none", "--quiet"}, "--prior-sd"},
 	} {
 		r := runBin(t, "", c.args...)
 		if r.code != 1 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "log density −∞") {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
-	r := runBin(t, "", "gp", "--sampler", "spt", "--n", "12", "--dims", "1", "--draws", "5", "--warmup", "0", "--beta-min", "1e-300")
+	r := runBin(t, "", "gp", "--sampler", "spt", "--n", "12", "--dims", "1", "--draws", "5", "--warmup", "none", "--beta-min", "1e-300")
 	if !strings.Contains(r.stderr, "ladder degenerates") {
 		t.Errorf("no ladder warning: %s", r.stderr)
 	}

@@ -25,7 +25,7 @@ func TestStdoutFailure(t *testing.T) {
 	for _, args := range [][]string{
 		{"diag", draws},
 		{"diag", "--json", draws},
-		{"gp", "--n", "10", "--dims", "1", "--warmup", "0", "--draws", "5", "--quiet"},
+		{"gp", "--n", "10", "--dims", "1", "--warmup", "none", "--draws", "5", "--quiet"},
 		{"help"},
 	} {
 		var e bytes.Buffer
@@ -40,7 +40,7 @@ func TestStdoutFailure(t *testing.T) {
 		t.Skip("no /dev/full")
 	}
 	defer full.Close()
-	for _, args := range [][]string{{"diag", draws}, {"gp", "--n", "10", "--dims", "1", "--warmup", "0", "--draws", "5", "--quiet"}} {
+	for _, args := range [][]string{{"diag", draws}, {"gp", "--n", "10", "--dims", "1", "--warmup", "none", "--draws", "5", "--quiet"}} {
 		cmd := exec.Command(bin, args...)
 		var e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = full, &e

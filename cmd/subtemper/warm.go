@@ -104,7 +104,7 @@ func noteWarmStart(j *job, ws *tempering.WarmStart) {
 		return
 	}
 	f.sampler = strings.ToLower(st.Driver.String())
-	f.warmup = st.Warmup
+	f.warmup = flagCount(st.Warmup, tempering.NoWarmup, tempering.DefaultWarmup)
 	f.draws = st.Draws
 	if f.adapt != "none" {
 		f.adapt = "step"
@@ -164,7 +164,7 @@ func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int) (exp, most
 		per = float64(1+k.Local) * ws.Proposal.SecondsPerEval * share
 	}
 	sec := func(draws int) time.Duration {
-		return time.Duration(float64(st.Warmup+draws*st.Thin) * per * float64(time.Second))
+		return time.Duration(float64(flagCount(st.Warmup, tempering.NoWarmup, tempering.DefaultWarmup)+draws*st.Thin) * per * float64(time.Second))
 	}
 	return sec(expected), sec(st.Draws)
 }
@@ -208,7 +208,7 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 		cost = "a full-data log density takes " + fmtSeconds(p.SecondsPerEval)
 	}
 	fmt.Fprintf(w, "subtemper %s: %s: expect about %s of sampling (%d warm-up + about %d draws per chain), at most %s (%d draws)\n",
-		j.command, cost, fmtDuration(exp), j.settings.Warmup, expected, fmtDuration(most), j.settings.Draws)
+		j.command, cost, fmtDuration(exp), flagCount(j.settings.Warmup, tempering.NoWarmup, tempering.DefaultWarmup), expected, fmtDuration(most), j.settings.Draws)
 }
 
 func fmtSeconds(s float64) string {
@@ -347,4 +347,17 @@ func runMAP(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subtemper
 		}
 	}
 	return nil
+}
+
+// flagCount returns the count a flag holds for the library's value v of
+// a count whose sentinel none the flag holds as 0 (countOrWord) and whose
+// zero means def.
+func flagCount(v, none, def int) int {
+	switch v {
+	case none:
+		return 0
+	case 0:
+		return def
+	}
+	return v
 }

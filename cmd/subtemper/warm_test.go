@@ -50,6 +50,16 @@ func TestGPWarmStartOn(t *testing.T) {
 		}
 	}
 
+	// --warmup none kept beside the warm start: no warm-up, said as 0
+	// (the flag's none), not as the library's NoWarmup.
+	out = t.TempDir()
+	r = runBin(t, "", "gp", "--n", "40", "--dims", "2", "--warm-start", "on", "--warmup", "none", "--draws", "50", "--min-ess", "0", "--out", out)
+	mustCode(t, r, 0)
+	s = readJSON(t, filepath.Join(out, "summary.json"))
+	if st, d := s["settings"].(map[string]any), s["draws"].(map[string]any); st["warmup"] != 0.0 || d["warmup"] != 0.0 || strings.Contains(r.stderr, "-1") {
+		t.Errorf("--warmup none with a warm start: settings.warmup %v, draws.warmup %v, stderr:\n%s", st["warmup"], d["warmup"], r.stderr)
+	}
+
 	r = runBin(t, "", "gp", "--n", "30", "--dims", "2", "--warm-start", "off", "--draws", "20", "--warmup", "20", "--min-ess", "0", "--quiet", "--json")
 	mustCode(t, r, 0)
 	if strings.Contains(r.stdout, `"warm_start"`) {

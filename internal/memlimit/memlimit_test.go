@@ -8,7 +8,7 @@ import (
 
 // TestDrawsFormula pins the draws' formula to peak RSS measured with
 // /usr/bin/time -f %M on `subtemper mvn --n 10 --dims P --sampler none
-// --inner mh --chains C --warmup 0 --draws K --quiet` (pure-Go backend):
+// --inner mh --chains C --warmup none --draws K --quiet` (pure-Go backend):
 // it must lie within 20% of each, less the 26 MB such a run takes with no
 // draws. The old estimate (16 B per value) was 7 times low.
 func TestDrawsFormula(t *testing.T) {

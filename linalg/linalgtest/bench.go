@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/subtemper/subtemper/internal/cputime"
 	"github.com/subtemper/subtemper/linalg"
 )
 
@@ -17,16 +19,69 @@ const BenchGPDim = 18
 
 // Each Bench function runs one sub-benchmark "N=<n>" per size on backend
 // be and reports GFLOP/s with the conventional flop count of the
-// operation. Call it from b.Run(be.Name(), ...) to get names of the form
-// Cholesky/<backend>/N=<n>. Matrix set-up is outside the timer.
+// operation, and cpu-ns/op, the process's CPU time per operation (all
+// threads: above ns/op when a BLAS runs threads of its own). Call it from
+// b.Run("backend="+be.Name(), ...) to get names of the form
+// Cholesky/backend=<name>/N=<n>, which benchstat compares across backends
+// (benchstat -col /backend). Matrix set-up is outside the timer.
 
-// gflops stops the timer, so that the deferred Close of the benchmark's
+// Clock is a benchmark's timer together with a clock of the process's CPU
+// time, stopped and started with it, so that what the timer leaves out
+// the CPU time leaves out too.
+type Clock struct {
+	b       *testing.B
+	cpu     time.Duration // CPU time while running, up to the last Stop
+	since   time.Duration // the process's CPU time at the last Start
+	running bool
+	ok      bool // the process's CPU time can be read
+}
+
+// ResetClock resets b's timer (b.ResetTimer) and starts the CPU clock
+// from zero.
+func ResetClock(b *testing.B) *Clock {
+	b.ResetTimer()
+	c := &Clock{b: b, ok: true}
+	c.Start()
+	return c
+}
+
+// Stop stops b's timer and the CPU clock.
+func (c *Clock) Stop() {
+	c.b.StopTimer()
+	if !c.running {
+		return
+	}
+	now, ok := cputime.Process()
+	c.ok = c.ok && ok
+	c.cpu += now - c.since
+	c.running = false
+}
+
+// Start starts b's timer and the CPU clock again.
+func (c *Clock) Start() {
+	now, ok := cputime.Process()
+	c.ok = c.ok && ok
+	c.since, c.running = now, true
+	c.b.StartTimer()
+}
+
+// ReportCPU stops the clocks and reports cpu-ns/op (where the process's
+// CPU time can be read: Linux).
+func (c *Clock) ReportCPU() {
+	c.Stop()
+	if c.ok && c.b.N > 0 {
+		c.b.ReportMetric(float64(c.cpu.Nanoseconds())/float64(c.b.N), "cpu-ns/op")
+	}
+}
+
+// gflops stops the clocks, so that the deferred Close of the benchmark's
 // handles stays out of ns/op too (on the GPU destroying the library
-// handles takes longer than a small operation), and reports the rate.
-func gflops(b *testing.B, flops float64) {
-	b.StopTimer()
-	if s := b.Elapsed().Seconds(); s > 0 {
-		b.ReportMetric(flops*float64(b.N)/s/1e9, "GFLOP/s")
+// handles takes longer than a small operation), and reports the rate and
+// the CPU time per operation.
+func (c *Clock) gflops(flops float64) {
+	c.ReportCPU()
+	if s := c.b.Elapsed().Seconds(); s > 0 {
+		c.b.ReportMetric(flops*float64(c.b.N)/s/1e9, "GFLOP/s")
 	}
 }
 
@@ -58,18 +113,18 @@ func benchUntimedPrep(b *testing.B, be linalg.Backend, sizes []int, flops func(n
 			}
 			m := newWorkspace(b, be, n)
 			defer m.Close()
-			b.ResetTimer()
+			clk := ResetClock(b)
 			for i := 0; i < b.N; i++ {
-				b.StopTimer()
+				clk.Stop()
 				if err := prep(m, n, a); err != nil {
 					b.Fatal(err)
 				}
-				b.StartTimer()
+				clk.Start()
 				if err := op(m); err != nil {
 					b.Fatal(err)
 				}
 			}
-			gflops(b, flops(n))
+			clk.gflops(flops(n))
 		})
 	}
 }
@@ -95,13 +150,13 @@ func BenchSolve(b *testing.B, be linalg.Backend, sizes []int) {
 			for i := range rhs {
 				rhs[i] = 1
 			}
-			b.ResetTimer()
+			clk := ResetClock(b)
 			for i := 0; i < b.N; i++ {
 				if err := m.Solve(rhs, x); err != nil {
 					b.Fatal(err)
 				}
 			}
-			gflops(b, 2*float64(n)*float64(n))
+			clk.gflops(2 * float64(n) * float64(n))
 		})
 	}
 }
@@ -137,13 +192,13 @@ func BenchGEMM(b *testing.B, be linalg.Backend, sizes []int) {
 			if err := y.Set(n, a); err != nil {
 				b.Fatal(err)
 			}
-			b.ResetTimer()
+			clk := ResetClock(b)
 			for i := 0; i < b.N; i++ {
 				if err := c.Mul(x, y); err != nil {
 					b.Fatal(err)
 				}
 			}
-			gflops(b, 2*math.Pow(float64(n), 3))
+			clk.gflops(2 * math.Pow(float64(n), 3))
 		})
 	}
 }
@@ -188,11 +243,11 @@ func BenchGPStepKernelAt(b *testing.B, be linalg.Backend, k linalg.Kernel, n int
 	}
 	u[d+1] = math.Log(0.1)
 	grad := make([]float64, d+2)
-	b.ResetTimer()
+	clk := ResetClock(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := g.LogLik(nil, u, grad); err != nil {
 			b.Fatal(err)
 		}
 	}
-	gflops(b, math.Pow(float64(n), 3))
+	clk.gflops(math.Pow(float64(n), 3))
 }

@@ -1,12 +1,14 @@
 package temperingtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/subtemper/subtemper/tempering"
@@ -75,9 +77,10 @@ func InvarianceTest(t testing.TB, k tempering.Kernel, target Exact, opts Invaria
 // CheckInvariance checks that the kernel k leaves target's posterior
 // invariant, as Pigeons.jl's invariance test does for its explorers: R
 // replicates each start from an exact draw (Draw), run Steps of k's
-// fixed (not adapting) transitions at the target level through a
-// tempering.Chain with Driver None, and end where a correct kernel
-// leaves them: at exact draws again. For every moment u_i and
+// fixed (not adapting) transitions at the target level through
+// tempering.Run (Driver None, no warm-up, each replicate a chain started
+// at its draw, the target's clones evaluated concurrently), and end where
+// a correct kernel leaves them: at exact draws again. For every moment u_i and
 // (u_i − μ_i)(u_j − μ_j), i ≤ j (μ the posterior mean when target is a
 // Momenter, else the starting draws' mean), it compares the mean after
 // the transitions with the mean at the start, pair by pair, and fails
@@ -129,28 +132,85 @@ func CheckInvariance(k tempering.Kernel, target Exact, opts InvarianceOptions) (
 
 // replicates draws R exact starting points and applies o.Steps of k's
 // transitions to each; it returns both and how many replicates moved.
+// The transitions are tempering.Run's, the one sampling loop: the
+// replicates are chains (a batch of them per Run) started at the exact
+// draws, with no warm-up, each keeping one draw after o.Steps iterations.
 func replicates(k tempering.Kernel, target Exact, o InvarianceOptions) (before, after [][]float64, moved int, err error) {
-	s := &tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None, Kernel: k}, Control: tempering.Control{Warmup: tempering.NoWarmup, InitTuning: o.Tuning}}
+	const batch = 250 // chains per Run: their goroutines and clones at once
 	rng := rand.New(rand.NewPCG(o.Seed, 0x1a7a))
 	dim := target.Dim()
-	for r := range o.Replicates {
-		u := make([]float64, dim)
-		target.Draw(rng, u)
-		ch, err := tempering.NewChain(target, s, rng, u)
+	for r0 := 0; r0 < o.Replicates; r0 += batch {
+		init := make([][]float64, min(batch, o.Replicates-r0))
+		for i := range init {
+			init[i] = make([]float64, dim)
+			target.Draw(rng, init[i])
+		}
+		g := &guarded{Kernel: k}
+		s := &tempering.Settings{
+			Sampler: tempering.Sampler{Driver: tempering.None, Kernel: g},
+			Control: tempering.Control{Chains: len(init), Warmup: tempering.NoWarmup, Draws: 1, Thin: o.Steps,
+				Seed: rng.Uint64(), Init: init, InitTuning: o.Tuning},
+		}
+		res, err := tempering.Run(context.Background(), target, s)
+		if p := g.panicked.Load(); p != nil {
+			return nil, nil, 0, fmt.Errorf("the kernel or the target panicked: %s", *p)
+		}
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("invariance: replicate %d: %w", r, err)
+			return nil, nil, 0, fmt.Errorf("invariance: replicates %d to %d: %w", r0, r0+len(init)-1, err)
 		}
-		ch.EndWarmup()
-		for range o.Steps {
-			ch.Step()
+		for c, u := range init {
+			v := res.Draws[c][0]
+			if !slices.Equal(u, v) {
+				moved++
+			}
+			before, after = append(before, u), append(after, v)
 		}
-		v := slices.Clone(ch.Position())
-		if !slices.Equal(u, v) {
-			moved++
-		}
-		before, after = append(before, u), append(after, v)
 	}
 	return before, after, moved, nil
+}
+
+// guarded is a Kernel whose level kernels recover a panic in Init or Step
+// (the kernel's, or the target's in an evaluation they make), which Run's
+// chains meet in goroutines of their own, and record the first one: the
+// step then leaves the state as it is.
+type guarded struct {
+	tempering.Kernel
+	panicked atomic.Pointer[string]
+}
+
+// NewLevel implements tempering.Kernel.
+func (g *guarded) NewLevel(dim int, beta float64) (tempering.LevelKernel, error) {
+	lk, err := g.Kernel.NewLevel(dim, beta)
+	if err != nil {
+		return nil, err
+	}
+	return guardedLevel{lk, g}, nil
+}
+
+// guardedLevel is a level kernel of a guarded Kernel.
+type guardedLevel struct {
+	tempering.LevelKernel
+	g *guarded
+}
+
+// recover records a panic, if one is under way.
+func (l guardedLevel) recover() {
+	if r := recover(); r != nil {
+		msg := fmt.Sprintf("%v\n%s", r, debug.Stack())
+		l.g.panicked.CompareAndSwap(nil, &msg)
+	}
+}
+
+// Init implements tempering.LevelKernel.
+func (l guardedLevel) Init(d *tempering.Density, s *tempering.State) {
+	defer l.recover()
+	l.LevelKernel.Init(d, s)
+}
+
+// Step implements tempering.LevelKernel.
+func (l guardedLevel) Step(rng *rand.Rand, d *tempering.Density, s *tempering.State) (info tempering.StepInfo) {
+	defer l.recover()
+	return l.LevelKernel.Step(rng, d, s)
 }
 
 // moment is a function of a draw and, when known, its exact expectation.

@@ -56,6 +56,8 @@ func (l *walkLevel) Step(rng *rand.Rand, d *tempering.Density, s *tempering.Stat
 		logA = l.prop.LogDensity - s.LogDensity
 	case "never-moves":
 		logA = math.Inf(-1)
+	case "panics":
+		panic("walk: planted panic")
 	}
 	info := tempering.StepInfo{AcceptProb: math.Exp(min(0, logA)), StepSize: l.sigma}
 	if math.Log(rng.Float64()) < logA {
@@ -93,6 +95,7 @@ func TestInvarianceCatchesBrokenKernels(t *testing.T) {
 		{"half-ratio", "paired difference"},
 		{"no-hastings", "paired difference"},
 		{"never-moves", "no replicate moved"},
+		{"panics", "planted panic"},
 	} {
 		err := temperingtest.CheckInvariance(walk{sigma: 0.1, flaw: tc.flaw}, gaussian(t), temperingtest.InvarianceOptions{Seed: 1})
 		if err == nil {
