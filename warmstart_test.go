@@ -31,6 +31,14 @@ func TestFitGPWarmStart(t *testing.T) {
 	if fit.Settings.Driver != tempering.None || fit.Settings.Warmup != tempering.WarmStartWarmup || fit.Settings.InitTuning == nil {
 		t.Errorf("settings after the warm start: driver %v, warm-up %d, tuning %v", fit.Settings.Driver, fit.Settings.Warmup, fit.Settings.InitTuning)
 	}
+	if p := fit.Mode.Proposal; p != nil && p.ESS() >= MinProposalESS {
+		k, ok := fit.Settings.Kernel.(tempering.Independence)
+		if !ok || k.Local != IndependenceLocal || k.Wide != IndependenceWide || len(k.Center) == 0 {
+			t.Errorf("proposal of importance ESS %.2f: kernel %T %+v, want the fitted independence kernel with %d local steps and wide weight %v", p.ESS(), fit.Settings.Kernel, fit.Settings.Kernel, IndependenceLocal, IndependenceWide)
+		}
+	} else {
+		t.Logf("the proposal was not used (%+v): the independence kernel's settings are not checked", p)
+	}
 	sum, err := fit.Summary()
 	if err != nil {
 		t.Fatal(err)

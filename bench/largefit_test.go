@@ -23,6 +23,7 @@ var (
 	largeIMHDF   = flag.Float64("large.imhdf", 0, "BenchmarkLargeFit: warm's independence proposal's degrees of freedom (0: as fitted)")
 	largeWide    = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal   = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
+	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
 )
 
@@ -141,6 +142,9 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	ctx := context.Background()
 	st := subtemper.DefaultGPSettings()
 	st.Stop = diag.StopRule{MinESS: subtemper.DefaultMinESS, Transform: diag.ExpTransform}
+	if *largeSeed != 0 {
+		st.Seed = *largeSeed
+	}
 	r := &largeFitResult{}
 	cpu0, _ := tempering.ProcessCPU()
 	n := t.NumObs()
