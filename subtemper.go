@@ -201,7 +201,7 @@ const WarmStartMinN = 1024
 // found one mode: st with ws applied (tempering.WarmStart.Apply), the
 // driver None and a short warm-up unless keepKernel, with the kernel the
 // independence sampler from ws.Proposal (IndependenceLocal local steps,
-// IndependenceWide of a wider t mixed in,
+// IndependenceWide of a wider t mixed in below WideBelowESS,
 // at most IndependenceDraws draws) when its importance ESS reaches
 // MinProposalESS, else tempering.WarmKernel. When it found more, st unchanged: one mode's Laplace
 // approximation misleads a kernel in the others (on the GP at N = 256,
@@ -221,7 +221,10 @@ func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel boo
 		st.Driver = tempering.None
 		if p := ws.Proposal; p != nil && p.ESS() >= MinProposalESS {
 			k := p.Kernel()
-			k.Local, k.Wide = IndependenceLocal, IndependenceWide
+			k.Local = IndependenceLocal
+			if p.ESS() < WideBelowESS {
+				k.Wide = IndependenceWide
+			}
 			st.Kernel, st.Transform = k, p.Transform
 			st.Draws = max(st.Draws, IndependenceDraws)
 		}
@@ -253,14 +256,20 @@ const MinProposalESS = 0.3
 const IndependenceLocal = 1
 
 // IndependenceWide is the weight of the wider t (twice the spread)
-// that WarmSettings mixes into the fitted independence proposal
-// (tempering.Independence.Wide): where the posterior reaches further
-// than the fitted t, the wider one bounds the importance weights, so a
-// chain that gets there leaves again sooner. On the GP at N = 1024,
-// D = 8 (data seed 1), side by side over four seeds, it cut the draws
-// per chain to convergence from 2 050–4 500 to 1 300–2 800
-// (docs/LARGE.md).
+// that WarmSettings mixes into a fitted independence proposal whose
+// importance ESS is below WideBelowESS (tempering.Independence.Wide):
+// where the posterior reaches further than the fitted t, the wider one
+// bounds the importance weights, so a chain that gets there leaves again
+// sooner. Measured side by side (docs/LARGE.md): on the GP at N = 1024,
+// D = 8 (data seed 1; proposals of importance ESS 0.38), it cut the work
+// to convergence by a quarter to a third on each of three seeds; at
+// D = 3 (0.79) it cost up to a third more, hence WideBelowESS.
 const IndependenceWide = 0.15
+
+// WideBelowESS is the importance ESS fraction below which WarmSettings
+// mixes the wider t into the proposal: tempering.ProposalOptions'
+// default EnoughESS, at which a fitted proposal is taken as good enough.
+const WideBelowESS = 0.5
 
 // IndependenceDraws is the most draws per chain WarmSettings allows the
 // independence sampler: a transition costs one log density without

@@ -33,8 +33,12 @@ func TestFitGPWarmStart(t *testing.T) {
 	}
 	if p := fit.Mode.Proposal; p != nil && p.ESS() >= MinProposalESS {
 		k, ok := fit.Settings.Kernel.(tempering.Independence)
-		if !ok || k.Local != IndependenceLocal || k.Wide != IndependenceWide || len(k.Center) == 0 {
-			t.Errorf("proposal of importance ESS %.2f: kernel %T %+v, want the fitted independence kernel with %d local steps and wide weight %v", p.ESS(), fit.Settings.Kernel, fit.Settings.Kernel, IndependenceLocal, IndependenceWide)
+		wide := 0.0
+		if p.ESS() < WideBelowESS {
+			wide = IndependenceWide
+		}
+		if !ok || k.Local != IndependenceLocal || k.Wide != wide || len(k.Center) == 0 {
+			t.Errorf("proposal of importance ESS %.2f: kernel %T %+v, want the fitted independence kernel with %d local steps and wide weight %v", p.ESS(), fit.Settings.Kernel, fit.Settings.Kernel, IndependenceLocal, wide)
 		}
 	} else {
 		t.Logf("the proposal was not used (%+v): the independence kernel's settings are not checked", p)
@@ -81,5 +85,25 @@ func TestFitGPWarmStart(t *testing.T) {
 	}
 	if _, err := FitGP(ctx, data, GPOptions{Backend: "gonum", WarmStart: 7}); err == nil {
 		t.Error("an unknown warm-start mode was accepted")
+	}
+}
+
+// TestWarmSettingsWide checks that WarmSettings mixes the wider t into a
+// fitted proposal whose importance ESS is below WideBelowESS, and only
+// then, and that a proposal below MinProposalESS is not used.
+func TestWarmSettingsWide(t *testing.T) {
+	cov := []float64{1, 0.2, 0.2, 2}
+	for _, c := range []struct {
+		ess  float64
+		imh  bool
+		wide float64
+	}{{0.8, true, 0}, {WideBelowESS, true, 0}, {0.35, true, IndependenceWide}, {MinProposalESS - 0.01, false, 0}} {
+		ws := &tempering.WarmStart{Mode: []float64{0, 1}, Cov: cov, Inits: [][]float64{{0, 1}}, Modes: 1,
+			Proposal: &tempering.Proposal{Transform: gp.VarianceSplit{}, Center: []float64{0, 1}, Cov: cov, DF: 5, Scale: 1.2, ImportanceESS: c.ess}}
+		st := WarmSettings(DefaultGPSettings(), ws, false)
+		k, ok := st.Kernel.(tempering.Independence)
+		if ok != c.imh || ok && (k.Wide != c.wide || k.Local != IndependenceLocal) {
+			t.Errorf("importance ESS %v: kernel %T %+v, want independence %v with wide weight %v", c.ess, st.Kernel, st.Kernel, c.imh, c.wide)
+		}
 	}
 }

@@ -23,6 +23,7 @@ var (
 	largeIMHDF   = flag.Float64("large.imhdf", 0, "BenchmarkLargeFit: warm's independence proposal's degrees of freedom (0: as fitted)")
 	largeWide    = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal   = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
+	largeForce   = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
 )
@@ -165,6 +166,15 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		r.modes = ws.Modes
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
 		st = subtemper.WarmSettings(st, ws, false)
+		if p := ws.Proposal; *largeForce && p != nil && ws.Unimodal() {
+			if _, ok := st.Kernel.(tempering.Independence); !ok {
+				k := p.Kernel()
+				k.Local, k.Wide = subtemper.IndependenceLocal, subtemper.IndependenceWide
+				st.Kernel = k
+				st.Draws = max(st.Draws, subtemper.IndependenceDraws)
+				ws.Apply(&st)
+			}
+		}
 		if k, ok := st.Kernel.(tempering.Independence); ok && method == "warm" {
 			if *largeIMHDF > 0 {
 				k.DF = *largeIMHDF
