@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -167,6 +166,17 @@ type Control struct {
 	// log ratios are recorded as they are computed, and the leg from the
 	// prior runs after sampling on a random stream of its own.
 	Evidence *EvidenceSettings
+	// Checkpoints, if non-nil, takes checkpoints of the run: see
+	// Checkpointing. They change no draw.
+	Checkpoints *Checkpointing
+	// Resume, if non-nil, continues the run from a checkpoint taken by a
+	// run with the same settings (ReadCheckpoint): it makes exactly the
+	// draws the uninterrupted run makes, the checkpoint's draws first.
+	// With more Draws than the checkpoint's run, the end of a completed
+	// run (Checkpointing.AtEnd) is extended to them, as a run made that
+	// long in one go. The target must be the same: Run cannot check it
+	// (Checkpointing.Meta can).
+	Resume *Checkpoint
 }
 
 // StopRule decides, at the checkpoints of a run with Settings.Stop,
@@ -243,6 +253,9 @@ type Result struct {
 	// Evidence is the estimate of the log evidence (Settings.Evidence);
 	// nil without it, or when the run was interrupted.
 	Evidence *Evidence
+	// CheckpointErr is the error that stopped the checkpoints
+	// (Settings.Checkpoints), if any; sampling went on without them.
+	CheckpointErr error
 }
 
 // Status says how a run ended.
@@ -329,11 +342,6 @@ type LadderInfo struct {
 
 // --- end of ladder additions ---
 
-// chainRand returns chain c's random stream for seed.
-func chainRand(seed uint64, c int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, uint64(c)))
-}
-
 // Run samples the posterior of t with s's driver and kernel in s.Chains
 // parallel chains, each on its own clone of t and its own random stream, and
 // returns the draws at level 0. Each chain's goroutine is locked to an OS
@@ -355,6 +363,11 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Resume != nil {
+		if err := checkResume(cfg.Resume, &cfg); err != nil {
+			return nil, err
+		}
+	}
 	r, err := newRunner(ctx, t, &cfg)
 	if r != nil {
 		// Clones hold workspaces (device memory, for a GPU backend):
@@ -364,10 +377,15 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := make(chan struct{})
+	if r.ck != nil {
+		go r.ck.watch(stop)
+	}
 	var wg sync.WaitGroup
 	for c := range cfg.Chains {
 		wg.Go(func() { r.runChain(c) })
 	}
 	wg.Wait()
+	close(stop)
 	return r.finish(ctx)
 }

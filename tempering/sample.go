@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -68,6 +69,9 @@ type runner struct {
 	stops   *stopPool   // the chains' stop checks (nil: no stop rule)
 	rec     Recorder    // nil: no recorder
 	start   time.Time
+	srcs    []*rand.PCG // each chain's random source
+	ck      *ckptCoord  // nil: no checkpoints
+	from    int         // the iteration resumed from (0: a fresh run)
 
 	res         *Result
 	cpuOK       []bool
@@ -160,6 +164,13 @@ func (r *runner) setUp() {
 	r.ladders = make([]*ladderAdapt, C)
 	r.errs = make([]error, C)
 	r.interrupted = make([]bool, C)
+	r.srcs = make([]*rand.PCG, C)
+	if cfg.Resume != nil {
+		r.from = cfg.Resume.file.Iter
+	}
+	if cp := cfg.Checkpoints; cp != nil && cp.Save != nil {
+		r.ck = newCkptCoord(cp, cfg, r.from)
+	}
 	if cfg.adaptLadder && roundEnds(cfg.Warmup) != nil {
 		r.pool = newLadderPool(C, r.done)
 	}
@@ -216,6 +227,12 @@ func (r *runner) runChain(c int) {
 	}
 	out := r.newChainOut()
 	out.rec = newDrawRecord(ch, r.cfg.Draws)
+	if r.cfg.Resume != nil {
+		if err := r.restore(c, ch, out); err != nil {
+			r.errs[c] = err
+			return
+		}
+	}
 	r.sample(c, ch, out)
 	r.interrupted[c] = out.interrupted
 	r.collect(c, ch, out)
@@ -226,7 +243,8 @@ func (r *runner) runChain(c int) {
 // stream.
 func (r *runner) newChain(c int) (*Chain, error) {
 	cfg := r.cfg
-	rng := chainRand(cfg.Seed, c)
+	r.srcs[c] = chainSource(cfg.Seed, c)
+	rng := rand.New(r.srcs[c])
 	u := make([]float64, r.dim)
 	if r.starts[c] != nil {
 		copy(u, r.starts[c])
@@ -281,14 +299,25 @@ func (r *runner) sample(c int, ch *Chain, o *chainOut) {
 		ch.StopOn(r.done)
 	}
 	ch.pool, ch.poolID = r.pool, c
-	if cfg.Warmup == 0 {
+	switch {
+	case r.from > 0:
+		// Resumed: the chain's warm-up state is the checkpoint's.
+		if r.from >= cfg.Warmup {
+			o.tSample = time.Now()
+		}
+		if enough, cut := r.resumeEnds(c, o); enough || cut {
+			o.interrupted = cut
+			r.after(c, r.from, ch, o, enough)
+			return
+		}
+	case cfg.Warmup == 0:
 		ch.EndWarmup()
 		o.tSample = time.Now()
-	} else {
+	default:
 		ch.BeginWarmup(cfg.Warmup)
 	}
 	total := cfg.Warmup + cfg.Draws*cfg.Thin
-	for it := 1; it <= total; it++ {
+	for it := r.from + 1; it <= total; it++ {
 		select {
 		case <-r.done:
 			o.interrupted = true
@@ -312,11 +341,37 @@ func (r *runner) sample(c int, ch *Chain, o *chainOut) {
 			}
 			if enough {
 				r.record(c, it, total, ch, o)
+				r.after(c, it, ch, o, true)
 				return
 			}
 		}
 		r.record(c, it, total, ch, o)
+		r.after(c, it, ch, o, it == total)
 	}
+}
+
+// after hands chain c's state after iteration it to the checkpoints, if
+// any; final when the chain ends there.
+func (r *runner) after(c, it int, ch *Chain, o *chainOut, final bool) {
+	if r.ck != nil {
+		r.ck.after(r, c, it, ch, o, final)
+	}
+}
+
+// resumeEnds reports whether a resumed chain c ends at once: the
+// checkpoint's stop rule said enough, or, extending a completed run, the
+// rule says so at the checkpoint the shorter run had no reason to make
+// (its last draw); cut if the run was cancelled meanwhile.
+func (r *runner) resumeEnds(c int, o *chainOut) (enough, cut bool) {
+	cp := r.cfg.Resume
+	switch {
+	case cp.Stopped:
+		return true, false
+	case r.stops == nil || o.n == 0 || o.n%r.cfg.StopEvery != 0 || o.n >= r.cfg.Draws || cp.file.RunDraws == r.cfg.Draws:
+		return false, false
+	}
+	enough, ok := r.stops.check(o.n, c, o.draws[:o.n])
+	return enough, !ok
 }
 
 // keep keeps chain c's current point as its next draw and, at a
@@ -411,6 +466,12 @@ func (r *runner) finish(ctx context.Context) (*Result, error) {
 	}
 	if r.stops != nil && !res.Interrupted {
 		res.StoppedAt = r.stops.stoppedAt()
+	}
+	if r.stops != nil && r.cfg.Resume != nil && r.cfg.Resume.Stopped && !res.Interrupted {
+		res.StoppedAt = r.cfg.Resume.file.N
+	}
+	if r.ck != nil {
+		res.CheckpointErr = r.ck.err
 	}
 	res.Status = runStatus(ctx, res)
 	res.Ladder = ladderInfo(r.cfg, res, r.ladders[0])

@@ -1,0 +1,495 @@
+package tempering
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Checkpointing configures the checkpoints of a run (Control.Checkpoints):
+// the whole state of every chain at one iteration that all chains have
+// completed, from which Control.Resume continues to exactly the draws the
+// uninterrupted run makes (same seed, backend and thread count). A
+// checkpoint is taken when every chain has finished the iteration it is
+// planned at, each chain encoding its state as it passes; no chain waits
+// for another, and no draw changes.
+type Checkpointing struct {
+	// Every is the wall-clock time between checkpoints; zero means none
+	// by time. The first is planned Every after Run starts, at the next
+	// iteration no chain has finished.
+	Every time.Duration
+	// EndOfWarmup takes a checkpoint after the last warm-up iteration.
+	EndOfWarmup bool
+	// AtEnd takes a checkpoint after the last iteration, when every draw
+	// has been made or the stop rule said enough: the checkpoint that
+	// Resume extends to more draws (Checkpoint.Extend).
+	AtEnd bool
+	// Iterations lists iterations (warm-up included) after which to
+	// take checkpoints besides.
+	Iterations []int
+	// Request plans a checkpoint at the next iteration no chain has
+	// finished each time it delivers a value (a signal's handler, before
+	// it cancels the run).
+	Request <-chan struct{}
+	// Save receives each checkpoint, in the goroutine of the chain that
+	// completed it, one call at a time, in the order of their iterations.
+	// Its error stops the checkpoints; Result.CheckpointErr holds it.
+	Save func(cp *Checkpoint) error
+	// Meta is kept in each checkpoint (Checkpoint.Meta): the caller's
+	// description of the model and data, which Run does not read.
+	Meta []byte
+}
+
+// CheckpointVersion is the version of the checkpoint format that
+// MarshalBinary writes and ReadCheckpoint reads.
+const CheckpointVersion = 1
+
+// checkpointMagic begins every checkpoint file.
+const checkpointMagic = "subtemper checkpoint\n"
+
+// Checkpoint is the state of a run after Iteration iterations of every
+// chain. Write it with MarshalBinary, read it with ReadCheckpoint, and
+// continue the run with Control.Resume.
+type Checkpoint struct {
+	// Iteration is the number of iterations each chain had done (warm-up
+	// included); Draws the draws each chain had kept.
+	Iteration, Draws int
+	// Final reports a checkpoint of a run that ended (Checkpointing.AtEnd):
+	// every draw made, or Stopped by the stop rule.
+	Final, Stopped bool
+	// Meta is Checkpointing.Meta.
+	Meta []byte
+
+	file ckptFile
+}
+
+// ckptFile is what a checkpoint file holds after its magic and version.
+type ckptFile struct {
+	Layout   []byte // layoutHash of Chain
+	Settings []byte // settingsHash of the run's resolved settings
+	RunDraws int    // Settings.Draws of the run
+	Iter     int
+	N        int // draws kept per chain
+	Final    bool
+	Stopped  bool
+	Meta     []byte
+	Chains   []chainCkpt
+}
+
+// chainCkpt is one chain's state in a checkpoint.
+type chainCkpt struct {
+	Rand    []byte // its PCG, MarshalBinary
+	Betas   []float64
+	Sizes   []int
+	State   []byte // the Chain, stateEnc
+	Draws   []float64
+	Energy  []float64 // nil without energies
+	Div     []int
+	LastDiv int64
+}
+
+// MarshalBinary encodes the checkpoint: magic, version, contents and
+// their SHA-256.
+func (cp *Checkpoint) MarshalBinary() ([]byte, error) {
+	e := &stateEnc{buf: []byte(checkpointMagic)}
+	e.buf = append(e.buf, byte(CheckpointVersion))
+	if err := e.value(reflect.ValueOf(&cp.file).Elem()); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(e.buf)
+	return append(e.buf, sum[:]...), nil
+}
+
+// ReadCheckpoint reads a checkpoint written by MarshalBinary, checking its
+// magic, version, checksum and that it was written by this sampler's state
+// layout. It refuses a truncated or corrupt file.
+func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 1<<34))
+	if err != nil {
+		return nil, fmt.Errorf("tempering: reading checkpoint: %w", err)
+	}
+	return parseCheckpoint(b)
+}
+
+func parseCheckpoint(b []byte) (*Checkpoint, error) {
+	if !bytes.HasPrefix(b, []byte(checkpointMagic)) {
+		return nil, errors.New("tempering: not a checkpoint (no checkpoint header)")
+	}
+	b = b[len(checkpointMagic):]
+	if len(b) < 1 {
+		return nil, errors.New("tempering: checkpoint truncated")
+	}
+	if v := int(b[0]); v != CheckpointVersion {
+		return nil, fmt.Errorf("tempering: checkpoint of format version %d, this build reads version %d", v, CheckpointVersion)
+	}
+	if len(b) < 1+sha256.Size {
+		return nil, errors.New("tempering: checkpoint truncated")
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	want := sha256.Sum256(append([]byte(checkpointMagic), body...))
+	if !bytes.Equal(sum, want[:]) {
+		return nil, errors.New("tempering: checkpoint truncated or corrupt (checksum mismatch)")
+	}
+	cp := &Checkpoint{}
+	d := &stateDec{buf: body[1:]}
+	if err := d.value(reflect.ValueOf(&cp.file).Elem()); err != nil || len(d.buf) != 0 {
+		return nil, errors.New("tempering: checkpoint corrupt (malformed contents)")
+	}
+	f := &cp.file
+	if lh := layoutHash(reflect.TypeFor[Chain]()); !bytes.Equal(f.Layout, lh[:]) {
+		return nil, errors.New("tempering: checkpoint written by a build with another sampler state layout")
+	}
+	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 {
+		return nil, errors.New("tempering: checkpoint corrupt (counts out of range)")
+	}
+	cp.Iteration, cp.Draws, cp.Final, cp.Stopped, cp.Meta = f.Iter, f.N, f.Final, f.Stopped, f.Meta
+	return cp, nil
+}
+
+// settingsHash fingerprints the resolved settings that determine a run's
+// draws, Draws excepted (Resume may extend a finished run): the Sampler,
+// and Control's chains, warm-up, thinning, seed, starting points, stop
+// rule, tunings and evidence.
+func settingsHash(cfg *Settings) []byte {
+	e := &stateEnc{}
+	c := cfg.Control
+	parts := []any{cfg.Sampler, cfg.adaptLadder, cfg.fixedM, c.Chains, c.Warmup, c.Thin, c.Seed, c.Init, c.StopEvery, c.InitTuning, c.Evidence}
+	for _, p := range parts {
+		describe(e, reflect.ValueOf(p))
+	}
+	e.buf = fmt.Appendf(e.buf, "stop:%T;", c.Stop)
+	sum := sha256.Sum256(e.buf)
+	return sum[:]
+}
+
+// describe appends a description of v to e: its encoding where it has
+// one, else its type and printed value.
+func describe(e *stateEnc, v reflect.Value) {
+	if !v.IsValid() {
+		e.buf = append(e.buf, "nil;"...)
+		return
+	}
+	cp := reflect.New(v.Type()).Elem()
+	cp.Set(v)
+	n := len(e.buf)
+	if err := e.valueByType(cp); err != nil {
+		e.buf = fmt.Appendf(e.buf[:n], "%T:%v;", v.Interface(), v.Interface())
+	}
+}
+
+// valueByType encodes v as value does, with the values that interfaces
+// hold, pointer or not, after their type's name; functions and channels
+// are left out.
+func (e *stateEnc) valueByType(v reflect.Value) error {
+	switch v.Kind() {
+	case reflect.Func, reflect.Chan:
+		return nil
+	case reflect.Interface:
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return nil
+		}
+		p := v.Elem()
+		e.buf = fmt.Appendf(e.buf, "%s;", p.Type())
+		cp := reflect.New(p.Type()).Elem()
+		cp.Set(p)
+		return e.valueByType(cp)
+	case reflect.Pointer:
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return nil
+		}
+		return e.valueByType(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if err := e.valueByType(field(v.Field(i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Slice, reflect.Array:
+		e.buf = fmt.Appendf(e.buf, "[%d]", v.Len())
+		for i := range v.Len() {
+			if err := e.valueByType(v.Index(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return e.value(v)
+}
+
+// checkResume checks that cp can continue the run of cfg: same layout
+// (ReadCheckpoint), settings and chains, and the same number of draws
+// unless cp is the end of a completed run that cfg extends.
+func checkResume(cp *Checkpoint, cfg *Settings) error {
+	f := &cp.file
+	if !bytes.Equal(f.Settings, settingsHash(cfg)) {
+		return errors.New("tempering: the checkpoint was taken by a run with other settings")
+	}
+	if len(f.Chains) != cfg.Chains {
+		return fmt.Errorf("tempering: the checkpoint holds %d chains, the run has %d", len(f.Chains), cfg.Chains)
+	}
+	switch {
+	case f.RunDraws == cfg.Draws:
+	case f.RunDraws < cfg.Draws && f.Final && !f.Stopped:
+	case f.RunDraws < cfg.Draws:
+		return fmt.Errorf("tempering: only the end of a completed run extends to more draws (the checkpoint is of a run of %d draws, at iteration %d)", f.RunDraws, f.Iter)
+	default:
+		return fmt.Errorf("tempering: the checkpoint is of a run of %d draws per chain, more than the %d asked for", f.RunDraws, cfg.Draws)
+	}
+	if f.Iter > cfg.Warmup+cfg.Draws*cfg.Thin {
+		return errors.New("tempering: checkpoint corrupt (iteration beyond the run)")
+	}
+	return nil
+}
+
+// snapshot encodes chain c's state and draws so far.
+func (r *runner) snapshot(c int, ch *Chain, o *chainOut) (chainCkpt, error) {
+	rs, err := r.srcs[c].MarshalBinary()
+	if err != nil {
+		return chainCkpt{}, err
+	}
+	e := &stateEnc{}
+	if err := e.value(reflect.ValueOf(ch).Elem()); err != nil {
+		return chainCkpt{}, fmt.Errorf("tempering: checkpoint of chain %d: %w", c, err)
+	}
+	s := chainCkpt{Rand: rs, Betas: ch.betas, Sizes: ch.sizes, State: e.buf, LastDiv: o.rec.lastDiv}
+	s.Draws = make([]float64, 0, o.n*r.dim)
+	for _, d := range o.draws[:o.n] {
+		s.Draws = append(s.Draws, d...)
+	}
+	if o.rec.energy != nil {
+		s.Energy = slices.Clone(o.rec.energy[:o.n])
+	}
+	s.Div = slices.Clone(o.rec.div[:o.n])
+	return s, nil
+}
+
+// restore puts chain c and its draws in the state the checkpoint holds.
+func (r *runner) restore(c int, ch *Chain, o *chainOut) error {
+	s := &r.cfg.Resume.file.Chains[c]
+	n := r.cfg.Resume.file.N
+	bad := func(what string) error {
+		return fmt.Errorf("tempering: checkpoint corrupt (chain %d: %s)", c, what)
+	}
+	if err := r.srcs[c].UnmarshalBinary(s.Rand); err != nil {
+		return bad("random stream")
+	}
+	if len(s.Draws) != n*r.dim || len(s.Div) != n || (s.Energy != nil) != (o.rec.energy != nil) || (s.Energy != nil && len(s.Energy) != n) {
+		return bad("draws")
+	}
+	if err := ch.restoreState(s.Betas, s.Sizes, s.State); err != nil {
+		return bad(err.Error())
+	}
+	if ch.lad != nil {
+		ch.lad.pool, ch.lad.id = r.pool, c
+	}
+	for i := range n {
+		copy(o.draws[i], s.Draws[i*r.dim:(i+1)*r.dim])
+	}
+	if s.Energy != nil {
+		copy(o.rec.energy, s.Energy)
+	}
+	copy(o.rec.div, s.Div)
+	o.rec.lastDiv, o.n = s.LastDiv, n
+	return nil
+}
+
+// restoreState rebuilds the chain on the ladder betas, sizes and
+// overlays the encoded state.
+func (c *Chain) restoreState(betas []float64, sizes []int, state []byte) error {
+	if len(betas) < 1 || len(sizes) != len(betas) {
+		return errors.New("ladder")
+	}
+	if !slices.Equal(betas, c.betas) || !slices.Equal(sizes, c.sizes) {
+		if c.driver.subsampled() && slices.ContainsFunc(sizes, func(k int) bool { return k < 1 || k > len(c.perm) }) {
+			return errors.New("ladder")
+		}
+		lv, err := c.newLevels(betas, sizes)
+		if err != nil {
+			return err
+		}
+		c.setLevels(lv)
+		if c.driver.swaps() {
+			c.states = make([]*State, len(betas))
+			for m := range c.states {
+				c.states[m] = NewState(c.target.Dim())
+			}
+			c.phase = make([]uint8, len(betas))
+		}
+	}
+	d := &stateDec{buf: state}
+	if err := d.value(reflect.ValueOf(c).Elem()); err != nil {
+		return err
+	}
+	if len(d.buf) != 0 || !c.consistent() {
+		return errCodec
+	}
+	if a := c.lad; a != nil {
+		M := len(a.vec) / 3
+		a.sum, a.sq, a.n = a.vec[:M:M], a.vec[M:2*M:2*M], a.vec[2*M:]
+	}
+	if c.reorder != nil {
+		if err := c.reorder.Reorder(c.perm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consistent checks the shapes of a decoded chain against its ladder.
+func (c *Chain) consistent() bool {
+	L, dim := len(c.betas), c.target.Dim()
+	if len(c.kern) != L || len(c.dens) != L || len(c.stats.Levels) != L || (c.lad != nil && len(c.lad.vec) != 3*(L-1)) {
+		return false
+	}
+	for _, s := range c.states {
+		if s == nil || len(s.U) != dim || len(s.GradLik) != dim || len(s.GradPrior) != dim {
+			return false
+		}
+	}
+	if c.work != nil && len(c.work.U) != dim {
+		return false
+	}
+	for _, k := range c.perm {
+		if k < 0 || k >= len(c.perm) {
+			return false
+		}
+	}
+	return true
+}
+
+// ckptCoord plans the checkpoints of a run and gathers the chains'
+// states: a checkpoint is planned at an iteration no chain has finished,
+// and each chain encodes its state when it finishes that iteration.
+type ckptCoord struct {
+	set   *Checkpointing
+	cfg   *Settings
+	total int
+
+	mu      sync.Mutex
+	iters   []int // each chain's iterations done
+	at      int   // the iteration of the planned checkpoint (0: none)
+	pending map[int]*pendingCkpt
+	err     error
+
+	saveMu sync.Mutex
+	saved  int // iteration of the last checkpoint saved
+}
+
+// pendingCkpt is a checkpoint whose chains' states are coming in.
+type pendingCkpt struct {
+	chains []chainCkpt
+	got    int
+	final  bool
+	n      int
+}
+
+func newCkptCoord(set *Checkpointing, cfg *Settings, from int) *ckptCoord {
+	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, iters: make([]int, cfg.Chains), pending: map[int]*pendingCkpt{}}
+	for c := range k.iters {
+		k.iters[c] = from
+	}
+	if set.EndOfWarmup && cfg.Warmup > from {
+		k.at = cfg.Warmup
+	}
+	return k
+}
+
+// plan plans a checkpoint at the next iteration no chain has finished,
+// unless one is planned already.
+func (k *ckptCoord) plan() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	last := slices.Max(k.iters)
+	if k.at > last || k.err != nil {
+		return
+	}
+	k.at = min(last+1, k.total)
+}
+
+// watch plans checkpoints every set.Every and at each request until stop
+// is closed.
+func (k *ckptCoord) watch(stop <-chan struct{}) {
+	var tick <-chan time.Time
+	if k.set.Every > 0 {
+		t := time.NewTicker(k.set.Every)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick:
+		case <-k.set.Request:
+		}
+		k.plan()
+	}
+}
+
+// after is called by chain c when it has finished iteration it, final
+// when the chain ends there with every draw made or the rule's enough.
+func (k *ckptCoord) after(r *runner, c, it int, ch *Chain, o *chainOut, final bool) {
+	k.mu.Lock()
+	k.iters[c] = it
+	take := k.err == nil && (it == k.at || (final && k.set.AtEnd) || slices.Contains(k.set.Iterations, it))
+	k.mu.Unlock()
+	if !take {
+		return
+	}
+	s, err := r.snapshot(c, ch, o)
+	k.mu.Lock()
+	if err != nil {
+		k.err = err
+		k.mu.Unlock()
+		return
+	}
+	p := k.pending[it]
+	if p == nil {
+		p = &pendingCkpt{chains: make([]chainCkpt, len(k.iters)), n: o.n}
+		k.pending[it] = p
+	}
+	p.chains[c] = s
+	p.got++
+	p.final = p.final || final
+	done := p.got == len(p.chains)
+	if done {
+		delete(k.pending, it)
+	}
+	k.mu.Unlock()
+	if done {
+		k.save(it, p, r.stops != nil && o.n < k.cfg.Draws && final)
+	}
+}
+
+// save hands the completed checkpoint at iteration it to set.Save.
+func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
+	k.saveMu.Lock()
+	defer k.saveMu.Unlock()
+	if it <= k.saved {
+		return
+	}
+	lh := layoutHash(reflect.TypeFor[Chain]())
+	cp := &Checkpoint{Iteration: it, Draws: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta}
+	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: it, N: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta, Chains: p.chains}
+	if err := k.set.Save(cp); err != nil {
+		k.mu.Lock()
+		k.err = fmt.Errorf("tempering: saving the checkpoint at iteration %d: %w", it, err)
+		k.mu.Unlock()
+		return
+	}
+	k.saved = it
+}
+
+// chainSource returns chain c's random source for seed: Control.Seed's
+// rand.NewPCG(seed, c).
+func chainSource(seed uint64, c int) *rand.PCG { return rand.NewPCG(seed, uint64(c)) }
