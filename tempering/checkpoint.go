@@ -38,6 +38,12 @@ type Checkpointing struct {
 	// finished each time it delivers a value (a signal's handler, before
 	// it cancels the run).
 	Request <-chan struct{}
+	// CancelGrace, if positive, takes a checkpoint when the run's context
+	// is cancelled: the chains go on to the next iteration that none of
+	// them has finished, and stop once its checkpoint is saved or
+	// CancelGrace after the cancellation, whichever comes first. Zero
+	// stops them at once, as without checkpoints.
+	CancelGrace time.Duration
 	// Save receives each checkpoint, in the goroutine of the chain that
 	// completed it, one call at a time, in the order of their iterations.
 	// Its error stops the checkpoints; Result.CheckpointErr holds it.
@@ -59,8 +65,9 @@ const checkpointMagic = "subtemper checkpoint\n"
 // continue the run with Control.Resume.
 type Checkpoint struct {
 	// Iteration is the number of iterations each chain had done (warm-up
-	// included); Draws the draws each chain had kept.
-	Iteration, Draws int
+	// included); Draws the draws each chain had kept; RunDraws the run's
+	// Settings.Draws.
+	Iteration, Draws, RunDraws int
 	// Final reports a checkpoint of a run that ended (Checkpointing.AtEnd):
 	// every draw made, or Stopped by the stop rule.
 	Final, Stopped bool
@@ -149,7 +156,7 @@ func parseCheckpoint(b []byte) (*Checkpoint, error) {
 	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 {
 		return nil, errors.New("tempering: checkpoint corrupt (counts out of range)")
 	}
-	cp.Iteration, cp.Draws, cp.Final, cp.Stopped, cp.Meta = f.Iter, f.N, f.Final, f.Stopped, f.Meta
+	cp.Iteration, cp.Draws, cp.RunDraws, cp.Final, cp.Stopped, cp.Meta = f.Iter, f.N, f.RunDraws, f.Final, f.Stopped, f.Meta
 	return cp, nil
 }
 
@@ -382,7 +389,8 @@ type ckptCoord struct {
 	err     error
 
 	saveMu sync.Mutex
-	saved  int // iteration of the last checkpoint saved
+	saved  int           // iteration of the last checkpoint saved
+	saves  chan struct{} // a value after each save
 }
 
 // pendingCkpt is a checkpoint whose chains' states are coming in.
@@ -394,7 +402,7 @@ type pendingCkpt struct {
 }
 
 func newCkptCoord(set *Checkpointing, cfg *Settings, from int) *ckptCoord {
-	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, iters: make([]int, cfg.Chains), pending: map[int]*pendingCkpt{}}
+	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, iters: make([]int, cfg.Chains), pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1)}
 	for c := range k.iters {
 		k.iters[c] = from
 	}
@@ -405,15 +413,53 @@ func newCkptCoord(set *Checkpointing, cfg *Settings, from int) *ckptCoord {
 }
 
 // plan plans a checkpoint at the next iteration no chain has finished,
-// unless one is planned already.
-func (k *ckptCoord) plan() {
+// unless one is planned already; false if there will be none.
+func (k *ckptCoord) plan() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	last := slices.Max(k.iters)
-	if k.at > last || k.err != nil {
+	if k.err != nil || last >= k.total {
+		return false
+	}
+	if k.at <= last {
+		k.at = last + 1
+	}
+	return true
+}
+
+// onCancel closes halt, which stops the chains, once ctx is cancelled
+// and the checkpoint it plans then is saved, or after CancelGrace; or
+// once stop is closed.
+func (k *ckptCoord) onCancel(done <-chan struct{}, stop <-chan struct{}, halt chan<- struct{}) {
+	defer close(halt)
+	select {
+	case <-stop:
+		return
+	case <-done:
+	}
+	if !k.plan() {
 		return
 	}
-	k.at = min(last+1, k.total)
+	k.mu.Lock()
+	at := k.at
+	k.mu.Unlock()
+	t := time.NewTimer(k.set.CancelGrace)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			return
+		case <-k.saves:
+			k.saveMu.Lock()
+			saved := k.saved
+			k.saveMu.Unlock()
+			if saved >= at {
+				return
+			}
+		}
+	}
 }
 
 // watch plans checkpoints every set.Every and at each request until stop
@@ -479,7 +525,7 @@ func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
 		return
 	}
 	lh := layoutHash(reflect.TypeFor[Chain]())
-	cp := &Checkpoint{Iteration: it, Draws: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta}
+	cp := &Checkpoint{Iteration: it, Draws: p.n, RunDraws: k.cfg.Draws, Final: p.final, Stopped: stopped, Meta: k.set.Meta}
 	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: it, N: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta, Chains: p.chains}
 	if err := k.set.Save(cp); err != nil {
 		k.mu.Lock()
@@ -488,6 +534,10 @@ func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
 		return
 	}
 	k.saved = it
+	select {
+	case k.saves <- struct{}{}:
+	default:
+	}
 }
 
 // chainSource returns chain c's random source for seed: Control.Seed's

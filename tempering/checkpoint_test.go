@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // ckptRun runs s with checkpoints at the end of warm-up, at the end, and
@@ -179,8 +180,9 @@ func TestExtend(t *testing.T) {
 }
 
 // TestResumeInterrupted: the checkpoint a cancelled run saved before its
-// cancellation, at a planned iteration or on a request (as the CLI's
-// signal handler makes), continues to the uninterrupted run's draws.
+// cancellation, at a planned iteration or on a request, or on its
+// cancellation (CancelGrace, as the CLI's signal handler asks),
+// continues to the uninterrupted run's draws.
 func TestResumeInterrupted(t *testing.T) {
 	tg := newMVNTarget(20, 2, 1)
 	s := Settings{Sampler: Sampler{Driver: PT}, Control: Control{Chains: 2, Warmup: 100, Draws: 1500, Seed: 3}}
@@ -188,40 +190,54 @@ func TestResumeInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, at := range []int{30, 150, -30, -150} {
+	for _, c := range []struct {
+		how string
+		at  int
+	}{{"planned", 30}, {"planned", 150}, {"request", 30}, {"request", 150}, {"cancel", 30}, {"cancel", 150}} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var file []byte
 		i := s
 		i.Checkpoints = &Checkpointing{Save: func(cp *Checkpoint) error {
 			var err error
 			file, err = cp.MarshalBinary()
-			cancel()
+			if c.how != "cancel" {
+				cancel()
+			}
 			return err
 		}}
-		if at > 0 {
-			i.Checkpoints.Iterations = []int{at}
-		} else {
-			req := make(chan struct{}, 1)
+		req := make(chan struct{}, 1)
+		switch c.how {
+		case "planned":
+			i.Checkpoints.Iterations = []int{c.at}
+		case "request":
 			i.Checkpoints.Request = req
-			i.Recorder = RecorderFunc(func(r *Report) {
-				if r.Chain == 1 && r.Iteration == -at {
-					req <- struct{}{}
-				}
-			})
+		case "cancel":
+			i.Checkpoints.CancelGrace = time.Minute
 		}
+		i.Recorder = RecorderFunc(func(r *Report) {
+			if r.Chain == 1 && r.Iteration == c.at {
+				switch c.how {
+				case "request":
+					req <- struct{}{}
+				case "cancel":
+					cancel()
+				}
+			}
+		})
 		res, err := Run(ctx, tg, &i)
+		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !res.Interrupted || file == nil {
-			t.Fatalf("at %d: interrupted %v, checkpoint %v", at, res.Interrupted, file != nil)
+			t.Fatalf("%s at %d: interrupted %v, checkpoint %v", c.how, c.at, res.Interrupted, file != nil)
 		}
 		got, cp := resumeFrom(t, tg, s, file)
-		if at > 0 && cp.Iteration != at || at < 0 && cp.Iteration <= -at {
-			t.Errorf("checkpoint at iteration %d, want %d", cp.Iteration, at)
+		if c.how == "planned" && cp.Iteration != c.at || c.how != "planned" && cp.Iteration <= c.at {
+			t.Errorf("%s at %d: checkpoint at iteration %d", c.how, c.at, cp.Iteration)
 		}
 		if diff := sameRun(full, got); diff != "" {
-			t.Errorf("resumed from iteration %d: %s", cp.Iteration, diff)
+			t.Errorf("%s: resumed from iteration %d: %s", c.how, cp.Iteration, diff)
 		}
 	}
 }

@@ -381,6 +381,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if r.ck != nil {
 		go r.ck.watch(stop)
 	}
+	if r.halt != nil {
+		go r.ck.onCancel(r.ctxDone, stop, r.halt)
+	}
 	var wg sync.WaitGroup
 	for c := range cfg.Chains {
 		wg.Go(func() { r.runChain(c) })

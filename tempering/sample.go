@@ -69,9 +69,11 @@ type runner struct {
 	stops   *stopPool   // the chains' stop checks (nil: no stop rule)
 	rec     Recorder    // nil: no recorder
 	start   time.Time
-	srcs    []*rand.PCG // each chain's random source
-	ck      *ckptCoord  // nil: no checkpoints
-	from    int         // the iteration resumed from (0: a fresh run)
+	srcs    []*rand.PCG     // each chain's random source
+	ck      *ckptCoord      // nil: no checkpoints
+	ctxDone <-chan struct{} // with CancelGrace: the context's, done the chains'
+	halt    chan struct{}   // with CancelGrace: done, closed by ck.onCancel
+	from    int             // the iteration resumed from (0: a fresh run)
 
 	res         *Result
 	cpuOK       []bool
@@ -170,6 +172,12 @@ func (r *runner) setUp() {
 	}
 	if cp := cfg.Checkpoints; cp != nil && cp.Save != nil {
 		r.ck = newCkptCoord(cp, cfg, r.from)
+		if cp.CancelGrace > 0 {
+			// The chains stop when the checkpoint that a cancellation
+			// asks for is saved (ckptCoord.onCancel).
+			halt := make(chan struct{})
+			r.ctxDone, r.done, r.halt = r.done, halt, halt
+		}
 	}
 	if cfg.adaptLadder && roundEnds(cfg.Warmup) != nil {
 		r.pool = newLadderPool(C, r.done)
