@@ -362,6 +362,8 @@ type job struct {
 	// fit is the gp command's fit (subtemper.FitGP's), once made; the
 	// summary is its Report.
 	fit *subtemper.GPFit
+	// ckpt is the gp command's checkpoints (nil: none).
+	ckpt *ckptFlags
 }
 
 // beforeWrite, when set (by tests), runs just before runJob writes the
