@@ -506,6 +506,9 @@ func (f *GPFit) Report(opt ReportOptions) (*Report, error) {
 		}
 	}
 	r.StoppedByMaxTime = f.StoppedByMaxTime
+	if cp := f.Settings.Resume; cp != nil {
+		r.ResumedFrom = &ResumeReport{Iteration: cp.Iteration, Draws: cp.Draws, RunDraws: cp.RunDraws}
+	}
 	if e := f.LogEvidence(); e != nil {
 		r.Evidence = NewEvidenceReport(e, f.Settings.Driver.String())
 	}
