@@ -42,7 +42,7 @@ build: ## build the CLI into bin/subtemper, with OpenBLAS when installed (TAGS=.
 test: ## run every test of the module under the race detector (pure Go; the README's test command)
 	$(GO) test -count=1 -race -timeout 20m ./...
 
-fuzz: ## run each reader's fuzz target (CSV, netCDF, the test-file reader, the fit folder's reader; the last minimises inputs for 3 s, not 60: each run writes and reads a folder) for FUZZTIME (default 20s); scripts/fuzz.sh lists them and tells Go 1.26's spurious end-of-run deadline failure from a found input
+fuzz: ## run each reader's fuzz target (CSV, netCDF, the test-file reader, the fit folder's reader, the checkpoint reader; the last minimises inputs for 3 s, not 60: each run writes and reads a folder) for FUZZTIME (default 20s); scripts/fuzz.sh lists them and tells Go 1.26's spurious end-of-run deadline failure from a found input
 	GO='$(GO)' FUZZTIME='$(FUZZTIME)' scripts/fuzz.sh
 
 staticcheck: ## staticcheck at a pinned version (go run fetches it)

@@ -50,6 +50,10 @@ type ckptFlags struct {
 // checkpointFlags are the flags that ckptMeta.Args leaves out.
 var checkpointFlags = map[string]bool{"resume": true, "extend": true, "checkpoint-every": true, "out": true}
 
+// runOnly are the flags that summary.json's settings list only when
+// given: they change no draw.
+var runOnly = map[string]bool{"resume": true, "extend": true, "checkpoint-every": true}
+
 func (c *ckptFlags) define(fs *flagSet) {
 	fs.group("Checkpoints")
 	fs.str(&c.every, "checkpoint-every", "5m", "with --out: save the sampler's whole state to --out/"+checkpointName+" every `duration` of wall time, at the end of warm-up, at the end, and on SIGINT or SIGTERM (docs/RESUME.md); 0: none")

@@ -743,6 +743,9 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 func flagValues(fs *flagSet) map[string]any {
 	m := map[string]any{}
 	fs.VisitAll(func(fl *flag.Flag) {
+		if runOnly[fl.Name] && !fs.isSet(fl.Name) {
+			return
+		}
 		if g, ok := fl.Value.(flag.Getter); ok {
 			m[fl.Name] = g.Get()
 		} else {
