@@ -87,6 +87,7 @@ type ckptFile struct {
 	Final    bool
 	Stopped  bool
 	Meta     []byte
+	From, To int // the run's Shard
 	Chains   []chainCkpt
 }
 
@@ -105,6 +106,7 @@ type chainCkpt struct {
 // MarshalBinary encodes the checkpoint: magic, version, contents and
 // their SHA-256.
 func (cp *Checkpoint) MarshalBinary() ([]byte, error) {
+	cp.file.Meta = cp.Meta
 	e := &stateEnc{buf: []byte(checkpointMagic)}
 	e.buf = append(e.buf, byte(CheckpointVersion))
 	if err := e.value(reflect.ValueOf(&cp.file).Elem()); err != nil {
@@ -153,7 +155,7 @@ func parseCheckpoint(b []byte) (*Checkpoint, error) {
 	if lh := layoutHash(reflect.TypeFor[Chain]()); !bytes.Equal(f.Layout, lh[:]) {
 		return nil, errors.New("tempering: checkpoint written by a build with another sampler state layout")
 	}
-	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 {
+	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 || f.From < 0 || len(f.Chains) != f.To-f.From {
 		return nil, errors.New("tempering: checkpoint corrupt (counts out of range)")
 	}
 	cp.Iteration, cp.Draws, cp.RunDraws, cp.Final, cp.Stopped, cp.Meta = f.Iter, f.N, f.RunDraws, f.Final, f.Stopped, f.Meta
@@ -241,8 +243,8 @@ func checkResume(cp *Checkpoint, cfg *Settings) error {
 	if !bytes.Equal(f.Settings, settingsHash(cfg)) {
 		return errors.New("tempering: the checkpoint was taken by a run with other settings")
 	}
-	if len(f.Chains) != cfg.Chains {
-		return fmt.Errorf("tempering: the checkpoint holds %d chains, the run has %d", len(f.Chains), cfg.Chains)
+	if f.From != cfg.Shard.From || f.To != cfg.Shard.To || len(f.Chains) != f.To-f.From {
+		return fmt.Errorf("tempering: the checkpoint holds chains %d to %d, the run has chains %d to %d", f.From, f.To-1, cfg.Shard.From, cfg.Shard.To-1)
 	}
 	switch {
 	case f.RunDraws == cfg.Draws:
@@ -383,8 +385,8 @@ type ckptCoord struct {
 	total int
 
 	mu      sync.Mutex
-	iters   []int // each chain's iterations done
-	at      int   // the iteration of the planned checkpoint (0: none)
+	iters   []int        // each chain's iterations done
+	planned map[int]bool // the iterations of the planned checkpoints
 	pending map[int]*pendingCkpt
 	err     error
 
@@ -402,29 +404,27 @@ type pendingCkpt struct {
 }
 
 func newCkptCoord(set *Checkpointing, cfg *Settings, from int) *ckptCoord {
-	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, iters: make([]int, cfg.Chains), pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1)}
+	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, iters: make([]int, cfg.Shard.To-cfg.Shard.From), planned: map[int]bool{}, pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1)}
 	for c := range k.iters {
 		k.iters[c] = from
 	}
 	if set.EndOfWarmup && cfg.Warmup > from {
-		k.at = cfg.Warmup
+		k.planned[cfg.Warmup] = true
 	}
 	return k
 }
 
-// plan plans a checkpoint at the next iteration no chain has finished,
-// unless one is planned already; false if there will be none.
-func (k *ckptCoord) plan() bool {
+// plan plans a checkpoint at the next iteration no chain has finished
+// and returns it; false if there will be none.
+func (k *ckptCoord) plan() (int, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	last := slices.Max(k.iters)
 	if k.err != nil || last >= k.total {
-		return false
+		return 0, false
 	}
-	if k.at <= last {
-		k.at = last + 1
-	}
-	return true
+	k.planned[last+1] = true
+	return last + 1, true
 }
 
 // onCancel closes halt, which stops the chains, once ctx is cancelled
@@ -437,12 +437,10 @@ func (k *ckptCoord) onCancel(done <-chan struct{}, stop <-chan struct{}, halt ch
 		return
 	case <-done:
 	}
-	if !k.plan() {
+	at, ok := k.plan()
+	if !ok {
 		return
 	}
-	k.mu.Lock()
-	at := k.at
-	k.mu.Unlock()
 	t := time.NewTimer(k.set.CancelGrace)
 	defer t.Stop()
 	for {
@@ -487,7 +485,7 @@ func (k *ckptCoord) watch(stop <-chan struct{}) {
 func (k *ckptCoord) after(r *runner, c, it int, ch *Chain, o *chainOut, final bool) {
 	k.mu.Lock()
 	k.iters[c] = it
-	take := k.err == nil && (it == k.at || (final && k.set.AtEnd) || slices.Contains(k.set.Iterations, it))
+	take := k.err == nil && (k.planned[it] || (final && k.set.AtEnd) || slices.Contains(k.set.Iterations, it))
 	k.mu.Unlock()
 	if !take {
 		return
@@ -526,7 +524,7 @@ func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
 	}
 	lh := layoutHash(reflect.TypeFor[Chain]())
 	cp := &Checkpoint{Iteration: it, Draws: p.n, RunDraws: k.cfg.Draws, Final: p.final, Stopped: stopped, Meta: k.set.Meta}
-	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: it, N: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta, Chains: p.chains}
+	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: it, N: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta, From: k.cfg.Shard.From, To: k.cfg.Shard.To, Chains: p.chains}
 	if err := k.set.Save(cp); err != nil {
 		k.mu.Lock()
 		k.err = fmt.Errorf("tempering: saving the checkpoint at iteration %d: %w", it, err)
@@ -543,3 +541,41 @@ func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
 // chainSource returns chain c's random source for seed: Control.Seed's
 // rand.NewPCG(seed, c).
 func chainSource(seed uint64, c int) *rand.PCG { return rand.NewPCG(seed, uint64(c)) }
+
+// MergeCheckpoints joins the checkpoints of the shards of one run
+// (Control.Shard), taken at the same iteration, into the checkpoint of
+// the whole run: resumed without a Shard, it continues (or, from the
+// shards' ends, completes) the run as if it had been made in one
+// process. Meta is the first checkpoint's. The shards must cover every
+// chain once.
+func MergeCheckpoints(cps ...*Checkpoint) (*Checkpoint, error) {
+	if len(cps) == 0 {
+		return nil, errors.New("tempering: no checkpoints to merge")
+	}
+	cps = slices.Clone(cps)
+	slices.SortFunc(cps, func(a, b *Checkpoint) int { return a.file.From - b.file.From })
+	m := &Checkpoint{Iteration: cps[0].Iteration, Draws: cps[0].Draws, RunDraws: cps[0].RunDraws, Final: true, Stopped: cps[0].Stopped, Meta: cps[0].Meta}
+	m.file = cps[0].file
+	m.file.Chains = nil
+	next := 0
+	for _, cp := range cps {
+		f := &cp.file
+		switch {
+		case f.From != next:
+			return nil, fmt.Errorf("tempering: the shards do not hold chain %d once: one holds chains %d to %d", next, f.From, f.To-1)
+		case !bytes.Equal(f.Settings, m.file.Settings) || f.RunDraws != m.file.RunDraws:
+			return nil, fmt.Errorf("tempering: the shard of chains %d to %d was run with other settings", f.From, f.To-1)
+		case f.Iter != m.file.Iter || f.N != m.file.N:
+			return nil, fmt.Errorf("tempering: the shard of chains %d to %d is at iteration %d, another at %d: merge checkpoints of one iteration", f.From, f.To-1, f.Iter, m.file.Iter)
+		}
+		m.file.Chains = append(m.file.Chains, f.Chains...)
+		m.Final = m.Final && cp.Final
+		next = f.To
+	}
+	m.file.From, m.file.To, m.file.Final = 0, next, m.Final
+	return m, nil
+}
+
+// Chains returns the shard of the run that took the checkpoint: its chains
+// From ≤ c < To (every chain: 0 and Settings.Chains).
+func (cp *Checkpoint) Chains() Shard { return Shard{cp.file.From, cp.file.To} }

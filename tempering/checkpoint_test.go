@@ -346,3 +346,136 @@ func restoreAll(t *testing.T, tg Target, s Settings, b []byte) {
 		r.restore(c, ch, o) // an error is fine; a panic is not
 	}
 }
+
+// TestShards: the shards of a run, each a process's share of its chains,
+// make the whole run's draws of their chains; their final checkpoints,
+// merged, give the whole run's result, and their checkpoints at the end
+// of warm-up, merged, continue in one process to it.
+func TestShards(t *testing.T) {
+	tg := newMVNTarget(20, 2, 1)
+	s := Settings{Sampler: Sampler{Driver: PT, Ladder: LadderFixed, Levels: 3}, Control: Control{Chains: 4, Warmup: 80, Draws: 60, Seed: 9}}
+	full, _ := ckptRun(t, tg, s)
+	var ends, warm []*Checkpoint
+	for _, sh := range []Shard{{0, 1}, {1, 3}, {3, 4}} {
+		p := s
+		p.Shard = sh
+		res, files := ckptRun(t, tg, p)
+		for c := range res.Draws {
+			if !reflect.DeepEqual(res.Draws[c], full.Draws[sh.From+c]) {
+				t.Errorf("shard %v: chain %d's draws are not the whole run's", sh, sh.From+c)
+			}
+		}
+		for _, f := range files {
+			cp, err := ReadCheckpoint(bytes.NewReader(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cp.Chains() != sh {
+				t.Errorf("shard %v: checkpoint of chains %v", sh, cp.Chains())
+			}
+			switch {
+			case cp.Final:
+				ends = append(ends, cp)
+			case cp.Iteration == s.Warmup:
+				warm = append(warm, cp)
+			}
+		}
+	}
+	for name, cps := range map[string][]*Checkpoint{"ends": ends, "end of warm-up": warm} {
+		m, err := MergeCheckpoints(cps[2], cps[0], cps[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s
+		r.Resume = m
+		res, err := Run(context.Background(), tg, &r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := sameRun(full, res); diff != "" {
+			t.Errorf("merged %s: %s", name, diff)
+		}
+	}
+	if _, err := MergeCheckpoints(ends[0], ends[2]); err == nil || !strings.Contains(err.Error(), "chain 1") {
+		t.Errorf("merging without chains 1 and 2: %v", err)
+	}
+	if _, err := MergeCheckpoints(ends[0], ends[1], warm[2]); err == nil || !strings.Contains(err.Error(), "iteration") {
+		t.Errorf("merging shards at different iterations: %v", err)
+	}
+	m, _ := MergeCheckpoints(ends[0], ends[1])
+	r := s
+	r.Resume = m
+	if _, err := Run(context.Background(), tg, &r); err == nil || !strings.Contains(err.Error(), "chains 0 to 2") {
+		t.Errorf("resuming the whole run from chains 0 to 2: %v", err)
+	}
+	for name, edit := range map[string]func(*Settings){
+		"stop rule":       func(s *Settings) { s.Stop = &countRule{at: 10} },
+		"adaptive ladder": func(s *Settings) { s.Ladder = LadderAdaptive },
+		"empty":           func(s *Settings) { s.Shard = Shard{2, 2} },
+	} {
+		p := s
+		p.Shard = Shard{0, 2}
+		edit(&p)
+		if _, err := Run(context.Background(), tg, &p); err == nil {
+			t.Errorf("a shard with %s ran", name)
+		}
+	}
+}
+
+// slowTarget is an mvnTarget whose log-likelihood takes a while.
+type slowTarget struct{ *mvnTarget }
+
+func (s slowTarget) LogLik(subset []int, u, grad []float64) (float64, error) {
+	time.Sleep(100 * time.Microsecond)
+	return s.mvnTarget.LogLik(subset, u, grad)
+}
+
+func (s slowTarget) Clone() (Target, error) {
+	c, err := s.mvnTarget.Clone()
+	if err != nil {
+		return nil, err
+	}
+	return slowTarget{c.(*mvnTarget)}, nil
+}
+
+// TestCheckpointEvery: checkpoints come every Checkpointing.Every, in
+// warm-up too (where the end of warm-up's is planned already), and each
+// resumes to the run's draws.
+func TestCheckpointEvery(t *testing.T) {
+	tg := slowTarget{newMVNTarget(20, 2, 1)}
+	s := Settings{Sampler: Sampler{Driver: None, Kernel: MH{}}, Control: Control{Chains: 2, Warmup: 300, Draws: 100, Seed: 2}}
+	var files [][]byte
+	var mu sync.Mutex
+	r := s
+	r.Checkpoints = &Checkpointing{Every: 5 * time.Millisecond, EndOfWarmup: true, Save: func(cp *Checkpoint) error {
+		b, err := cp.MarshalBinary()
+		mu.Lock()
+		files = append(files, b)
+		mu.Unlock()
+		return err
+	}}
+	full, err := Run(context.Background(), tg, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inWarmup := 0
+	for i, f := range files {
+		cp, err := ReadCheckpoint(bytes.NewReader(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cp.Iteration < s.Warmup {
+			inWarmup++
+		}
+		if i%max(1, len(files)/6) != 0 {
+			continue // six of them resumed are enough
+		}
+		res, _ := resumeFrom(t, tg, s, f)
+		if diff := sameRun(full, res); diff != "" {
+			t.Errorf("resumed from iteration %d: %s", cp.Iteration, diff)
+		}
+	}
+	if inWarmup < 2 || len(files) < 4 {
+		t.Errorf("%d checkpoints, %d of them in warm-up; want one every 5 ms of a run of 400 iterations of at least 0.1 ms", len(files), inWarmup)
+	}
+}

@@ -177,7 +177,21 @@ type Control struct {
 	// long in one go. The target must be the same: Run cannot check it
 	// (Checkpointing.Meta can).
 	Resume *Checkpoint
+	// Shard, if set, runs only the chains Shard.From ≤ c < Shard.To of
+	// the Chains chains: one process's share of a run spread over
+	// several. Each chain makes the draws it makes in the whole run, its
+	// random stream and starting point depending on the seed and its
+	// index alone; Result holds these chains only, in order, and
+	// MergeCheckpoints joins the shards' checkpoints (Checkpointing.AtEnd)
+	// into the whole run's. A shard of fewer than all chains refuses a
+	// Stop rule and an adaptive ladder: they pool every chain's draws or
+	// estimates as the run goes.
+	Shard Shard
 }
+
+// Shard is Control.Shard: the chains From ≤ c < To. The zero Shard is
+// every chain.
+type Shard struct{ From, To int }
 
 // StopRule decides, at the checkpoints of a run with Settings.Stop,
 // whether the draws so far suffice.
@@ -363,6 +377,9 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkShard(&cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Resume != nil {
 		if err := checkResume(cfg.Resume, &cfg); err != nil {
 			return nil, err
@@ -385,10 +402,31 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 		go r.ck.onCancel(r.ctxDone, stop, r.halt)
 	}
 	var wg sync.WaitGroup
-	for c := range cfg.Chains {
+	for c := range r.targets {
 		wg.Go(func() { r.runChain(c) })
 	}
 	wg.Wait()
 	close(stop)
 	return r.finish(ctx)
+}
+
+// checkShard checks Control.Shard against the settings, a zero Shard
+// becoming every chain.
+func checkShard(cfg *Settings) error {
+	sh, C := &cfg.Shard, cfg.Chains
+	if *sh == (Shard{}) {
+		*sh = Shard{0, C}
+		return nil
+	}
+	switch {
+	case sh.From < 0 || sh.From >= sh.To || sh.To > C:
+		return fmt.Errorf("tempering: shard of chains %d to %d of %d: want 0 ≤ from < to ≤ %d", sh.From, sh.To-1, C, C)
+	case sh.To-sh.From == C:
+		return nil
+	case cfg.Stop != nil:
+		return errors.New("tempering: a stop rule needs every chain's draws: a shard of the chains cannot have one")
+	case cfg.adaptLadder && roundEnds(cfg.Warmup) != nil:
+		return errors.New("tempering: the adaptive ladder pools the estimates of every chain: a shard of the chains needs a fixed ladder")
+	}
+	return nil
 }

@@ -74,6 +74,7 @@ type runner struct {
 	ctxDone <-chan struct{} // with CancelGrace: the context's, done the chains'
 	halt    chan struct{}   // with CancelGrace: done, closed by ck.onCancel
 	from    int             // the iteration resumed from (0: a fresh run)
+	first   int             // the index of chain 0 in the whole run (Shard.From)
 
 	res         *Result
 	cpuOK       []bool
@@ -91,7 +92,7 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 	if dim < 1 {
 		return nil, fmt.Errorf("tempering: target dimension must be ≥ 1, got %d", dim)
 	}
-	C := cfg.Chains
+	C, n := cfg.Chains, cfg.Shard.To-cfg.Shard.From
 	switch len(cfg.Init) {
 	case 0, 1, C:
 	default:
@@ -102,7 +103,7 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 			return nil, fmt.Errorf("tempering: starting point %d has length %d, target dimension is %d", i, len(u), dim)
 		}
 	}
-	r := &runner{cfg: cfg, dim: dim, done: ctx.Done(), targets: make([]Target, C)}
+	r := &runner{cfg: cfg, dim: dim, done: ctx.Done(), targets: make([]Target, n), first: cfg.Shard.From}
 	for c := range r.targets {
 		var err error
 		if r.targets[c], err = t.Clone(); err != nil {
@@ -119,7 +120,7 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 		if _, ok := t.(PriorSampler); !ok {
 			return r, errors.New("tempering: the evidence needs a target that samples its prior (PriorSampler)")
 		}
-		r.evs = make([]ChainEvidence, C)
+		r.evs = make([]ChainEvidence, n)
 	}
 	r.setUp()
 	return r, nil
@@ -130,17 +131,18 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 // transform; nil where neither gives one.
 func (r *runner) chooseStarts() {
 	init, C := r.cfg.Init, r.cfg.Chains
-	r.starts = make([][]float64, C)
-	for c := range C {
+	r.starts = make([][]float64, len(r.targets))
+	for c := range r.starts {
+		g := r.first + c // the chain's index in the whole run
 		switch {
 		case len(init) == 1:
 			r.starts[c] = init[0]
 		case len(init) == C:
-			r.starts[c] = init[c]
+			r.starts[c] = init[g]
 		default:
 			if st, ok := r.targets[c].(Starter); ok {
 				r.starts[c] = make([]float64, r.dim)
-				st.Start(c, C, r.starts[c])
+				st.Start(g, C, r.starts[c])
 			}
 		}
 	}
@@ -148,7 +150,7 @@ func (r *runner) chooseStarts() {
 
 // setUp makes the result, the pools the chains share and the recorder.
 func (r *runner) setUp() {
-	cfg, C := r.cfg, r.cfg.Chains
+	cfg, C := r.cfg, len(r.targets)
 	r.res = &Result{
 		Draws:         make([][][]float64, C),
 		Energy:        make([][]float64, C),
@@ -251,7 +253,7 @@ func (r *runner) runChain(c int) {
 // stream.
 func (r *runner) newChain(c int) (*Chain, error) {
 	cfg := r.cfg
-	r.srcs[c] = chainSource(cfg.Seed, c)
+	r.srcs[c] = chainSource(cfg.Seed, r.first+c)
 	rng := rand.New(r.srcs[c])
 	u := make([]float64, r.dim)
 	if r.starts[c] != nil {
@@ -423,7 +425,7 @@ func (r *runner) collect(c int, ch *Chain, o *chainOut) {
 	res := r.res
 	if r.evs != nil && !o.interrupted {
 		var err error
-		r.evs[c], err = ch.chainEvidence(evidenceRand(r.cfg.Seed, c), *r.cfg.Evidence)
+		r.evs[c], err = ch.chainEvidence(evidenceRand(r.cfg.Seed, r.first+c), *r.cfg.Evidence)
 		switch {
 		case errors.Is(err, errEvidenceCut):
 			o.interrupted, r.interrupted[c] = true, true // every draw made; no evidence
