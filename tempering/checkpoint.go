@@ -88,6 +88,7 @@ type ckptFile struct {
 	Stopped  bool
 	Meta     []byte
 	From, To int // the run's Shard
+	Total    int // the run's Chains
 	Chains   []chainCkpt
 }
 
@@ -155,7 +156,7 @@ func parseCheckpoint(b []byte) (*Checkpoint, error) {
 	if lh := layoutHash(reflect.TypeFor[Chain]()); !bytes.Equal(f.Layout, lh[:]) {
 		return nil, errors.New("tempering: checkpoint written by a build with another sampler state layout")
 	}
-	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 || f.From < 0 || len(f.Chains) != f.To-f.From {
+	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 || f.From < 0 || len(f.Chains) != f.To-f.From || f.To > f.Total {
 		return nil, errors.New("tempering: checkpoint corrupt (counts out of range)")
 	}
 	cp.Iteration, cp.Draws, cp.RunDraws, cp.Final, cp.Stopped, cp.Meta = f.Iter, f.N, f.RunDraws, f.Final, f.Stopped, f.Meta
@@ -524,7 +525,7 @@ func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
 	}
 	lh := layoutHash(reflect.TypeFor[Chain]())
 	cp := &Checkpoint{Iteration: it, Draws: p.n, RunDraws: k.cfg.Draws, Final: p.final, Stopped: stopped, Meta: k.set.Meta}
-	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: it, N: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta, From: k.cfg.Shard.From, To: k.cfg.Shard.To, Chains: p.chains}
+	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: it, N: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta, From: k.cfg.Shard.From, To: k.cfg.Shard.To, Total: k.cfg.Chains, Chains: p.chains}
 	if err := k.set.Save(cp); err != nil {
 		k.mu.Lock()
 		k.err = fmt.Errorf("tempering: saving the checkpoint at iteration %d: %w", it, err)
@@ -571,6 +572,9 @@ func MergeCheckpoints(cps ...*Checkpoint) (*Checkpoint, error) {
 		m.file.Chains = append(m.file.Chains, f.Chains...)
 		m.Final = m.Final && cp.Final
 		next = f.To
+	}
+	if next != m.file.Total {
+		return nil, fmt.Errorf("tempering: the shards do not hold chain %d", next)
 	}
 	m.file.From, m.file.To, m.file.Final = 0, next, m.Final
 	return m, nil

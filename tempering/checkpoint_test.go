@@ -402,11 +402,13 @@ func TestShards(t *testing.T) {
 	if _, err := MergeCheckpoints(ends[0], ends[1], warm[2]); err == nil || !strings.Contains(err.Error(), "iteration") {
 		t.Errorf("merging shards at different iterations: %v", err)
 	}
-	m, _ := MergeCheckpoints(ends[0], ends[1])
+	if _, err := MergeCheckpoints(ends[0], ends[1]); err == nil || !strings.Contains(err.Error(), "chain 3") {
+		t.Errorf("merging without chain 3: %v", err)
+	}
 	r := s
-	r.Resume = m
-	if _, err := Run(context.Background(), tg, &r); err == nil || !strings.Contains(err.Error(), "chains 0 to 2") {
-		t.Errorf("resuming the whole run from chains 0 to 2: %v", err)
+	r.Resume = ends[1]
+	if _, err := Run(context.Background(), tg, &r); err == nil || !strings.Contains(err.Error(), "chains 1 to 2") {
+		t.Errorf("resuming the whole run from chains 1 to 2: %v", err)
 	}
 	for name, edit := range map[string]func(*Settings){
 		"stop rule":       func(s *Settings) { s.Stop = &countRule{at: 10} },

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/subtemper/subtemper"
@@ -38,9 +42,11 @@ type ckptMeta struct {
 // ckptFlags are the gp command's checkpoint flags and what a resumed run
 // carries.
 type ckptFlags struct {
-	resume string
-	extend int
-	every  string
+	resume    string
+	extend    int
+	every     string
+	runChains string
+	shard     tempering.Shard // --run-chains (zero: every chain)
 
 	dir  string                // --out, where the checkpoint goes ("": none)
 	cp   *tempering.Checkpoint // the checkpoint resumed from
@@ -52,12 +58,13 @@ var checkpointFlags = map[string]bool{"resume": true, "extend": true, "checkpoin
 
 // runOnly are the flags that summary.json's settings list only when
 // given: they change no draw.
-var runOnly = map[string]bool{"resume": true, "extend": true, "checkpoint-every": true}
+var runOnly = map[string]bool{"resume": true, "extend": true, "checkpoint-every": true, "run-chains": true}
 
 func (c *ckptFlags) define(fs *flagSet) {
 	fs.group("Checkpoints")
 	fs.str(&c.every, "checkpoint-every", "5m", "with --out: save the sampler's whole state to --out/"+checkpointName+" every `duration` of wall time, at the end of warm-up, at the end, and on SIGINT or SIGTERM (docs/RESUME.md); 0: none")
 	fs.str(&c.resume, "resume", "", "continue the run whose --out is `DIR` from its checkpoint, with the flags it was started with: the draws are those of the run not interrupted")
+	fs.str(&c.runChains, "run-chains", "", "run only chains `A-B` (numbered from 1, both included) of --chains, for `subtemper merge` to join with the other shards' folders: each chain makes the draws it makes in the whole run; needs --out, --min-ess 0 and a fixed ladder (docs/RESUME.md)")
 	fs.integer(&c.extend, "extend", 0, "with --resume: add `K` draws per chain to the completed run in DIR (the verdict is on all draws); the draws are those of a run made that long in one go")
 }
 
@@ -110,7 +117,10 @@ func (c *ckptFlags) resumeArgs(fs *flagSet) ([]string, *tempering.Checkpoint, er
 	if c.extend > 0 && !(cp.Final && !cp.Stopped) {
 		return nil, nil, usagef("--extend: the run in %s has not completed (its checkpoint is at iteration %d): resume it first, without --extend", c.resume, cp.Iteration)
 	}
-	args := append(meta.Args, "--out", c.resume, "--checkpoint-every", c.every)
+	args := append(meta.Args, "--out", c.resume)
+	if fs.isSet("checkpoint-every") {
+		args = append(args, "--checkpoint-every", c.every)
+	}
 	args = append(args, shown...)
 	if c.extend > 0 {
 		args = append(args, "--draws", strconv.Itoa(cp.RunDraws+c.extend))
@@ -126,6 +136,9 @@ func (c *ckptFlags) prepare(fs *flagSet, finalOut string, data *gp.Data, backend
 	}
 	if fs.isSet("extend") {
 		return usagef("--extend goes with --resume DIR")
+	}
+	if err := c.parseShard(fs, finalOut); err != nil {
+		return err
 	}
 	c.dir = finalOut
 	if stale, err := filepath.Glob(filepath.Join(finalOut, "."+checkpointName+"-*")); err == nil && finalOut != "" {
@@ -153,11 +166,35 @@ func (c *ckptFlags) prepare(fs *flagSet, finalOut string, data *gp.Data, backend
 	return nil
 }
 
-// apply sets the checkpoints and the resumption in the run's settings.
+// parseShard parses --run-chains and checks what a shard needs.
+func (c *ckptFlags) parseShard(fs *flagSet, finalOut string) error {
+	if c.runChains == "" {
+		return nil
+	}
+	var a, b int
+	chains, _ := strconv.Atoi(fs.Lookup("chains").Value.String())
+	if n, err := fmt.Sscanf(c.runChains, "%d-%d", &a, &b); n != 2 || err != nil || a < 1 || a > b || b > chains || c.runChains != fmt.Sprintf("%d-%d", a, b) {
+		return usagef("--run-chains: want A-B with 1 ≤ A ≤ B ≤ --chains (%d), got %q", chains, c.runChains)
+	}
+	switch {
+	case finalOut == "":
+		return usagef("--run-chains needs --out: its checkpoint is what `subtemper merge` joins")
+	case fs.Lookup("min-ess").Value.String() != "0":
+		return usagef("--run-chains needs --min-ess 0: the stop rule judges every chain's draws as sampling goes, which no shard has (docs/RESUME.md)")
+	case fs.Lookup("ladder").Value.String() != "fixed" && fs.Lookup("sampler").Value.String() != "none":
+		return usagef("--run-chains needs --ladder fixed: the adaptive ladder pools every chain's estimates during warm-up, which no shard has (docs/RESUME.md)")
+	}
+	c.shard = tempering.Shard{From: a - 1, To: b}
+	return nil
+}
+
+// apply sets the checkpoints, the shard and the resumption in the run's
+// settings.
 func (c *ckptFlags) apply(st *tempering.Settings) {
 	st.Resume = c.cp
+	st.Shard = c.shard
 	every, _ := c.interval()
-	if c.dir == "" || every == 0 {
+	if c.dir == "" || (every == 0 && c.shard == tempering.Shard{}) {
 		return
 	}
 	meta, _ := json.Marshal(c.meta)
@@ -196,4 +233,59 @@ func (c *ckptFlags) save(cp *tempering.Checkpoint) error {
 	}
 	os.Chmod(filepath.Join(c.dir, checkpointName), 0o644&^umaskBits())
 	return err
+}
+
+// mergeFits joins the final checkpoints of the gp shards in dirs (gp
+// --run-chains) into the whole run's, written to out, and completes the
+// run from it there: the outputs of the fit made in one process.
+func mergeFits(ctx context.Context, dirs []string, out string, io *stdio) error {
+	var cps []*tempering.Checkpoint
+	var meta ckptMeta
+	for i, d := range dirs {
+		cp, m, err := readShard(d)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			meta = m
+		} else if !slices.Equal(m.Args, meta.Args) || m.DataSHA256 != meta.DataSHA256 || m.Backend != meta.Backend {
+			return usagef("%s and %s are not shards of one fit: their flags, data or backend differ", dirs[0], d)
+		}
+		if !cp.Final {
+			return usagef("%s: the shard has not completed (its checkpoint is at iteration %d): resume it first (gp --resume %s)", d, cp.Iteration, d)
+		}
+		cps = append(cps, cp)
+	}
+	cp, err := tempering.MergeCheckpoints(cps...)
+	if err != nil {
+		return usagef("%v", errmsg.Trim(err, "tempering: "))
+	}
+	if cp.Meta, err = json.Marshal(meta); err != nil {
+		return err
+	}
+	if err := (&ckptFlags{dir: out}).save(cp); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	return cmdGP(ctx, []string{"--resume", out}, io)
+}
+
+// readShard reads the checkpoint of the gp shard in dir and its meta,
+// without --run-chains.
+func readShard(dir string) (*tempering.Checkpoint, ckptMeta, error) {
+	var meta ckptMeta
+	path := filepath.Join(dir, checkpointName)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, meta, usagef("%s: not the folder of a gp shard: %v", dir, err)
+	}
+	defer f.Close()
+	cp, err := tempering.ReadCheckpoint(f)
+	if err != nil {
+		return nil, meta, usagef("%s: %v", path, errmsg.Trim(err, "tempering: "))
+	}
+	if err := json.Unmarshal(cp.Meta, &meta); err != nil || meta.Command != "gp" {
+		return nil, meta, usagef("%s is not the checkpoint of a gp run", path)
+	}
+	meta.Args = slices.DeleteFunc(meta.Args, func(a string) bool { return strings.HasPrefix(a, "--run-chains=") })
+	return cp, meta, nil
 }

@@ -140,3 +140,37 @@ func TestResumeRefusedCLI(t *testing.T) {
 	}
 	refuse("truncated", "gp", "--resume", out)
 }
+
+// TestShardsCLI: a gp fit run as shards of its chains (--run-chains) and
+// joined by merge writes the draws.csv of the fit made in one process,
+// byte for byte, and a fit that predict reads; merge refuses shards of
+// different fits and an incomplete set, gp a shard with a stop rule or an
+// adaptive ladder.
+func TestShardsCLI(t *testing.T) {
+	dir := t.TempDir()
+	gpArgs := func(out string, more ...string) []string {
+		return append([]string{"gp", "--n", "40", "--warmup", "60", "--draws", "50", "--min-ess", "0", "--ladder", "fixed", "--levels", "3", "--chains", "3", "--seed", "4", "--quiet", "--out", filepath.Join(dir, out)}, more...)
+	}
+	for _, a := range [][]string{gpArgs("full"), gpArgs("s1", "--run-chains", "1-1"), gpArgs("s2", "--run-chains", "2-3"), gpArgs("other", "--run-chains", "2-3", "--seed", "5")} {
+		mustCode(t, runBin(t, "", a...), 0, a...)
+	}
+	d := func(name string) string { return filepath.Join(dir, name) }
+	merge := []string{"merge", d("s2"), d("s1"), "--out", d("merged")}
+	mustCode(t, runBin(t, "", merge...), 0, merge...)
+	sameFile(t, d("full/draws.csv"), d("merged/draws.csv"))
+	predict := []string{"predict", "--fit", d("merged"), "--data", d("full/data.csv"), "--out", d("pred")}
+	mustCode(t, runBin(t, "", predict...), 0, predict...)
+
+	refuse := func(want string, args ...string) {
+		t.Helper()
+		r := runBin(t, "", args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, want) {
+			t.Errorf("subtemper %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), r.code, r.stderr, exitUsage, want)
+		}
+	}
+	refuse("not shards of one fit", "merge", d("s1"), d("other"), "--out", d("m2"))
+	refuse("chain 1", "merge", d("s1"), "--out", d("m3"))
+	refuse("--min-ess 0", "gp", "--n", "40", "--chains", "3", "--run-chains", "1-2", "--ladder", "fixed", "--out", d("x"))
+	refuse("--ladder fixed", "gp", "--n", "40", "--chains", "3", "--run-chains", "1-2", "--min-ess", "0", "--out", d("x"))
+	refuse("--run-chains: want", "gp", "--n", "40", "--chains", "3", "--run-chains", "2-4", "--min-ess", "0", "--ladder", "fixed", "--out", d("x"))
+}
