@@ -94,6 +94,8 @@ type ckptFile struct {
 
 // chainCkpt is one chain's state in a checkpoint.
 type chainCkpt struct {
+	Iter    int    // the iterations it had done
+	N       int    // the draws it had kept
 	Rand    []byte // its PCG, MarshalBinary
 	Betas   []float64
 	Sizes   []int
@@ -271,7 +273,7 @@ func (r *runner) snapshot(c int, ch *Chain, o *chainOut) (chainCkpt, error) {
 	if err := e.value(reflect.ValueOf(ch).Elem()); err != nil {
 		return chainCkpt{}, fmt.Errorf("tempering: checkpoint of chain %d: %w", c, err)
 	}
-	s := chainCkpt{Rand: rs, Betas: ch.betas, Sizes: ch.sizes, State: e.buf, LastDiv: o.rec.lastDiv}
+	s := chainCkpt{N: o.n, Rand: rs, Betas: ch.betas, Sizes: ch.sizes, State: e.buf, LastDiv: o.rec.lastDiv}
 	s.Draws = make([]float64, 0, o.n*r.dim)
 	for _, d := range o.draws[:o.n] {
 		s.Draws = append(s.Draws, d...)
@@ -286,14 +288,14 @@ func (r *runner) snapshot(c int, ch *Chain, o *chainOut) (chainCkpt, error) {
 // restore puts chain c and its draws in the state the checkpoint holds.
 func (r *runner) restore(c int, ch *Chain, o *chainOut) error {
 	s := &r.cfg.Resume.file.Chains[c]
-	n := r.cfg.Resume.file.N
+	n := s.N
 	bad := func(what string) error {
 		return fmt.Errorf("tempering: checkpoint corrupt (chain %d: %s)", c, what)
 	}
 	if err := r.srcs[c].UnmarshalBinary(s.Rand); err != nil {
 		return bad("random stream")
 	}
-	if len(s.Draws) != n*r.dim || len(s.Div) != n || (s.Energy != nil) != (o.rec.energy != nil) || (s.Energy != nil && len(s.Energy) != n) {
+	if s.Iter < r.cfg.Resume.file.Iter || s.Iter > r.cfg.Warmup+r.cfg.Draws*r.cfg.Thin || n < 0 || n > r.cfg.Draws || len(s.Draws) != n*r.dim || len(s.Div) != n || (s.Energy != nil) != (o.rec.energy != nil) || (s.Energy != nil && len(s.Energy) != n) {
 		return bad("draws")
 	}
 	if err := ch.restoreState(s.Betas, s.Sizes, s.State); err != nil {
@@ -378,58 +380,118 @@ func (c *Chain) consistent() bool {
 }
 
 // ckptCoord plans the checkpoints of a run and gathers the chains'
-// states: a checkpoint is planned at an iteration no chain has finished,
-// and each chain encodes its state when it finishes that iteration.
+// states into consistent cuts. A cut at a planned iteration (the end of
+// warm-up, Checkpointing.Iterations, the end) takes every chain after
+// that iteration. A cut on request (Every, Request, a cancellation) takes
+// each chain after the next iteration it finishes, wherever it is: the
+// chains drift apart between the points where they meet (the ladder's
+// rounds, the stop rule's checks), and waiting for the slowest to reach
+// the fastest would lose the drift on a kill. Such a cut is kept when no
+// meeting point lies between its chains' iterations (meets), and taken
+// again at once otherwise.
 type ckptCoord struct {
 	set   *Checkpointing
 	cfg   *Settings
 	total int
+	meets func(lo, hi int) bool
 
 	mu      sync.Mutex
-	iters   []int        // each chain's iterations done
-	planned map[int]bool // the iterations of the planned checkpoints
-	pending map[int]*pendingCkpt
+	iters   []int                // each chain's iterations done
+	planned map[int]bool         // the planned iterations
+	pending map[int]*pendingCkpt // the cuts at planned iterations under way
+	loose   *pendingCkpt         // the cut on request under way (nil: none)
 	err     error
 
 	saveMu sync.Mutex
-	saved  int           // iteration of the last checkpoint saved
+	saved  int           // least iteration of the last checkpoint saved
 	saves  chan struct{} // a value after each save
+	nsaved int           // checkpoints saved
 }
 
-// pendingCkpt is a checkpoint whose chains' states are coming in.
+// pendingCkpt is a cut whose chains' states are coming in.
 type pendingCkpt struct {
 	chains []chainCkpt
+	have   []bool
 	got    int
-	final  bool
-	n      int
+	final  int // chains that ended at their state
 }
 
-func newCkptCoord(set *Checkpointing, cfg *Settings, from int) *ckptCoord {
-	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, iters: make([]int, cfg.Shard.To-cfg.Shard.From), planned: map[int]bool{}, pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1)}
-	for c := range k.iters {
-		k.iters[c] = from
+func newPending(n int) *pendingCkpt {
+	return &pendingCkpt{chains: make([]chainCkpt, n), have: make([]bool, n)}
+}
+
+// add adds chain c's state and reports whether the cut is complete.
+func (p *pendingCkpt) add(c int, s chainCkpt, final bool) bool {
+	p.chains[c], p.have[c] = s, true
+	p.got++
+	if final {
+		p.final++
 	}
-	if set.EndOfWarmup && cfg.Warmup > from {
+	return p.got == len(p.chains)
+}
+
+// span returns the least and the greatest iteration of the cut's chains.
+func (p *pendingCkpt) span() (lo, hi int) {
+	lo, hi = p.chains[0].Iter, p.chains[0].Iter
+	for _, s := range p.chains {
+		lo, hi = min(lo, s.Iter), max(hi, s.Iter)
+	}
+	return lo, hi
+}
+
+func newCkptCoord(r *runner, set *Checkpointing, cfg *Settings) *ckptCoord {
+	n := cfg.Shard.To - cfg.Shard.From
+	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, meets: r.meets, iters: slices.Clone(r.froms),
+		planned: map[int]bool{}, pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1)}
+	if len(k.iters) != n {
+		k.iters = make([]int, n)
+	}
+	if set.EndOfWarmup && cfg.Warmup > slices.Min(k.iters) {
 		k.planned[cfg.Warmup] = true
+	}
+	for _, it := range set.Iterations {
+		k.planned[it] = true
 	}
 	return k
 }
 
-// plan plans a checkpoint at the next iteration no chain has finished
-// and returns it; false if there will be none.
-func (k *ckptCoord) plan() (int, bool) {
+// meets reports whether the chains meet at an iteration in (lo, hi]: a
+// round of the pooled ladder adaptation or a check of the stop rule.
+func (r *runner) meets(lo, hi int) bool {
+	cfg := r.cfg
+	if r.pool != nil {
+		for _, e := range roundEnds(cfg.Warmup) {
+			if lo < e && e <= hi {
+				return true
+			}
+		}
+	}
+	if r.stops != nil {
+		for it := max(lo+1, cfg.Warmup+1); it <= hi; it++ {
+			if n := (it - cfg.Warmup) / cfg.Thin; (it-cfg.Warmup)%cfg.Thin == 0 && n%cfg.StopEvery == 0 && n < cfg.Draws {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// request starts a cut on request unless one is under way; false if
+// there will be none (the run is ending, or the checkpoints stopped).
+func (k *ckptCoord) request() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	last := slices.Max(k.iters)
-	if k.err != nil || last >= k.total {
-		return 0, false
+	if k.err != nil || slices.Min(k.iters) >= k.total {
+		return false
 	}
-	k.planned[last+1] = true
-	return last + 1, true
+	if k.loose == nil {
+		k.loose = newPending(len(k.iters))
+	}
+	return true
 }
 
 // onCancel closes halt, which stops the chains, once ctx is cancelled
-// and the checkpoint it plans then is saved, or after CancelGrace; or
+// and the checkpoint it asks for then is saved, or after CancelGrace; or
 // once stop is closed.
 func (k *ckptCoord) onCancel(done <-chan struct{}, stop <-chan struct{}, halt chan<- struct{}) {
 	defer close(halt)
@@ -438,8 +500,10 @@ func (k *ckptCoord) onCancel(done <-chan struct{}, stop <-chan struct{}, halt ch
 		return
 	case <-done:
 	}
-	at, ok := k.plan()
-	if !ok {
+	k.saveMu.Lock()
+	before := k.nsaved
+	k.saveMu.Unlock()
+	if !k.request() {
 		return
 	}
 	t := time.NewTimer(k.set.CancelGrace)
@@ -452,17 +516,17 @@ func (k *ckptCoord) onCancel(done <-chan struct{}, stop <-chan struct{}, halt ch
 			return
 		case <-k.saves:
 			k.saveMu.Lock()
-			saved := k.saved
+			n := k.nsaved
 			k.saveMu.Unlock()
-			if saved >= at {
+			if n > before {
 				return
 			}
 		}
 	}
 }
 
-// watch plans checkpoints every set.Every and at each request until stop
-// is closed.
+// watch starts a cut every set.Every and at each request until stop is
+// closed.
 func (k *ckptCoord) watch(stop <-chan struct{}) {
 	var tick <-chan time.Time
 	if k.set.Every > 0 {
@@ -477,7 +541,7 @@ func (k *ckptCoord) watch(stop <-chan struct{}) {
 		case <-tick:
 		case <-k.set.Request:
 		}
-		k.plan()
+		k.request()
 	}
 }
 
@@ -486,53 +550,72 @@ func (k *ckptCoord) watch(stop <-chan struct{}) {
 func (k *ckptCoord) after(r *runner, c, it int, ch *Chain, o *chainOut, final bool) {
 	k.mu.Lock()
 	k.iters[c] = it
-	take := k.err == nil && (k.planned[it] || (final && k.set.AtEnd) || slices.Contains(k.set.Iterations, it))
+	planned := k.err == nil && (k.planned[it] || (final && k.set.AtEnd))
+	loose := k.err == nil && k.loose != nil && !k.loose.have[c]
 	k.mu.Unlock()
-	if !take {
+	if !planned && !loose {
 		return
 	}
 	s, err := r.snapshot(c, ch, o)
+	s.Iter = it
 	k.mu.Lock()
 	if err != nil {
 		k.err = err
 		k.mu.Unlock()
 		return
 	}
-	p := k.pending[it]
-	if p == nil {
-		p = &pendingCkpt{chains: make([]chainCkpt, len(k.iters)), n: o.n}
-		k.pending[it] = p
+	var done []*pendingCkpt
+	if planned {
+		p := k.pending[it]
+		if p == nil {
+			p = newPending(len(k.iters))
+			k.pending[it] = p
+		}
+		if p.add(c, s, final) {
+			delete(k.pending, it)
+			done = append(done, p)
+		}
 	}
-	p.chains[c] = s
-	p.got++
-	p.final = p.final || final
-	done := p.got == len(p.chains)
-	if done {
-		delete(k.pending, it)
+	if p := k.loose; loose && p != nil && !p.have[c] && p.add(c, s, final) {
+		k.loose = nil
+		if lo, hi := p.span(); k.meets(lo, hi) {
+			k.loose = newPending(len(k.iters)) // the chains met in between: again
+		} else {
+			done = append(done, p)
+		}
 	}
 	k.mu.Unlock()
-	if done {
-		k.save(it, p, r.stops != nil && o.n < k.cfg.Draws && final)
+	for _, p := range done {
+		k.save(p)
 	}
 }
 
-// save hands the completed checkpoint at iteration it to set.Save.
-func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
+// save hands a complete cut to set.Save, unless a later one was saved.
+func (k *ckptCoord) save(p *pendingCkpt) {
 	k.saveMu.Lock()
 	defer k.saveMu.Unlock()
-	if it <= k.saved {
+	lo, _ := p.span()
+	if lo < k.saved {
 		return
 	}
+	n := p.chains[0].N
+	for _, s := range p.chains {
+		n = min(n, s.N)
+	}
+	final := p.final == len(p.chains)
+	stopped := final && n < k.cfg.Draws
 	lh := layoutHash(reflect.TypeFor[Chain]())
-	cp := &Checkpoint{Iteration: it, Draws: p.n, RunDraws: k.cfg.Draws, Final: p.final, Stopped: stopped, Meta: k.set.Meta}
-	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: it, N: p.n, Final: p.final, Stopped: stopped, Meta: k.set.Meta, From: k.cfg.Shard.From, To: k.cfg.Shard.To, Total: k.cfg.Chains, Chains: p.chains}
+	cp := &Checkpoint{Iteration: lo, Draws: n, RunDraws: k.cfg.Draws, Final: final, Stopped: stopped, Meta: k.set.Meta}
+	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: lo, N: n, Final: final, Stopped: stopped,
+		Meta: k.set.Meta, From: k.cfg.Shard.From, To: k.cfg.Shard.To, Total: k.cfg.Chains, Chains: p.chains}
 	if err := k.set.Save(cp); err != nil {
 		k.mu.Lock()
-		k.err = fmt.Errorf("tempering: saving the checkpoint at iteration %d: %w", it, err)
+		k.err = fmt.Errorf("tempering: saving the checkpoint at iteration %d: %w", lo, err)
 		k.mu.Unlock()
 		return
 	}
-	k.saved = it
+	k.saved = lo
+	k.nsaved++
 	select {
 	case k.saves <- struct{}{}:
 	default:
@@ -544,8 +627,8 @@ func (k *ckptCoord) save(it int, p *pendingCkpt, stopped bool) {
 func chainSource(seed uint64, c int) *rand.PCG { return rand.NewPCG(seed, uint64(c)) }
 
 // MergeCheckpoints joins the checkpoints of the shards of one run
-// (Control.Shard), taken at the same iteration, into the checkpoint of
-// the whole run: resumed without a Shard, it continues (or, from the
+// (Control.Shard) into the checkpoint of the whole run (the shards'
+// chains never meet, so any of their checkpoints go together): resumed without a Shard, it continues (or, from the
 // shards' ends, completes) the run as if it had been made in one
 // process. Meta is the first checkpoint's. The shards must cover every
 // chain once.
@@ -566,17 +649,18 @@ func MergeCheckpoints(cps ...*Checkpoint) (*Checkpoint, error) {
 			return nil, fmt.Errorf("tempering: the shards do not hold chain %d once: one holds chains %d to %d", next, f.From, f.To-1)
 		case !bytes.Equal(f.Settings, m.file.Settings) || f.RunDraws != m.file.RunDraws:
 			return nil, fmt.Errorf("tempering: the shard of chains %d to %d was run with other settings", f.From, f.To-1)
-		case f.Iter != m.file.Iter || f.N != m.file.N:
-			return nil, fmt.Errorf("tempering: the shard of chains %d to %d is at iteration %d, another at %d: merge checkpoints of one iteration", f.From, f.To-1, f.Iter, m.file.Iter)
 		}
 		m.file.Chains = append(m.file.Chains, f.Chains...)
+		m.file.Iter, m.file.N = min(m.file.Iter, f.Iter), min(m.file.N, f.N)
+		m.Stopped = m.Stopped && cp.Stopped
 		m.Final = m.Final && cp.Final
 		next = f.To
 	}
 	if next != m.file.Total {
 		return nil, fmt.Errorf("tempering: the shards do not hold chain %d", next)
 	}
-	m.file.From, m.file.To, m.file.Final = 0, next, m.Final
+	m.file.From, m.file.To, m.file.Final, m.file.Stopped = 0, next, m.Final, m.Stopped
+	m.Iteration, m.Draws = m.file.Iter, m.file.N
 	return m, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -399,13 +400,25 @@ func TestShards(t *testing.T) {
 	if _, err := MergeCheckpoints(ends[0], ends[2]); err == nil || !strings.Contains(err.Error(), "chain 1") {
 		t.Errorf("merging without chains 1 and 2: %v", err)
 	}
-	if _, err := MergeCheckpoints(ends[0], ends[1], warm[2]); err == nil || !strings.Contains(err.Error(), "iteration") {
-		t.Errorf("merging shards at different iterations: %v", err)
+	// The shards' chains never meet: checkpoints of different iterations
+	// go together.
+	mixed, err := MergeCheckpoints(ends[0], warm[1], ends[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s
+	r.Resume = mixed
+	res, err := Run(context.Background(), tg, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := sameRun(full, res); diff != "" {
+		t.Errorf("merged ends and one shard's end of warm-up: %s", diff)
 	}
 	if _, err := MergeCheckpoints(ends[0], ends[1]); err == nil || !strings.Contains(err.Error(), "chain 3") {
 		t.Errorf("merging without chain 3: %v", err)
 	}
-	r := s
+	r = s
 	r.Resume = ends[1]
 	if _, err := Run(context.Background(), tg, &r); err == nil || !strings.Contains(err.Error(), "chains 1 to 2") {
 		t.Errorf("resuming the whole run from chains 1 to 2: %v", err)
@@ -424,11 +437,20 @@ func TestShards(t *testing.T) {
 	}
 }
 
-// slowTarget is an mvnTarget whose log-likelihood takes a while.
-type slowTarget struct{ *mvnTarget }
+// slowTarget is an mvnTarget whose log-likelihood takes a while: each
+// clone longer than the one before, so that chains drift apart.
+type slowTarget struct {
+	*mvnTarget
+	delay  time.Duration
+	clones *atomic.Int64
+}
+
+func newSlowTarget() slowTarget {
+	return slowTarget{newMVNTarget(20, 2, 1), 50 * time.Microsecond, new(atomic.Int64)}
+}
 
 func (s slowTarget) LogLik(subset []int, u, grad []float64) (float64, error) {
-	time.Sleep(100 * time.Microsecond)
+	time.Sleep(s.delay)
 	return s.mvnTarget.LogLik(subset, u, grad)
 }
 
@@ -437,14 +459,15 @@ func (s slowTarget) Clone() (Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slowTarget{c.(*mvnTarget)}, nil
+	n := s.clones.Add(1)
+	return slowTarget{c.(*mvnTarget), time.Duration(1+n%3) * 50 * time.Microsecond, s.clones}, nil
 }
 
 // TestCheckpointEvery: checkpoints come every Checkpointing.Every, in
 // warm-up too (where the end of warm-up's is planned already), and each
 // resumes to the run's draws.
 func TestCheckpointEvery(t *testing.T) {
-	tg := slowTarget{newMVNTarget(20, 2, 1)}
+	tg := newSlowTarget()
 	s := Settings{Sampler: Sampler{Driver: None, Kernel: MH{}}, Control: Control{Chains: 2, Warmup: 300, Draws: 100, Seed: 2}}
 	var files [][]byte
 	var mu sync.Mutex
@@ -479,5 +502,62 @@ func TestCheckpointEvery(t *testing.T) {
 	}
 	if inWarmup < 2 || len(files) < 4 {
 		t.Errorf("%d checkpoints, %d of them in warm-up; want one every 5 ms of a run of 400 iterations of at least 0.1 ms", len(files), inWarmup)
+	}
+}
+
+// TestCheckpointDrift: chains that drift apart are each taken after their
+// own iteration, and a cut across a point where they meet (a round of
+// the pooled ladder, a check of the stop rule) is taken again: every
+// checkpoint resumes to the run's draws.
+func TestCheckpointDrift(t *testing.T) {
+	tg := newSlowTarget()
+	s := Settings{Sampler: Sampler{Driver: PT, Kernel: MH{}, Levels: 2}, Control: Control{Chains: 3, Warmup: 200, Draws: 150, Seed: 5, StopEvery: 20}}
+	var files [][]byte
+	var mu sync.Mutex
+	r := s
+	r.Stop, s.Stop = &countRule{at: 1 << 30}, &countRule{at: 1 << 30}
+	r.Checkpoints = &Checkpointing{Every: 3 * time.Millisecond, Save: func(cp *Checkpoint) error {
+		b, err := cp.MarshalBinary()
+		mu.Lock()
+		files = append(files, b)
+		mu.Unlock()
+		return err
+	}}
+	full, err := Run(context.Background(), tg, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Where the chains meet: the ladder's rounds and the stop checks.
+	meet := roundEnds(s.Warmup)
+	for n := s.StopEvery; n < s.Draws; n += s.StopEvery {
+		meet = append(meet, s.Warmup+n)
+	}
+	apart := 0
+	for i, f := range files {
+		cp, err := ReadCheckpoint(bytes.NewReader(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := (&pendingCkpt{chains: cp.file.Chains}).span()
+		if lo != hi {
+			apart++
+		}
+		for _, m := range meet {
+			if lo < m && m <= hi {
+				t.Errorf("a checkpoint of chains at iterations %d to %d, across iteration %d where they meet", lo, hi, m)
+			}
+		}
+		if lo == hi && i%max(1, len(files)/4) != 0 || apart > 8 {
+			continue // enough resumed
+		}
+		s.Stop = &countRule{at: 1 << 30}
+		res, _ := resumeFrom(t, tg, s, f)
+		if diff := sameRun(full, res); diff != "" {
+			t.Errorf("resumed from iteration %d: %s", cp.Iteration, diff)
+		}
+	}
+	t.Logf("%d checkpoints, %d with chains at different iterations", len(files), apart)
+	if apart == 0 || len(files) < 5 {
+		t.Errorf("%d checkpoints, %d with chains at different iterations", len(files), apart)
 	}
 }

@@ -73,7 +73,7 @@ type runner struct {
 	ck      *ckptCoord      // nil: no checkpoints
 	ctxDone <-chan struct{} // with CancelGrace: the context's, done the chains'
 	halt    chan struct{}   // with CancelGrace: done, closed by ck.onCancel
-	from    int             // the iteration resumed from (0: a fresh run)
+	froms   []int           // each chain's iteration resumed from (nil: a fresh run)
 	first   int             // the index of chain 0 in the whole run (Shard.From)
 
 	res         *Result
@@ -170,10 +170,12 @@ func (r *runner) setUp() {
 	r.interrupted = make([]bool, C)
 	r.srcs = make([]*rand.PCG, C)
 	if cfg.Resume != nil {
-		r.from = cfg.Resume.file.Iter
+		for _, s := range cfg.Resume.file.Chains {
+			r.froms = append(r.froms, s.Iter)
+		}
 	}
 	if cp := cfg.Checkpoints; cp != nil && cp.Save != nil {
-		r.ck = newCkptCoord(cp, cfg, r.from)
+		r.ck = newCkptCoord(r, cp, cfg)
 		if cp.CancelGrace > 0 {
 			// The chains stop when the checkpoint that a cancellation
 			// asks for is saved (ckptCoord.onCancel).
@@ -309,15 +311,19 @@ func (r *runner) sample(c int, ch *Chain, o *chainOut) {
 		ch.StopOn(r.done)
 	}
 	ch.pool, ch.poolID = r.pool, c
+	from := 0
+	if r.froms != nil {
+		from = r.froms[c]
+	}
 	switch {
-	case r.from > 0:
+	case from > 0:
 		// Resumed: the chain's warm-up state is the checkpoint's.
-		if r.from >= cfg.Warmup {
+		if from >= cfg.Warmup {
 			o.tSample = time.Now()
 		}
 		if enough, cut := r.resumeEnds(c, o); enough || cut {
 			o.interrupted = cut
-			r.after(c, r.from, ch, o, enough)
+			r.after(c, from, ch, o, enough)
 			return
 		}
 	case cfg.Warmup == 0:
@@ -327,7 +333,7 @@ func (r *runner) sample(c int, ch *Chain, o *chainOut) {
 		ch.BeginWarmup(cfg.Warmup)
 	}
 	total := cfg.Warmup + cfg.Draws*cfg.Thin
-	for it := r.from + 1; it <= total; it++ {
+	for it := from + 1; it <= total; it++ {
 		select {
 		case <-r.done:
 			o.interrupted = true

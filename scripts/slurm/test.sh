@@ -16,6 +16,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 GROUPS_=${GROUPS:-2}
 CHAINS=${CHAINS:-4}
 work=$(mktemp -d /tmp/slurmtest.XXXXXX)
+chmod 755 "$work" # munged runs as munge
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -40,6 +41,7 @@ dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
 chown -R munge:munge "$work/munge" 2>/dev/null || true
 chmod 700 "$work/munge"
 chmod 400 "$work/munge/munge.key"
+chown munge:munge "$work/munge/munge.key"
 sock=$work/munge/munge.socket
 runuser -u munge -- munged --key-file="$work/munge/munge.key" --socket="$sock" \
 	--pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/seed" --force
