@@ -10,10 +10,10 @@
 #
 #   sudo scripts/slurm/test.sh          # or: make slurm-test
 #
-# GROUPS (default 2) array tasks of CHAINS/GROUPS chains (CHAINS default 4).
+# SHARDS (default 2) array tasks of CHAINS/SHARDS chains (CHAINS default 4).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-GROUPS_=${GROUPS:-2}
+GROUPS_=${SHARDS:-2}
 CHAINS=${CHAINS:-4}
 work=$(mktemp -d /tmp/slurmtest.XXXXXX)
 chmod 755 "$work" # munged runs as munge
