@@ -26,8 +26,10 @@ import (
 const checkpointName = "checkpoint.subtemper"
 
 // checkpointGrace bounds the time a SIGINT or SIGTERM lets the chains run
-// on to the checkpoint it asks for: one iteration of every chain.
-const checkpointGrace = 30 * time.Second
+// on to the checkpoint it asks for (each chain's next iteration), so that
+// the run still stops within a second; when an iteration takes longer,
+// the last checkpoint stays.
+const checkpointGrace = time.Second
 
 // ckptMeta is what a checkpoint says of its run, for --resume: the
 // command, its flags (without --out and the checkpoint flags) and the
