@@ -16,9 +16,9 @@ type Chain struct {
 	rng      *rand.Rand `ckpt:"-"`
 	target   Target     `ckpt:"-"`
 	kernel   Kernel     `ckpt:"-"`
-	betas    []float64
-	sizes    []int
-	dens     []Density `ckpt:"-"`
+	betas    []float64  `ckpt:"-"` // may be Settings.Betas itself: a checkpoint saves the ladder apart
+	sizes    []int      `ckpt:"-"`
+	dens     []Density  `ckpt:"-"`
 	kern     []LevelKernel
 	states   []*State // PT, SPT: the state at each level; otherwise states[0] only
 	work     *State   // TT, STT: the path of a tempered transition
