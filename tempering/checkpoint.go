@@ -400,6 +400,7 @@ type ckptCoord struct {
 	planned map[int]bool         // the planned iterations
 	pending map[int]*pendingCkpt // the cuts at planned iterations under way
 	loose   *pendingCkpt         // the cut on request under way (nil: none)
+	finals  []*chainCkpt         // the states of the chains that have ended
 	err     error
 
 	saveMu sync.Mutex
@@ -442,7 +443,7 @@ func (p *pendingCkpt) span() (lo, hi int) {
 func newCkptCoord(r *runner, set *Checkpointing, cfg *Settings) *ckptCoord {
 	n := cfg.Shard.To - cfg.Shard.From
 	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, meets: r.meets, iters: slices.Clone(r.froms),
-		planned: map[int]bool{}, pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1)}
+		planned: map[int]bool{}, pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1), finals: make([]*chainCkpt, n)}
 	if len(k.iters) != n {
 		k.iters = make([]int, n)
 	}
@@ -485,7 +486,14 @@ func (k *ckptCoord) request() bool {
 		return false
 	}
 	if k.loose == nil {
-		k.loose = newPending(len(k.iters))
+		// A chain that has ended is taken at its end.
+		p := newPending(len(k.iters))
+		for c, s := range k.finals {
+			if s != nil && p.add(c, *s, true) {
+				return false // every chain has ended
+			}
+		}
+		k.loose = p
 	}
 	return true
 }
@@ -553,7 +561,7 @@ func (k *ckptCoord) after(r *runner, c, it int, ch *Chain, o *chainOut, final bo
 	planned := k.err == nil && (k.planned[it] || (final && k.set.AtEnd))
 	loose := k.err == nil && k.loose != nil && !k.loose.have[c]
 	k.mu.Unlock()
-	if !planned && !loose {
+	if !planned && !loose && !final {
 		return
 	}
 	s, err := r.snapshot(c, ch, o)
@@ -563,6 +571,9 @@ func (k *ckptCoord) after(r *runner, c, it int, ch *Chain, o *chainOut, final bo
 		k.err = err
 		k.mu.Unlock()
 		return
+	}
+	if final {
+		k.finals[c] = &s
 	}
 	var done []*pendingCkpt
 	if planned {
