@@ -14,16 +14,19 @@ import (
 )
 
 // Checkpointing configures the checkpoints of a run (Control.Checkpoints):
-// the whole state of every chain at one iteration that all chains have
-// completed, from which Control.Resume continues to exactly the draws the
-// uninterrupted run makes (same seed, backend and thread count). A
-// checkpoint is taken when every chain has finished the iteration it is
-// planned at, each chain encoding its state as it passes; no chain waits
-// for another, and no draw changes.
+// the whole state of every chain after an iteration it has completed,
+// from which Control.Resume continues to exactly the draws the
+// uninterrupted run makes (same seed, backend and thread count). Each
+// chain encodes its state as it passes the end of an iteration: no chain
+// waits for another, and no draw changes. The chains of a checkpoint on
+// request (Every, Request, CancelGrace) may be a few iterations apart,
+// but never on either side of an iteration where they meet (a round of
+// the adaptive ladder, a check of the stop rule); those at the end of
+// warm-up, at Iterations and at the end hold every chain after the same
+// iteration.
 type Checkpointing struct {
 	// Every is the wall-clock time between checkpoints; zero means none
-	// by time. The first is planned Every after Run starts, at the next
-	// iteration no chain has finished.
+	// by time. The first is taken Every after Run starts.
 	Every time.Duration
 	// EndOfWarmup takes a checkpoint after the last warm-up iteration.
 	EndOfWarmup bool
@@ -34,15 +37,14 @@ type Checkpointing struct {
 	// Iterations lists iterations (warm-up included) after which to
 	// take checkpoints besides.
 	Iterations []int
-	// Request plans a checkpoint at the next iteration no chain has
-	// finished each time it delivers a value (a signal's handler, before
-	// it cancels the run).
+	// Request takes a checkpoint, each chain after its next iteration,
+	// each time it delivers a value.
 	Request <-chan struct{}
 	// CancelGrace, if positive, takes a checkpoint when the run's context
-	// is cancelled: the chains go on to the next iteration that none of
-	// them has finished, and stop once its checkpoint is saved or
-	// CancelGrace after the cancellation, whichever comes first. Zero
-	// stops them at once, as without checkpoints.
+	// is cancelled: each chain goes on to the end of its iteration, and
+	// the chains stop once the checkpoint is saved or CancelGrace after
+	// the cancellation, whichever comes first. Zero stops them at once,
+	// as without checkpoints.
 	CancelGrace time.Duration
 	// Save receives each checkpoint, in the goroutine of the chain that
 	// completed it, one call at a time, in the order of their iterations.
@@ -64,9 +66,9 @@ const checkpointMagic = "subtemper checkpoint\n"
 // chain. Write it with MarshalBinary, read it with ReadCheckpoint, and
 // continue the run with Control.Resume.
 type Checkpoint struct {
-	// Iteration is the number of iterations each chain had done (warm-up
-	// included); Draws the draws each chain had kept; RunDraws the run's
-	// Settings.Draws.
+	// Iteration is the least number of iterations a chain had done
+	// (warm-up included); Draws the least number of draws a chain had
+	// kept; RunDraws the run's Settings.Draws.
 	Iteration, Draws, RunDraws int
 	// Final reports a checkpoint of a run that ended (Checkpointing.AtEnd):
 	// every draw made, or Stopped by the stop rule.
