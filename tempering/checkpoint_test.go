@@ -20,15 +20,8 @@ import (
 // returns the result and each checkpoint as written.
 func ckptRun(t *testing.T, tg Target, s Settings, at ...int) (*Result, [][]byte) {
 	t.Helper()
-	var mu sync.Mutex
-	var files [][]byte
-	s.Checkpoints = &Checkpointing{EndOfWarmup: true, AtEnd: true, Iterations: at, Meta: []byte("test"), Save: func(cp *Checkpoint) error {
-		b, err := cp.MarshalBinary()
-		mu.Lock()
-		files = append(files, b)
-		mu.Unlock()
-		return err
-	}}
+	var files ckptFiles
+	s.Checkpoints = &Checkpointing{EndOfWarmup: true, AtEnd: true, Iterations: at, Meta: []byte("test"), Save: files.save}
 	res, err := Run(context.Background(), tg, &s)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +29,22 @@ func ckptRun(t *testing.T, tg Target, s Settings, at ...int) (*Result, [][]byte)
 	if res.CheckpointErr != nil {
 		t.Fatal(res.CheckpointErr)
 	}
-	return res, files
+	return res, files.files
+}
+
+// ckptFiles collects the checkpoints a run saves, marshalled.
+type ckptFiles struct {
+	mu    sync.Mutex
+	files [][]byte
+}
+
+// save is a Checkpointing.Save.
+func (f *ckptFiles) save(cp *Checkpoint) error {
+	b, err := cp.MarshalBinary()
+	f.mu.Lock()
+	f.files = append(f.files, b)
+	f.mu.Unlock()
+	return err
 }
 
 // sameBits reports whether two arrays of float64 hold the same bits
@@ -300,18 +308,14 @@ func TestResumeRefused(t *testing.T) {
 func FuzzReadCheckpoint(f *testing.F) {
 	tg := newMVNTarget(10, 2, 1)
 	s := Settings{Sampler: Sampler{Driver: SPT, Kernel: MH{}, Levels: 2}, Control: Control{Chains: 1, Warmup: 50, Draws: 5, Seed: 3}}
-	var files [][]byte
-	s.Checkpoints = &Checkpointing{EndOfWarmup: true, AtEnd: true, Save: func(cp *Checkpoint) error {
-		b, err := cp.MarshalBinary()
-		files = append(files, b)
-		return err
-	}}
+	var files ckptFiles
+	s.Checkpoints = &Checkpointing{EndOfWarmup: true, AtEnd: true, Save: files.save}
 	if _, err := Run(context.Background(), tg, &s); err != nil {
 		f.Fatal(err)
 	}
 	s.Checkpoints = nil
 	head := len(checkpointMagic) + 1
-	for _, b := range files {
+	for _, b := range files.files {
 		f.Add(b)
 		f.Add(b[head : len(b)-sha256.Size])
 	}
@@ -471,20 +475,14 @@ func (s slowTarget) Clone() (Target, error) {
 func TestCheckpointEvery(t *testing.T) {
 	tg := newSlowTarget()
 	s := Settings{Sampler: Sampler{Driver: None, Kernel: MH{}}, Control: Control{Chains: 2, Warmup: 300, Draws: 100, Seed: 2}}
-	var files [][]byte
-	var mu sync.Mutex
+	var saved ckptFiles
 	r := s
-	r.Checkpoints = &Checkpointing{Every: 5 * time.Millisecond, EndOfWarmup: true, Save: func(cp *Checkpoint) error {
-		b, err := cp.MarshalBinary()
-		mu.Lock()
-		files = append(files, b)
-		mu.Unlock()
-		return err
-	}}
+	r.Checkpoints = &Checkpointing{Every: 5 * time.Millisecond, EndOfWarmup: true, Save: saved.save}
 	full, err := Run(context.Background(), tg, &r)
 	if err != nil {
 		t.Fatal(err)
 	}
+	files := saved.files
 	inWarmup := 0
 	for i, f := range files {
 		cp, err := ReadCheckpoint(bytes.NewReader(f))
@@ -514,21 +512,15 @@ func TestCheckpointEvery(t *testing.T) {
 func TestCheckpointDrift(t *testing.T) {
 	tg := newSlowTarget()
 	s := Settings{Sampler: Sampler{Driver: PT, Kernel: MH{}, Levels: 2}, Control: Control{Chains: 3, Warmup: 200, Draws: 150, Seed: 5, StopEvery: 20}}
-	var files [][]byte
-	var mu sync.Mutex
+	var saved ckptFiles
 	r := s
 	r.Stop, s.Stop = &countRule{at: 1 << 30}, &countRule{at: 1 << 30}
-	r.Checkpoints = &Checkpointing{Every: 3 * time.Millisecond, Save: func(cp *Checkpoint) error {
-		b, err := cp.MarshalBinary()
-		mu.Lock()
-		files = append(files, b)
-		mu.Unlock()
-		return err
-	}}
+	r.Checkpoints = &Checkpointing{Every: 3 * time.Millisecond, Save: saved.save}
 	full, err := Run(context.Background(), tg, &r)
 	if err != nil {
 		t.Fatal(err)
 	}
+	files := saved.files
 	// Where the chains meet: the ladder's rounds and the stop checks.
 	meet := roundEnds(s.Warmup)
 	for n := s.StopEvery; n < s.Draws; n += s.StopEvery {

@@ -120,13 +120,7 @@ func TestResumeRefusedCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refuse := func(want string, args ...string) {
-		t.Helper()
-		r := runBin(t, "", args...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, want) {
-			t.Errorf("subtemper %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), r.code, r.stderr, exitUsage, want)
-		}
-	}
+	refuse := func(want string, args ...string) { t.Helper(); refused(t, want, args...) }
 	refuse("beside it", "gp", "--resume", out, "--seed", "3")
 	refuse("no checkpoint", "gp", "--resume", dir)
 	refuse("goes with --resume", "gp", "--extend", "5", "--n", "30")
@@ -161,16 +155,20 @@ func TestShardsCLI(t *testing.T) {
 	predict := []string{"predict", "--fit", d("merged"), "--data", d("full/data.csv"), "--out", d("pred")}
 	mustCode(t, runBin(t, "", predict...), 0, predict...)
 
-	refuse := func(want string, args ...string) {
-		t.Helper()
-		r := runBin(t, "", args...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, want) {
-			t.Errorf("subtemper %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), r.code, r.stderr, exitUsage, want)
-		}
-	}
+	refuse := func(want string, args ...string) { t.Helper(); refused(t, want, args...) }
 	refuse("not shards of one fit", "merge", d("s1"), d("other"), "--out", d("m2"))
 	refuse("chain 1", "merge", d("s1"), "--out", d("m3"))
 	refuse("--min-ess 0", "gp", "--n", "40", "--chains", "3", "--run-chains", "1-2", "--ladder", "fixed", "--out", d("x"))
 	refuse("--ladder fixed", "gp", "--n", "40", "--chains", "3", "--run-chains", "1-2", "--min-ess", "0", "--out", d("x"))
 	refuse("--run-chains: want", "gp", "--n", "40", "--chains", "3", "--run-chains", "2-4", "--min-ess", "0", "--ladder", "fixed", "--out", d("x"))
+}
+
+// refused fails the test unless subtemper args exits with a usage error
+// whose message holds want.
+func refused(t *testing.T, want string, args ...string) {
+	t.Helper()
+	r := runBin(t, "", args...)
+	if r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("subtemper %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), r.code, r.stderr, exitUsage, want)
+	}
 }
