@@ -10,7 +10,7 @@ STATICCHECK ?= v0.6.1
 # 3.5 s. BLAS_THREADS=0 lets OpenBLAS choose.
 BLAS_THREADS ?= 1
 
-.PHONY: help deps build test fuzz staticcheck test-openblas bench bench-cost run cuda-bundle clean
+.PHONY: help deps build test fuzz staticcheck test-openblas bench bench-cost killresume slurm-test run cuda-bundle clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -46,7 +46,7 @@ build: ## build the CLI into bin/subtemper, with OpenBLAS when installed (TAGS=.
 test: ## run every test of the module under the race detector (pure Go; the README's test command)
 	$(GO) test -count=1 -race -timeout 20m ./...
 
-fuzz: ## run each reader's fuzz target (CSV, netCDF, the test-file reader, the fit folder's reader; the last minimises inputs for 3 s, not 60: each run writes and reads a folder) for FUZZTIME (default 20s); scripts/fuzz.sh lists them and tells Go 1.26's spurious end-of-run deadline failure from a found input
+fuzz: ## run each reader's fuzz target (CSV, netCDF, the test-file reader, the fit folder's reader, which minimises inputs for 3 s, not 60: each run writes and reads a folder; the checkpoint reader) for FUZZTIME (default 20s); scripts/fuzz.sh lists them and tells Go 1.26's spurious end-of-run deadline failure from a found input
 	GO='$(GO)' FUZZTIME='$(FUZZTIME)' scripts/fuzz.sh
 
 staticcheck: ## staticcheck at a pinned version (go run fetches it)
@@ -60,6 +60,12 @@ bench: ## linear-algebra and model benchmarks of every compiled-in backend (TAGS
 
 bench-cost: ## cost-ratio benchmarks of the tempering drivers, measured vs predicted (long: about an hour on 2 cores); OpenBLAS on BLAS_THREADS threads
 	OPENBLAS_NUM_THREADS=$(BLAS_THREADS) $(GO) test -tags '$(TAGS)' -run '^$$' -bench Iteration -benchtime 3x -timeout 3h ./bench/
+
+killresume: ## SIGKILL a gp run at 30 random instants, resume each, check its draws.csv against the uninterrupted run's (about 5 minutes on 2 cores; docs/RESUME.md)
+	scripts/killresume.sh
+
+slurm-test: ## start a one-node Slurm from Debian's packages (installs slurm-wlm and munge; root), fit as an array job of chain groups, merge, check against a one-process run (docs/CLUSTER.md)
+	scripts/slurm/test.sh
 
 run: build ## the main job: sample a synthetic GP's hyperparameters with the default sampler and print the summary
 	./bin/subtemper gp --out $(OUT)/gp

@@ -507,6 +507,9 @@ func (f *GPFit) Report(opt ReportOptions) (*Report, error) {
 		}
 	}
 	r.StoppedByMaxTime = f.StoppedByMaxTime
+	if cp := f.Settings.Resume; cp != nil {
+		r.ResumedFrom = &ResumeReport{Iteration: cp.Iteration, Draws: cp.Draws, RunDraws: cp.RunDraws}
+	}
 	if e := f.LogEvidence(); e != nil {
 		r.Evidence = NewEvidenceReport(e, f.Settings.Driver.String())
 	}
@@ -608,6 +611,10 @@ func NewLOOReport(l *diag.LOO, draws int) *LOOReport {
 // dataSHA256 returns the SHA-256, in hexadecimal, of d written as
 // gp.WriteCSV writes it (the bytes of a saved fit's FitDataFile), or ""
 // if it cannot be written.
+// DataSHA256 returns the SHA-256 checksum of d as CSV (gp.WriteCSV), in
+// hexadecimal: what Report records as data.sha256.
+func DataSHA256(d *gp.Data) string { return dataSHA256(d) }
+
 func dataSHA256(d *gp.Data) string {
 	var b bytes.Buffer
 	if err := gp.WriteCSV(&b, d); err != nil {

@@ -120,6 +120,10 @@ type Report struct {
 	// Evidence and LOO are the gp command's --evidence and --loo.
 	Evidence *EvidenceReport `json:"evidence,omitempty"`
 	LOO      *LOOReport      `json:"loo,omitempty"`
+
+	// ResumedFrom describes the checkpoint the run went on from
+	// (tempering.Control.Resume); absent for a run made in one go.
+	ResumedFrom *ResumeReport `json:"resumed_from,omitempty"`
 }
 
 // LadderReport is the ladder sampled with and how it communicated.
@@ -356,4 +360,14 @@ type ProposalReport struct {
 	// Used says whether sampling used it (its importance ESS reached
 	// MinProposalESS and the kernel was not kept from the settings).
 	Used bool `json:"used"`
+}
+
+// ResumeReport is Report.ResumedFrom: the iteration of every chain at
+// which the checkpoint was taken, the draws per chain it held, and the
+// draws per chain of the run that took it (fewer than the run's Draws
+// when the run extended a completed one).
+type ResumeReport struct {
+	Iteration int `json:"iteration"`
+	Draws     int `json:"draws"`
+	RunDraws  int `json:"run_draws"`
 }

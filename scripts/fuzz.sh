@@ -22,6 +22,7 @@ targets=(
 	"./internal/netcdf/ FuzzRead"
 	". FuzzReadTestCSV"
 	". FuzzLoadGPFit -fuzzminimizetime 3s"
+	"./tempering/ FuzzReadCheckpoint"
 )
 
 corpus() { # lists a target's saved inputs

@@ -13,19 +13,19 @@ import (
 type Chain struct {
 	driver   Driver
 	sched    SwapSchedule
-	rng      *rand.Rand
-	target   Target
-	kernel   Kernel
-	betas    []float64
-	sizes    []int
-	dens     []Density
+	rng      *rand.Rand `ckpt:"-"`
+	target   Target     `ckpt:"-"`
+	kernel   Kernel     `ckpt:"-"`
+	betas    []float64  `ckpt:"-"` // may be Settings.Betas itself: a checkpoint saves the ladder apart
+	sizes    []int      `ckpt:"-"`
+	dens     []Density  `ckpt:"-"`
 	kern     []LevelKernel
 	states   []*State // PT, SPT: the state at each level; otherwise states[0] only
 	work     *State   // TT, STT: the path of a tempered transition
 	perm     []int    // SPT, STT: backing array of the recursive subsets
 	needGrad bool
 	base     int       // TT, STT: level-0 transitions after each tempered transition
-	reorder  Reorderer // SPT, STT: the target, if it lays out data by perm
+	reorder  Reorderer `ckpt:"-"` // SPT, STT: the target, if it lays out data by perm
 	iter     int64
 	warm     bool
 	phase    []uint8 // round-trip phase per replica (PT, SPT)
@@ -40,15 +40,15 @@ type Chain struct {
 	adaptive     bool
 	fixedM, maxM int
 	lad          *ladderAdapt
-	pool         *ladderPool
-	poolID       int
+	pool         *ladderPool `ckpt:"-"`
+	poolID       int         `ckpt:"-"`
 	tterm        []float64
 	begun        bool // BeginWarmup was called during warm-up
 
 	// Run's stop: with halt.stop set, Step keeps the counts from before
 	// the iteration in snap, to restore them if the iteration is cut.
-	halt halt
-	snap Stats
+	halt halt  `ckpt:"-"`
+	snap Stats `ckpt:"-"`
 
 	// ev records the swaps' log ratios while sampling, for the evidence
 	// (evidence.go); nil unless evOn.

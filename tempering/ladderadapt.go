@@ -96,11 +96,11 @@ type ladderAdapt struct {
 	// Accumulators over the round, per pair (PT, SPT: index m−1 for the
 	// pair m−1, m) or per level (TT, STT: index m−1 for level m):
 	// sum, sum of squares and count.
-	sum, sq, n []float64
+	sum, sq, n []float64 `ckpt:"-"` // views of vec
 	vec        []float64 // the three concatenated, sent to the pool
 
-	pool *ladderPool
-	id   int
+	pool *ladderPool `ckpt:"-"`
+	id   int         `ckpt:"-"`
 
 	// estimates of the last completed round
 	barrier, logRatioVar float64

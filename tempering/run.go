@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -179,7 +178,32 @@ type Control struct {
 	// log ratios are recorded as they are computed, and the leg from the
 	// prior runs after sampling on a random stream of its own.
 	Evidence *EvidenceSettings
+	// Checkpoints, if non-nil, takes checkpoints of the run: see
+	// Checkpointing. They change no draw.
+	Checkpoints *Checkpointing
+	// Resume, if non-nil, continues the run from a checkpoint taken by a
+	// run with the same settings (ReadCheckpoint): it makes exactly the
+	// draws the uninterrupted run makes, the checkpoint's draws first.
+	// With more Draws than the checkpoint's run, the end of a completed
+	// run (Checkpointing.AtEnd) is extended to them, as a run made that
+	// long in one go. The target must be the same: Run cannot check it
+	// (Checkpointing.Meta can).
+	Resume *Checkpoint
+	// Shard, if set, runs only the chains Shard.From ≤ c < Shard.To of
+	// the Chains chains: one process's share of a run spread over
+	// several. Each chain makes the draws it makes in the whole run, its
+	// random stream and starting point depending on the seed and its
+	// index alone; Result holds these chains only, in order, and
+	// MergeCheckpoints joins the shards' checkpoints (Checkpointing.AtEnd)
+	// into the whole run's. A shard of fewer than all chains refuses a
+	// Stop rule and an adaptive ladder: they pool every chain's draws or
+	// estimates as the run goes.
+	Shard Shard
 }
+
+// Shard is Control.Shard: the chains From ≤ c < To. The zero Shard is
+// every chain.
+type Shard struct{ From, To int }
 
 // StopRule decides, at the checkpoints of a run with Settings.Stop,
 // whether the draws so far suffice.
@@ -255,6 +279,9 @@ type Result struct {
 	// Evidence is the estimate of the log evidence (Settings.Evidence);
 	// nil without it, or when the run was interrupted.
 	Evidence *Evidence
+	// CheckpointErr is the error that stopped the checkpoints
+	// (Settings.Checkpoints), if any; sampling went on without them.
+	CheckpointErr error
 }
 
 // Status says how a run ended.
@@ -341,11 +368,6 @@ type LadderInfo struct {
 
 // --- end of ladder additions ---
 
-// chainRand returns chain c's random stream for seed.
-func chainRand(seed uint64, c int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, uint64(c)))
-}
-
 // Run samples the posterior of t with s's driver and kernel in s.Chains
 // parallel chains, each on its own clone of t and its own random stream, and
 // returns the draws at level 0. Each chain's goroutine is locked to an OS
@@ -367,6 +389,14 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkShard(&cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Resume != nil {
+		if err := checkResume(cfg.Resume, &cfg); err != nil {
+			return nil, err
+		}
+	}
 	r, err := newRunner(ctx, t, &cfg)
 	if r != nil {
 		// Clones hold workspaces (device memory, for a GPU backend):
@@ -376,10 +406,39 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := make(chan struct{})
+	if r.ck != nil {
+		go r.ck.watch(stop)
+	}
+	if r.halt != nil {
+		go r.ck.onCancel(r.ctxDone, stop, r.halt)
+	}
 	var wg sync.WaitGroup
-	for c := range cfg.Chains {
+	for c := range r.targets {
 		wg.Go(func() { r.runChain(c) })
 	}
 	wg.Wait()
+	close(stop)
 	return r.finish(ctx)
+}
+
+// checkShard checks Control.Shard against the settings, a zero Shard
+// becoming every chain.
+func checkShard(cfg *Settings) error {
+	sh, C := &cfg.Shard, cfg.Chains
+	if *sh == (Shard{}) {
+		*sh = Shard{0, C}
+		return nil
+	}
+	switch {
+	case sh.From < 0 || sh.From >= sh.To || sh.To > C:
+		return fmt.Errorf("tempering: shard of chains %d to %d of %d: want 0 ≤ from < to ≤ %d", sh.From, sh.To-1, C, C)
+	case sh.To-sh.From == C:
+		return nil
+	case cfg.Stop != nil:
+		return errors.New("tempering: a stop rule needs every chain's draws: a shard of the chains cannot have one")
+	case cfg.adaptLadder && roundEnds(cfg.Warmup) != nil:
+		return errors.New("tempering: the adaptive ladder pools the estimates of every chain: a shard of the chains needs a fixed ladder")
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -68,6 +69,12 @@ type runner struct {
 	stops   *stopPool   // the chains' stop checks (nil: no stop rule)
 	rec     Recorder    // nil: no recorder
 	start   time.Time
+	srcs    []*rand.PCG     // each chain's random source
+	ck      *ckptCoord      // nil: no checkpoints
+	ctxDone <-chan struct{} // with CancelGrace: the context's, done the chains'
+	halt    chan struct{}   // with CancelGrace: done, closed by ck.onCancel
+	froms   []int           // each chain's iteration resumed from (nil: a fresh run)
+	first   int             // the index of chain 0 in the whole run (Shard.From)
 
 	res         *Result
 	cpuOK       []bool
@@ -85,7 +92,7 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 	if dim < 1 {
 		return nil, fmt.Errorf("tempering: target dimension must be ≥ 1, got %d", dim)
 	}
-	C := cfg.Chains
+	C, n := cfg.Chains, cfg.Shard.To-cfg.Shard.From
 	switch len(cfg.Init) {
 	case 0, 1, C:
 	default:
@@ -96,7 +103,7 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 			return nil, fmt.Errorf("tempering: starting point %d has length %d, target dimension is %d", i, len(u), dim)
 		}
 	}
-	r := &runner{cfg: cfg, dim: dim, done: ctx.Done(), targets: make([]Target, C)}
+	r := &runner{cfg: cfg, dim: dim, done: ctx.Done(), targets: make([]Target, n), first: cfg.Shard.From}
 	for c := range r.targets {
 		var err error
 		if r.targets[c], err = t.Clone(); err != nil {
@@ -113,7 +120,7 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 		if _, ok := t.(PriorSampler); !ok {
 			return r, errors.New("tempering: the evidence needs a target that samples its prior (PriorSampler)")
 		}
-		r.evs = make([]ChainEvidence, C)
+		r.evs = make([]ChainEvidence, n)
 	}
 	r.setUp()
 	return r, nil
@@ -124,17 +131,18 @@ func newRunner(ctx context.Context, t Target, cfg *Settings) (*runner, error) {
 // transform; nil where neither gives one.
 func (r *runner) chooseStarts() {
 	init, C := r.cfg.Init, r.cfg.Chains
-	r.starts = make([][]float64, C)
-	for c := range C {
+	r.starts = make([][]float64, len(r.targets))
+	for c := range r.starts {
+		g := r.first + c // the chain's index in the whole run
 		switch {
 		case len(init) == 1:
 			r.starts[c] = init[0]
 		case len(init) == C:
-			r.starts[c] = init[c]
+			r.starts[c] = init[g]
 		default:
 			if st, ok := r.targets[c].(Starter); ok {
 				r.starts[c] = make([]float64, r.dim)
-				st.Start(c, C, r.starts[c])
+				st.Start(g, C, r.starts[c])
 			}
 		}
 	}
@@ -142,7 +150,7 @@ func (r *runner) chooseStarts() {
 
 // setUp makes the result, the pools the chains share and the recorder.
 func (r *runner) setUp() {
-	cfg, C := r.cfg, r.cfg.Chains
+	cfg, C := r.cfg, len(r.targets)
 	r.res = &Result{
 		Draws:         make([][][]float64, C),
 		Energy:        make([][]float64, C),
@@ -160,6 +168,21 @@ func (r *runner) setUp() {
 	r.ladders = make([]*ladderAdapt, C)
 	r.errs = make([]error, C)
 	r.interrupted = make([]bool, C)
+	r.srcs = make([]*rand.PCG, C)
+	if cfg.Resume != nil {
+		for _, s := range cfg.Resume.file.Chains {
+			r.froms = append(r.froms, s.Iter)
+		}
+	}
+	if cp := cfg.Checkpoints; cp != nil && cp.Save != nil {
+		r.ck = newCkptCoord(r, cp, cfg)
+		if cp.CancelGrace > 0 {
+			// The chains stop when the checkpoint that a cancellation
+			// asks for is saved (ckptCoord.onCancel).
+			halt := make(chan struct{})
+			r.ctxDone, r.done, r.halt = r.done, halt, halt
+		}
+	}
 	if cfg.adaptLadder && roundEnds(cfg.Warmup) != nil {
 		r.pool = newLadderPool(C, r.done)
 	}
@@ -216,6 +239,12 @@ func (r *runner) runChain(c int) {
 	}
 	out := r.newChainOut()
 	out.rec = newDrawRecord(ch, r.cfg.Draws)
+	if r.cfg.Resume != nil {
+		if err := r.restore(c, ch, out); err != nil {
+			r.errs[c] = err
+			return
+		}
+	}
 	r.sample(c, ch, out)
 	r.interrupted[c] = out.interrupted
 	r.collect(c, ch, out)
@@ -226,7 +255,8 @@ func (r *runner) runChain(c int) {
 // stream.
 func (r *runner) newChain(c int) (*Chain, error) {
 	cfg := r.cfg
-	rng := chainRand(cfg.Seed, c)
+	r.srcs[c] = chainSource(cfg.Seed, r.first+c)
+	rng := rand.New(r.srcs[c])
 	u := make([]float64, r.dim)
 	if r.starts[c] != nil {
 		copy(u, r.starts[c])
@@ -284,14 +314,29 @@ func (r *runner) sample(c int, ch *Chain, o *chainOut) {
 		cfg.OnStart(c)
 	}
 	ch.pool, ch.poolID = r.pool, c
-	if cfg.Warmup == 0 {
+	from := 0
+	if r.froms != nil {
+		from = r.froms[c]
+	}
+	switch {
+	case from > 0:
+		// Resumed: the chain's warm-up state is the checkpoint's.
+		if from >= cfg.Warmup {
+			o.tSample = time.Now()
+		}
+		if enough, cut := r.resumeEnds(c, o); enough || cut {
+			o.interrupted = cut
+			r.after(c, from, ch, o, enough)
+			return
+		}
+	case cfg.Warmup == 0:
 		ch.EndWarmup()
 		o.tSample = time.Now()
-	} else {
+	default:
 		ch.BeginWarmup(cfg.Warmup)
 	}
 	total := cfg.Warmup + cfg.Draws*cfg.Thin
-	for it := 1; it <= total; it++ {
+	for it := from + 1; it <= total; it++ {
 		select {
 		case <-r.done:
 			o.interrupted = true
@@ -315,11 +360,37 @@ func (r *runner) sample(c int, ch *Chain, o *chainOut) {
 			}
 			if enough {
 				r.record(c, it, total, ch, o)
+				r.after(c, it, ch, o, true)
 				return
 			}
 		}
 		r.record(c, it, total, ch, o)
+		r.after(c, it, ch, o, it == total)
 	}
+}
+
+// after hands chain c's state after iteration it to the checkpoints, if
+// any; final when the chain ends there.
+func (r *runner) after(c, it int, ch *Chain, o *chainOut, final bool) {
+	if r.ck != nil {
+		r.ck.after(r, c, it, ch, o, final)
+	}
+}
+
+// resumeEnds reports whether a resumed chain c ends at once: the
+// checkpoint's stop rule said enough, or, extending a completed run, the
+// rule says so at the checkpoint the shorter run had no reason to make
+// (its last draw); cut if the run was cancelled meanwhile.
+func (r *runner) resumeEnds(c int, o *chainOut) (enough, cut bool) {
+	cp := r.cfg.Resume
+	switch {
+	case cp.Stopped:
+		return true, false
+	case r.stops == nil || o.n == 0 || o.n%r.cfg.StopEvery != 0 || o.n >= r.cfg.Draws || cp.file.RunDraws == r.cfg.Draws:
+		return false, false
+	}
+	enough, ok := r.stops.check(o.n, c, o.draws[:o.n])
+	return enough, !ok
 }
 
 // keep keeps chain c's current point as its next draw and, at a
@@ -363,7 +434,7 @@ func (r *runner) collect(c int, ch *Chain, o *chainOut) {
 	res := r.res
 	if r.evs != nil && !o.interrupted {
 		var err error
-		r.evs[c], err = ch.chainEvidence(evidenceRand(r.cfg.Seed, c), *r.cfg.Evidence)
+		r.evs[c], err = ch.chainEvidence(evidenceRand(r.cfg.Seed, r.first+c), *r.cfg.Evidence)
 		switch {
 		case errors.Is(err, errEvidenceCut):
 			o.interrupted, r.interrupted[c] = true, true // every draw made; no evidence
@@ -414,6 +485,12 @@ func (r *runner) finish(ctx context.Context) (*Result, error) {
 	}
 	if r.stops != nil && !res.Interrupted {
 		res.StoppedAt = r.stops.stoppedAt()
+	}
+	if r.stops != nil && r.cfg.Resume != nil && r.cfg.Resume.Stopped && !res.Interrupted {
+		res.StoppedAt = r.cfg.Resume.file.N
+	}
+	if r.ck != nil {
+		res.CheckpointErr = r.ck.err
 	}
 	res.Status = runStatus(ctx, res)
 	res.Ladder = ladderInfo(r.cfg, res, r.ladders[0])

@@ -42,6 +42,7 @@ type gpFlags struct {
 	predictDraws int
 	mapOnly      bool // --map: the posterior mode only, no sampling
 	mc           modelChoiceFlags
+	ck           ckptFlags
 }
 
 func gpFlagSet(f *gpFlags) *flagSet {
@@ -81,6 +82,7 @@ reads it), summary.json and, with --plots, figures.`)
 	fs.group("Point estimate")
 	fs.boolean(&f.mapOnly, "map", false, "no sampling: find the posterior mode θ_MAP (L-BFGS on nested subsets of the data, several starts, as --warm-start does), print it with the Laplace approximation's 90% intervals, write map.json and a fit of the one point θ_MAP to --out, and predict with it (--predict): scikit-learn's point estimate, with the prior")
 	f.samplerFlags.define(fs, samplerDefaults{warmup: gpPaperWarmup, draws: gpPaperDraws, leapfrog: gpPaperL})
+	f.ck.define(fs)
 	fs.notes = samplerNotes
 	return fs
 }
@@ -93,6 +95,24 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if err := parseNoArgs(fs, args, io); err != nil {
 		return err
 	}
+	if f.ck.resume == "" {
+		return runGP(ctx, io, fs, &f)
+	}
+	args, cp, err := f.ck.resumeArgs(fs)
+	if err != nil {
+		return err
+	}
+	var g gpFlags
+	fs = gpFlagSet(&g)
+	if err := parseNoArgs(fs, args, io); err != nil {
+		return fmt.Errorf("--resume %s: the checkpoint's flags: %w", f.ck.resume, err)
+	}
+	g.ck.cp = cp
+	return runGP(ctx, io, fs, &g)
+}
+
+// runGP runs the gp command with the flags f parsed by fs.
+func runGP(ctx context.Context, io *stdio, fs *flagSet, f *gpFlags) error {
 	st, be, err := f.check()
 	if err != nil {
 		return err
@@ -124,6 +144,9 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if err != nil {
 		return err
 	}
+	if err := f.ck.prepare(fs, f.finalOut, data, be.Name()); err != nil {
+		return err
+	}
 	opt := subtemper.GPOptions{Backend: be.Name(), Standardize: f.standardize, Prior: prior, Jitter: f.jitter, Kernel: kern, MAP: f.mapOnly}
 	j, save, err := f.newJob(ctx, io, fs, st, be, data, desc, line)
 	if err != nil {
@@ -132,6 +155,7 @@ func cmdGP(ctx context.Context, args []string, io *stdio) error {
 	if f.mapOnly {
 		return runMAP(ctx, io, j, data, opt, save)
 	}
+	j.ckpt = &f.ck
 	if err := f.mc.apply(ctx, j, st, f.out); err != nil {
 		return err
 	}

@@ -88,6 +88,9 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subte
 		}
 		pr = announceSampling(io, j, fit.Mode)
 		*st = *j.settings
+		if j.ckpt != nil {
+			j.ckpt.apply(st)
+		}
 	}
 	fit, phase, err := fitGP(ctx, data, opt)
 	if pr != nil && !(fit == nil && errors.Is(err, errInterrupted)) { // (else FitGP may still run)
@@ -105,6 +108,10 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subte
 	}
 	// Any error left is the interruption: the fit holds the draws so far
 	// (Result.Interrupted), which finishJob keeps.
+	if fit.Result != nil && fit.Result.CheckpointErr != nil {
+		err := fit.Result.CheckpointErr
+		j.notes = append(j.notes, fmt.Sprintf("warning: the checkpoints stopped: %v", errmsg.Trim(err, "tempering: ")))
+	}
 	if fit.StoppedByMaxTime {
 		reportMaxTime(io, j, fit.Result)
 	}

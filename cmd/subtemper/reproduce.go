@@ -130,7 +130,11 @@ func cmdMerge(ctx context.Context, args []string, io *stdio) error {
 		`Reads the cells/*.json and manifest.json of the output folders of the shards
 of a `+"`subtemper reproduce --shard i/n`"+` run, checks that every cell of the grid
 is present exactly once, and writes the same tables and figures as an
-unsharded run to --out, deterministically (cells sorted by key).`)
+unsharded run to --out, deterministically (cells sorted by key).
+
+Given the output folders of the shards of a gp fit (`+"`subtemper gp --run-chains A-B`"+`),
+it joins their final checkpoints and writes to --out what the fit made in one process
+writes: the same draws, diagnostics, verdict and saved fit (docs/RESUME.md).`)
 	fs.str(&out, "out", "", "output folder (required)")
 	fs.boolean(&partial, "partial", false, "exit 0 even when cells are missing (the tables then have gaps)")
 	dirs, err := fs.parse(args, io.out)
@@ -151,6 +155,9 @@ unsharded run to --out, deterministically (cells sorted by key).`)
 		if !fi.IsDir() {
 			return usagef("%s is not a folder: name the output folders of the shards (their --out)", d)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], checkpointName)); err == nil {
+		return mergeFits(ctx, dirs, out, io)
 	}
 	if err := prepareOutDir(out); err != nil {
 		return err

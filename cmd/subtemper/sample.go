@@ -364,6 +364,8 @@ type job struct {
 	// fit is the gp command's fit (subtemper.FitGP's), once made; the
 	// summary is its Report.
 	fit *subtemper.GPFit
+	// ckpt is the gp command's checkpoints (nil: none).
+	ckpt *ckptFlags
 }
 
 // beforeWrite, when set (by tests), runs just before runJob writes the
@@ -743,6 +745,9 @@ func summarize(j *job, res *tempering.Result, wall, procCPU time.Duration) (*run
 func flagValues(fs *flagSet) map[string]any {
 	m := map[string]any{}
 	fs.VisitAll(func(fl *flag.Flag) {
+		if runOnly[fl.Name] && !fs.isSet(fl.Name) {
+			return
+		}
 		if g, ok := fl.Value.(flag.Getter); ok {
 			m[fl.Name] = g.Get()
 		} else {
