@@ -600,3 +600,25 @@ func TestCancelAfterAChainEnded(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// TestResumeIndependence: the large fits' kernel, the independence
+// sampler with a wide component and a local step, resumes exactly too.
+func TestResumeIndependence(t *testing.T) {
+	tg := newMVNTarget(30, 2, 3)
+	D := tg.Dim()
+	k := Independence{Center: make([]float64, D), Cov: make([]float64, D*D), DF: 5, Wide: 0.15, Local: 1}
+	for i := range D {
+		k.Cov[i*D+i] = 0.05
+	}
+	s := Settings{Sampler: Sampler{Driver: None, Kernel: k}, Control: Control{Chains: 2, Warmup: 40, Draws: 80, Seed: 5}}
+	full, files := ckptRun(t, tg, s, 10, 40, 90)
+	if len(files) < 3 {
+		t.Fatalf("%d checkpoints, want at least 3", len(files))
+	}
+	for _, f := range files {
+		res, cp := resumeFrom(t, tg, s, f)
+		if diff := sameRun(full, res); diff != "" {
+			t.Errorf("resumed from iteration %d: %s", cp.Iteration, diff)
+		}
+	}
+}
