@@ -220,12 +220,7 @@ func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel boo
 		st.Kernel, st.Warmup = nil, 0
 		st.Driver = tempering.None
 		if p := ws.Proposal; p != nil && p.ESS() >= MinProposalESS {
-			k := p.Kernel()
-			k.Local = IndependenceLocal
-			if p.ESS() < WideBelowESS {
-				k.Wide = IndependenceWide
-			}
-			st.Kernel, st.Transform = k, p.Transform
+			st.Kernel, st.Transform = IndependenceKernel(p), p.Transform
 			st.Draws = max(st.Draws, IndependenceDraws)
 		}
 	}
@@ -234,6 +229,20 @@ func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel boo
 	}
 	ws.Apply(&st)
 	return st
+}
+
+// IndependenceKernel returns the independence sampler that WarmSettings
+// runs from the fitted proposal p: p's t (Proposal.Kernel) with
+// IndependenceLocal local steps after each proposal and, when p's
+// importance ESS is below WideBelowESS, IndependenceWide of a wider t
+// mixed in.
+func IndependenceKernel(p *tempering.Proposal) tempering.Independence {
+	k := p.Kernel()
+	k.Local = IndependenceLocal
+	if p.ESS() < WideBelowESS {
+		k.Wide = IndependenceWide
+	}
+	return k
 }
 
 // MinProposalESS is the importance ESS fraction (tempering.Proposal.ESS)
@@ -261,9 +270,9 @@ const IndependenceLocal = 1
 // where the posterior reaches further than the fitted t, the wider one
 // bounds the importance weights, so a chain that gets there leaves again
 // sooner. Measured side by side (docs/LARGE.md): on the GP at N = 1024,
-// D = 8 (data seed 1; proposals of importance ESS 0.38), it cut the work
-// to convergence by a quarter to a third on each of three seeds; at
-// D = 3 (0.79) it cost up to a third more, hence WideBelowESS.
+// D = 8 (data seed 1; proposals of importance ESS 0.35–0.38), it cut
+// the work to convergence by 23–35% on each of three seeds; at D = 3
+// (0.79) it cost up to 36% more, hence WideBelowESS.
 const IndependenceWide = 0.15
 
 // WideBelowESS is the importance ESS fraction below which WarmSettings

@@ -168,9 +168,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		st = subtemper.WarmSettings(st, ws, false)
 		if p := ws.Proposal; *largeForce && p != nil && ws.Unimodal() {
 			if _, ok := st.Kernel.(tempering.Independence); !ok {
-				k := p.Kernel()
-				k.Local, k.Wide = subtemper.IndependenceLocal, subtemper.IndependenceWide
-				st.Kernel = k
+				st.Kernel = subtemper.IndependenceKernel(p)
 				st.Draws = max(st.Draws, subtemper.IndependenceDraws)
 				ws.Apply(&st)
 			}
