@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -406,9 +407,19 @@ type ckptCoord struct {
 	err     error
 
 	saveMu sync.Mutex
-	saved  int           // least iteration of the last checkpoint saved
-	saves  chan struct{} // a value after each save
-	nsaved int           // checkpoints saved
+	saved  int // least iteration of the last checkpoint saved
+	nsaved int // checkpoints saved
+
+	// A cancellation (with CancelGrace): ctxDone is the context's done,
+	// halt the chains' done, closed by stopChains once the checkpoint
+	// the cancellation asks for is saved. The first to see ctxDone
+	// closed (a chain after an iteration, or onCancel) asks for it, so
+	// the chains do not run on while onCancel waits to be scheduled.
+	ctxDone    <-chan struct{}
+	halt       chan struct{}
+	haltOnce   sync.Once
+	cancelled  atomic.Bool
+	cancelBase int // nsaved when the cancellation asked (under saveMu)
 }
 
 // pendingCkpt is a cut whose chains' states are coming in.
@@ -445,7 +456,7 @@ func (p *pendingCkpt) span() (lo, hi int) {
 func newCkptCoord(r *runner, set *Checkpointing, cfg *Settings) *ckptCoord {
 	n := cfg.Shard.To - cfg.Shard.From
 	k := &ckptCoord{set: set, cfg: cfg, total: cfg.Warmup + cfg.Draws*cfg.Thin, meets: r.meets, iters: slices.Clone(r.froms),
-		planned: map[int]bool{}, pending: map[int]*pendingCkpt{}, saves: make(chan struct{}, 1), finals: make([]*chainCkpt, n)}
+		planned: map[int]bool{}, pending: map[int]*pendingCkpt{}, finals: make([]*chainCkpt, n)}
 	if len(k.iters) != n {
 		k.iters = make([]int, n)
 	}
@@ -484,56 +495,80 @@ func (r *runner) meets(lo, hi int) bool {
 func (k *ckptCoord) request() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	return k.requestLocked()
+}
+
+// requestLocked is request with k.mu held.
+func (k *ckptCoord) requestLocked() bool {
 	if k.err != nil || slices.Min(k.iters) >= k.total {
 		return false
 	}
 	if k.loose == nil {
-		// A chain that has ended is taken at its end.
-		p := newPending(len(k.iters))
-		for c, s := range k.finals {
-			if s != nil && p.add(c, *s, true) {
-				return false // every chain has ended
-			}
+		p, ended := k.newLoose()
+		if ended {
+			return false
 		}
 		k.loose = p
 	}
 	return true
 }
 
-// onCancel closes halt, which stops the chains, once ctx is cancelled
-// and the checkpoint it asks for then is saved, or after CancelGrace; or
-// once stop is closed.
-func (k *ckptCoord) onCancel(done <-chan struct{}, stop <-chan struct{}, halt chan<- struct{}) {
-	defer close(halt)
-	select {
-	case <-stop:
-		return
-	case <-done:
-	}
-	k.saveMu.Lock()
-	before := k.nsaved
-	k.saveMu.Unlock()
-	if !k.request() {
-		return
-	}
-	t := time.NewTimer(k.set.CancelGrace)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			return
-		case <-k.saves:
-			k.saveMu.Lock()
-			n := k.nsaved
-			k.saveMu.Unlock()
-			if n > before {
-				return
-			}
+// newLoose returns a cut on request holding the chains that have ended,
+// each taken at its end; ended if every chain has. k.mu is held.
+func (k *ckptCoord) newLoose() (p *pendingCkpt, ended bool) {
+	p = newPending(len(k.iters))
+	for c, s := range k.finals {
+		if s != nil && p.add(c, *s, true) {
+			return p, true
 		}
 	}
+	return p, false
 }
+
+// onCancel stops the chains once ctx is cancelled and the checkpoint it
+// asks for is saved, or after CancelGrace; it returns once stop is
+// closed.
+func (k *ckptCoord) onCancel(stop <-chan struct{}) {
+	select {
+	case <-stop:
+		k.stopChains()
+		return
+	case <-k.ctxDone:
+	}
+	k.cancel()
+	t := time.NewTimer(k.set.CancelGrace)
+	defer t.Stop()
+	select {
+	case <-stop:
+	case <-t.C:
+	case <-k.halt:
+	}
+	k.stopChains()
+}
+
+// cancel asks, once, for the checkpoint a cancellation takes, and stops
+// the chains at once if there will be none.
+func (k *ckptCoord) cancel() {
+	if k.cancelled.Load() {
+		return
+	}
+	k.saveMu.Lock()
+	k.mu.Lock()
+	first := !k.cancelled.Swap(true)
+	will := true
+	if first {
+		k.cancelBase = k.nsaved
+		will = k.requestLocked()
+	}
+	k.mu.Unlock()
+	k.saveMu.Unlock()
+	if !will {
+		k.stopChains()
+	}
+}
+
+// stopChains closes halt, which stops the chains.
+func (k *ckptCoord) stopChains() { k.haltOnce.Do(func() { close(k.halt) }) }
 
 // watch starts a cut every set.Every and at each request until stop is
 // closed.
@@ -558,6 +593,13 @@ func (k *ckptCoord) watch(stop <-chan struct{}) {
 // after is called by chain c when it has finished iteration it, final
 // when the chain ends there with every draw made or the rule's enough.
 func (k *ckptCoord) after(r *runner, c, it int, ch *Chain, o *chainOut, final bool) {
+	if k.ctxDone != nil && !k.cancelled.Load() {
+		select {
+		case <-k.ctxDone:
+			k.cancel()
+		default:
+		}
+	}
 	k.mu.Lock()
 	k.iters[c] = it
 	planned := k.err == nil && (k.planned[it] || (final && k.set.AtEnd))
@@ -589,10 +631,15 @@ func (k *ckptCoord) after(r *runner, c, it int, ch *Chain, o *chainOut, final bo
 			done = append(done, p)
 		}
 	}
-	if p := k.loose; loose && p != nil && !p.have[c] && p.add(c, s, final) {
+	// A chain that ends here joins a cut asked for since the check above:
+	// it will not come again.
+	if p := k.loose; (loose || final) && p != nil && !p.have[c] && p.add(c, s, final) {
 		k.loose = nil
 		if lo, hi := p.span(); k.meets(lo, hi) {
-			k.loose = newPending(len(k.iters)) // the chains met in between: again
+			// The chains met in between: again, the ended chains at
+			// their ends (not all have ended, or the cut would not
+			// straddle a meeting).
+			k.loose, _ = k.newLoose()
 		} else {
 			done = append(done, p)
 		}
@@ -629,9 +676,8 @@ func (k *ckptCoord) save(p *pendingCkpt) {
 	}
 	k.saved = lo
 	k.nsaved++
-	select {
-	case k.saves <- struct{}{}:
-	default:
+	if k.cancelled.Load() && k.nsaved > k.cancelBase {
+		k.stopChains()
 	}
 }
 

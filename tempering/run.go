@@ -410,8 +410,8 @@ func Run(ctx context.Context, t Target, s *Settings) (*Result, error) {
 	if r.ck != nil {
 		go r.ck.watch(stop)
 	}
-	if r.halt != nil {
-		go r.ck.onCancel(r.ctxDone, stop, r.halt)
+	if r.ck != nil && r.ck.halt != nil {
+		go r.ck.onCancel(stop)
 	}
 	var wg sync.WaitGroup
 	for c := range r.targets {

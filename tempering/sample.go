@@ -69,12 +69,10 @@ type runner struct {
 	stops   *stopPool   // the chains' stop checks (nil: no stop rule)
 	rec     Recorder    // nil: no recorder
 	start   time.Time
-	srcs    []*rand.PCG     // each chain's random source
-	ck      *ckptCoord      // nil: no checkpoints
-	ctxDone <-chan struct{} // with CancelGrace: the context's, done the chains'
-	halt    chan struct{}   // with CancelGrace: done, closed by ck.onCancel
-	froms   []int           // each chain's iteration resumed from (nil: a fresh run)
-	first   int             // the index of chain 0 in the whole run (Shard.From)
+	srcs    []*rand.PCG // each chain's random source
+	ck      *ckptCoord  // nil: no checkpoints
+	froms   []int       // each chain's iteration resumed from (nil: a fresh run)
+	first   int         // the index of chain 0 in the whole run (Shard.From)
 
 	res         *Result
 	cpuOK       []bool
@@ -180,7 +178,8 @@ func (r *runner) setUp() {
 			// The chains stop when the checkpoint that a cancellation
 			// asks for is saved (ckptCoord.onCancel).
 			halt := make(chan struct{})
-			r.ctxDone, r.done, r.halt = r.done, halt, halt
+			r.ck.ctxDone, r.ck.halt = r.done, halt
+			r.done = halt
 		}
 	}
 	if cfg.adaptLadder && roundEnds(cfg.Warmup) != nil {
