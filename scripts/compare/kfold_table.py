@@ -6,8 +6,9 @@
 For each data set and method (scikit-learn's ML-II fit and each subtemper
 prior variant) prints the mean log predictive density (MLPD) and RMSE over
 the test points of all K folds (fold means weighted by their test sizes),
-the paired difference in MLPD from the first variant with its standard error
-over the folds (sd of the K per-fold differences / sqrt(K)), the folds whose
+the paired difference in MLPD from the first variant (weighted as the means)
+with its standard error over the folds (sqrt(K/(K−1)·Σ w_k²(d_k − d̄)²), w_k
+a fold's share of the test points: sd/sqrt(K) when the folds are equal), the folds whose
 fit converged, and the chains' CPU seconds summed over the folds.
 """
 import json
@@ -64,8 +65,10 @@ def main():
                 diffs = [p["mlpd"] - b[0]["mlpd"] for (p, _, _), b in zip(ok, base)]
                 w = [p["n_test"] / n for p, _, _ in ok]
                 mean = sum(wi * di for wi, di in zip(w, diffs))
-                sd = math.sqrt(sum((di - sum(diffs) / k) ** 2 for di in diffs) / (k - 1))
-                delta = f"{mean:+.4f} ({sd / math.sqrt(k):.4f})"
+                # The standard error of the weighted mean: each fold's
+                # difference weighs by its test size, as in the mean.
+                se = math.sqrt(k / (k - 1) * sum(wi * wi * (di - mean) ** 2 for wi, di in zip(w, diffs)))
+                delta = f"{mean:+.4f} ({se:.4f})"
             conv = sum(1 for _, c, _ in ok if c)
             cpu = sum(t for _, _, t in ok)
             print(f"| {s} | {n_all} | {d} | {name} | {mlpd:.4f} | {delta} | {rmse:.4g} | {conv}/{k} | {cpu:.0f} |")
