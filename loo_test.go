@@ -12,7 +12,6 @@ import (
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -36,7 +35,7 @@ func without(d *gp.Data, i int) *gp.Data {
 // race detector it runs shorter and compares the first 4 points only,
 // each within 0.1 nats.
 func TestLOOBruteForce(t *testing.T) {
-	all, err := gp.ReadCSVFile(filepath.Join("targets", "testdata", "gp1d.csv"), gp.CSVOptions{})
+	all, err := gp.ReadCSVFile(filepath.Join("tempering", "testdata", "gp1d.csv"), gp.CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +72,7 @@ func TestLOOBruteForce(t *testing.T) {
 		}
 		s := st
 		s.Warmup, s.Draws, s.Seed = 150, 600, uint64(100+i)
-		res, err := tempering.Run(context.Background(), targets.GP{Model: m}, &s)
+		res, err := tempering.Run(context.Background(), m, &s)
 		m.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -131,7 +130,7 @@ func maxK(l *diag.LOO) float64 {
 // minus N·log(y SD), the Jacobian, for the whole and (for SPT, whose
 // stages condition on subsets) stage by stage with the leg.
 func TestLogEvidenceStandardized(t *testing.T) {
-	data, err := gp.ReadCSVFile(filepath.Join("targets", "testdata", "gp1d.csv"), gp.CSVOptions{})
+	data, err := gp.ReadCSVFile(filepath.Join("tempering", "testdata", "gp1d.csv"), gp.CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +165,7 @@ func TestLogEvidenceStandardized(t *testing.T) {
 // (scripts/evidence-ref/quadrature.py): within 2 standard errors of
 // elpd_loo and within 0.15 nats.
 func TestLOOQuadrature(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("targets", "testdata", "evidence.json"))
+	b, err := os.ReadFile(filepath.Join("tempering", "testdata", "evidence.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,9 +177,9 @@ func TestLOOQuadrature(t *testing.T) {
 	}
 	want := ref["gp1d"].ELPD
 	if want == nil {
-		t.Fatal("targets/testdata/evidence.json has no elpd_loo for gp1d")
+		t.Fatal("tempering/testdata/evidence.json has no elpd_loo for gp1d")
 	}
-	data, err := gp.ReadCSVFile(filepath.Join("targets", "testdata", "gp1d.csv"), gp.CSVOptions{})
+	data, err := gp.ReadCSVFile(filepath.Join("tempering", "testdata", "gp1d.csv"), gp.CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func (f *GPFit) LOO(ctx context.Context, opt LOOOptions) (*diag.LOO, error) {
 		shift = math.Log(f.Std.YSD)
 	}
 	for range workers {
-		m, err := base.Clone()
+		m, err := base.Copy()
 		if err != nil {
 			return nil, fmt.Errorf("subtemper: leave-one-out: %w", err)
 		}

@@ -32,9 +32,9 @@
 // (PT or SPT) gives the log evidence (GPFit.LogEvidence) and any fit
 // gives PSIS-LOO (GPFit.LOO); docs/MODELCHOICE.md has their validation.
 //
-// To sample a model of your own, implement tempering.Target and call
-// tempering.Run; to sample the built-in models with any sampler, wrap them
-// with targets.GP or targets.MVN. FitGP is that, with the defaults the CLI
+// To sample a model of your own, implement tempering.Target (model.Target)
+// and call tempering.Run; the built-in models, gp.Model and mvn.Model, are
+// Targets themselves and run with any sampler. FitGP is that, with the defaults the CLI
 // uses, the standardisation of the data and the bookkeeping that
 // predictions and saved fits need.
 package subtemper
@@ -53,7 +53,6 @@ import (
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/linalg/openblas"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -390,7 +389,7 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 		defer cancel()
 	}
 	start := time.Now()
-	t := targets.GP{Model: m}
+	t := m
 	if opt.warm(data.N) {
 		if err := f.warmStart(sctx, t, &st, opt); err != nil {
 			return nil, err
@@ -486,7 +485,7 @@ func (o *GPOptions) phase(name string) {
 // warmStart finds the posterior mode (f.Mode) and, unless the options ask
 // for the mode alone, makes *st start from it (WarmSettings, with what
 // WarmKeep keeps).
-func (f *GPFit) warmStart(ctx context.Context, t targets.GP, st *tempering.Settings, opt GPOptions) error {
+func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settings, opt GPOptions) error {
 	opt.phase("the search for the posterior mode")
 	keep := WarmKeep{Kernel: opt.Settings != nil, Driver: opt.Settings != nil, Warmup: opt.Settings != nil, Draws: opt.Settings != nil}
 	if opt.WarmKeep != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -140,7 +139,7 @@ func (c GPCase) Target(be linalg.Backend) (tempering.Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", c.Name, err)
 	}
-	return targets.GP{Model: m}, nil
+	return m, nil
 }
 
 // PaperSettings are the paper's §4 settings for the GP with driver d and

@@ -11,7 +11,6 @@ import (
 	"github.com/subtemper/subtemper/linalg"
 	_ "github.com/subtemper/subtemper/linalg/openblas" // registers "openblas" with -tags openblas
 	"github.com/subtemper/subtemper/mvn"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -90,7 +89,7 @@ func NewTarget(be linalg.Backend, model string, n, dim int, dataSeed uint64) (te
 		if err != nil {
 			return nil, fmt.Errorf("bench: mvn model N=%d D=%d: %w", n, dim, err)
 		}
-		return targets.MVN{Model: m}, nil
+		return m, nil
 	case ModelGP:
 		data, _, err := gp.Synthetic(n, dim, dataSeed, gp.Prior{})
 		if err != nil {
@@ -100,7 +99,7 @@ func NewTarget(be linalg.Backend, model string, n, dim int, dataSeed uint64) (te
 		if err != nil {
 			return nil, fmt.Errorf("bench: gp model N=%d D=%d: %w", n, dim, err)
 		}
-		return targets.GP{Model: m}, nil
+		return m, nil
 	}
 	return nil, fmt.Errorf("bench: unknown model %q (want mvn or gp)", model)
 }

@@ -211,7 +211,7 @@
 // (gp.BenchmarkPredictDraws, medians of 3, docs/measurements/2026-11-26/gpu-predict):
 // at N = 442, D = 10, 10 000 test inputs and 1 000 draws, 1.00 s against
 // 17.7 s for openblas on the machine's 16 cores; at N = 4096 with 20
-// draws, 0.24 s against 45 s. The GP handles do not implement linalg.PrefixGP
-// or linalg.ResumeGP, so the subsampling drivers' shortcuts of the CPU
+// draws, 0.24 s against 45 s. The GP handles do not implement model.PrefixLiker
+// or model.GradResumer, so the subsampling drivers' shortcuts of the CPU
 // backends (prefix likelihoods, gradient resumes) are not taken on the GPU.
 package cuda

@@ -77,6 +77,7 @@
 // by least squares on log–log (metric alpha, and alpha_large for
 // N ≥ 1024), expected to approach 3.
 //
-// The model satisfies tempering's Target interface except for Clone, which
-// returns a *Model (models do not import tempering); the CLI adapts it.
+// A *Model is a model.Target (and model.Starter, with the optional
+// capabilities it has), so any of tempering's samplers runs on it as it
+// is; the model imports only package model, not the samplers.
 package gp

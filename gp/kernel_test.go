@@ -97,7 +97,7 @@ func TestKernelPredictFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := m.Clone()
+			c, err := m.Copy()
 			if err != nil || c.Kernel() != k {
 				t.Fatalf("%s: clone: kernel %v, %v", k, c.Kernel(), err)
 			}

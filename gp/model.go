@@ -7,6 +7,7 @@ import (
 
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/model"
 )
 
 // ErrNotPositiveDefinite is wrapped by LogLik's error when the kernel matrix
@@ -99,14 +100,31 @@ func (m *Model) open() error {
 	return nil
 }
 
-// Clone returns an independent Model over the same (read-only) data, with
+// Copy returns an independent Model over the same (read-only) data, with
 // its own backend handle and workspaces, for use by another goroutine.
-func (m *Model) Clone() (*Model, error) {
+func (m *Model) Copy() (*Model, error) {
 	c := &Model{be: m.be, data: m.data, prior: m.prior, jitter: m.jitter, kern: m.kern}
 	if err := c.open(); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// Clone is Copy as a model.Target: the samplers clone their target once
+// per chain.
+func (m *Model) Clone() (model.Target, error) {
+	c, err := m.Copy()
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Start implements model.Starter: chain c starts at θ*, θ*/2 or 2θ* (θ*
+// the prior mean, as in the paper), cycling for more than 3 chains.
+func (m *Model) Start(c, chains int, u []float64) {
+	p := m.StartPoints()
+	copy(u, p[c%len(p)])
 }
 
 // Close releases the backend handle. The Model cannot be used afterwards.
@@ -175,15 +193,15 @@ func (m *Model) LogLik(subset []int, u, grad []float64) (float64, error) {
 // LogLikPrefixes is LogLik that also sets pre[j] to the log-likelihood of
 // the observations subset[:ks[j]] (0..ks[j]−1 for a nil subset), 1 ≤
 // ks[j] ≤ the subset's size, from the same Cholesky factor, when the
-// backend's handle implements linalg.PrefixGP (the CPU backends do); ok
-// reports whether it did. The value and gradient are those of LogLik. It
-// implements tempering.PrefixLiker.
+// backend's handle gives them (model.PrefixLiker: the CPU backends do);
+// ok reports whether it did. The value and gradient are those of LogLik.
+// It implements model.PrefixLiker.
 func (m *Model) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (ll float64, ok bool, err error) {
 	if len(pre) != len(ks) {
 		ll, err = m.fail(grad, fmt.Errorf("gp: log-likelihood: %d prefix lengths, %d outputs", len(ks), len(pre)))
 		return ll, false, err
 	}
-	// Checked here too, so that a handle without linalg.PrefixGP refuses
+	// Checked here too, so that a handle without prefixes refuses
 	// the same arguments as one with it.
 	size := len(subset)
 	if subset == nil {
@@ -211,10 +229,10 @@ func (m *Model) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 		ll  float64
 		err error
 	)
-	ph, ok := m.h.(linalg.PrefixGP)
+	ph, ok := m.h.(model.PrefixLiker)
 	ok = ok && ks != nil
 	if ok {
-		ll, err = ph.LogLikPrefixes(subset, u, grad, ks, pre)
+		ll, ok, err = ph.LogLikPrefixes(subset, u, grad, ks, pre)
 	} else {
 		ll, err = m.h.LogLik(subset, u, grad)
 	}
@@ -226,12 +244,12 @@ func (m *Model) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 // the Cholesky factor of the model's last evaluation, without building and
 // factorising the kernel again, when that evaluation was made without
 // gradient at the same u on a subset of which subset is a prefix, and the
-// backend's handle implements linalg.ResumeGP (the CPU backends do). It
+// backend's handle implements model.GradResumer (the CPU backends do). It
 // returns ok = false, having done nothing, otherwise; the caller then
 // evaluates with LogLik. With ok, value, gradient and error are LogLik's
-// (to rounding on a shorter prefix). It implements tempering.GradResumer.
+// (to rounding on a shorter prefix). It implements model.GradResumer.
 func (m *Model) LogLikResume(subset []int, u, grad []float64) (ll float64, ok bool, err error) {
-	rh, can := m.h.(linalg.ResumeGP)
+	rh, can := m.h.(model.GradResumer)
 	if !can || len(u) != m.Dim() || len(grad) != m.Dim() {
 		return 0, false, nil
 	}
@@ -268,3 +286,10 @@ func (m *Model) fail(grad []float64, err error) (float64, error) {
 	}
 	return math.Inf(-1), err
 }
+
+var (
+	_ model.Target      = (*Model)(nil)
+	_ model.Starter     = (*Model)(nil)
+	_ model.PrefixLiker = (*Model)(nil)
+	_ model.GradResumer = (*Model)(nil)
+)

@@ -222,7 +222,7 @@ func TestClone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := m.Clone()
+		c, err := m.Copy()
 		if err != nil {
 			t.Fatal(err)
 		}

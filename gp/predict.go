@@ -346,7 +346,7 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		}
 	}()
 	for w := 1; w < workers; w++ {
-		c, err := m.Clone()
+		c, err := m.Copy()
 		if err != nil {
 			return nil, err
 		}

@@ -9,12 +9,7 @@ import (
 	"github.com/subtemper/subtemper/internal/allocs"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/linalg/linalgtest"
-	"github.com/subtemper/subtemper/tempering"
-)
-
-var (
-	_ tempering.PrefixLiker = (*Model)(nil)
-	_ tempering.GradResumer = (*Model)(nil)
+	"github.com/subtemper/subtemper/model"
 )
 
 // TestLogLikPrefixes: on the CPU backends LogLikPrefixes gives LogLik's
@@ -39,9 +34,9 @@ func TestLogLikPrefixes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, prefix := m.h.(linalg.PrefixGP)
+			_, prefix := m.h.(model.PrefixLiker)
 			if ok != prefix {
-				t.Fatalf("ok = %v on a backend whose handle implements PrefixGP: %v", ok, prefix)
+				t.Fatalf("ok = %v on a backend whose handle implements model.PrefixLiker: %v", ok, prefix)
 			}
 			want, err := m.LogLik(s, u, g2)
 			if err != nil || ll != want || !slices.Equal(g1, g2) {
@@ -82,7 +77,7 @@ func TestLogLikResume(t *testing.T) {
 	const n, d = 60, 3
 	data := randData(rng, n, d, 1)
 	forEachModel(t, data, func(t *testing.T, m *Model) {
-		_, can := m.h.(linalg.ResumeGP)
+		_, can := m.h.(model.GradResumer)
 		u := m.StartPoints()[0]
 		perm := rng.Perm(n)
 		g1, g2 := make([]float64, d+2), make([]float64, d+2)
@@ -99,7 +94,7 @@ func TestLogLikResume(t *testing.T) {
 			}
 			ll, ok, err := m.LogLikResume(s, u, g1)
 			if ok != can {
-				t.Fatalf("ok = %v on a backend whose handle implements ResumeGP: %v", ok, can)
+				t.Fatalf("ok = %v on a backend whose handle implements model.GradResumer: %v", ok, can)
 			}
 			if !ok {
 				continue
@@ -146,7 +141,7 @@ func TestLogLikResume(t *testing.T) {
 	})
 }
 
-// TestLogLikPrefixesWithoutPrefixGP: a handle without linalg.PrefixGP (the
+// TestLogLikPrefixesWithoutPrefixGP: a handle without model.PrefixLiker (the
 // CUDA backend's, here a CPU handle with the method hidden) gives LogLik's
 // value with ok = false, and refuses the prefix lengths that a handle with
 // it refuses.

@@ -363,12 +363,14 @@ func (g *cpuGP) LogLik(subset []int, u, grad []float64) (float64, error) {
 	return g.logLik(subset, u, grad, nil, nil)
 }
 
-// LogLikPrefixes implements PrefixGP.
-func (g *cpuGP) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, error) {
+// LogLikPrefixes implements model.PrefixLiker; ok is true unless err is
+// non-nil.
+func (g *cpuGP) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, bool, error) {
 	if len(pre) != len(ks) {
-		return math.Inf(-1), fmt.Errorf("linalg/%s: gp: %d prefix lengths but %d outputs", g.be.name, len(ks), len(pre))
+		return math.Inf(-1), false, fmt.Errorf("linalg/%s: gp: %d prefix lengths but %d outputs", g.be.name, len(ks), len(pre))
 	}
-	return g.logLik(subset, u, grad, ks, pre)
+	ll, err := g.logLik(subset, u, grad, ks, pre)
+	return ll, err == nil, err
 }
 
 func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64) (float64, error) {
@@ -411,7 +413,7 @@ func (g *cpuGP) logLik(subset []int, u, grad []float64, ks []int, pre []float64)
 	return ll, nil
 }
 
-// LogLikResume implements ResumeGP.
+// LogLikResume implements model.GradResumer.
 func (g *cpuGP) LogLikResume(subset []int, u, grad []float64) (float64, bool, error) {
 	if len(grad) != g.d+2 {
 		return 0, false, fmt.Errorf("linalg/%s: gp: gradient of length %d, want %d", g.be.name, len(grad), g.d+2)

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/subtemper/subtemper/internal/allocs"
+	"github.com/subtemper/subtemper/model"
 )
 
 // naiveGPLogLik computes log N(y_S | 0, K) with a plain dense loop and
@@ -179,7 +180,7 @@ func TestMVNReorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	perm := rng.Perm(n)
-	if err := h.(Reorderer).Reorder(perm); err != nil {
+	if err := h.(model.Reorderer).Reorder(perm); err != nil {
 		t.Fatal(err)
 	}
 	tp := []float64{0.3, -0.2, 0.1, 0.5, 1, 2, 3, 4}
@@ -220,15 +221,15 @@ func TestMVNReorder(t *testing.T) {
 	}
 	bad := append([]int(nil), perm...)
 	bad[3] = bad[4]
-	if err := h.(Reorderer).Reorder(bad); err == nil {
+	if err := h.(model.Reorderer).Reorder(bad); err == nil {
 		t.Error("a permutation with a repeat was accepted")
 	}
-	if err := h.(Reorderer).Reorder(perm[:n-1]); err == nil {
+	if err := h.(model.Reorderer).Reorder(perm[:n-1]); err == nil {
 		t.Error("a short permutation was accepted")
 	}
 	out, res := make([]float64, 1), make([]float64, d)
 	allocs := allocs.PerRun(20, func() {
-		h.(Reorderer).Reorder(perm)
+		h.(model.Reorderer).Reorder(perm)
 		h.SumSq(perm[:20], tp[:d], 1, out, res)
 	})
 	if allocs != 0 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/subtemper/subtemper/model"
 )
 
 // ErrNotPositiveDefinite is returned (wrapped) when a Cholesky factorisation
@@ -98,49 +100,17 @@ type GP interface {
 	Close() error
 }
 
-// PrefixGP is implemented by GP handles (those of the CPU backends) that
-// can give, with the log-likelihood of a subset S, the log-likelihoods of
-// its leading parts S[:k] at the same hyperparameters at O(k) extra cost:
-// the Cholesky factor of a leading block of K_SS is the leading block of
-// its factor, and the leading k entries of L⁻¹y_S are those of the
-// shorter solve. The subsampling samplers draw nested subsets as prefixes
-// of one permutation, so this gives each evaluation the values at all
-// hotter levels for free.
-type PrefixGP interface {
-	// LogLikPrefixes is LogLik that also sets pre[j] to the log-likelihood
-	// of the observations subset[:ks[j]] (of 0..ks[j]−1 when subset is nil),
-	// 1 ≤ ks[j] ≤ |S|; len(pre) = len(ks). The full value and the gradient
-	// are exactly those LogLik returns; pre agrees with LogLik on the
-	// prefix to rounding. pre is unspecified when an error is returned.
-	LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, error)
-}
-
-var _ PrefixGP = (*cpuGP)(nil)
-
-// ResumeGP is implemented by GP handles (those of the CPU backends) that
-// keep the Cholesky factor of their last evaluation without gradient, so
-// that the gradient at the same point can follow from it without building
-// and factorising the kernel again: on the same subset, or on a leading
-// part S[:k] of it, whose factor is the leading block of the same factor.
-// A subsampling sampler that has evaluated a state on a colder level's
-// subset to offer a swap thereby gets the gradient the state needs on
-// that level, or on its own level's subset (a prefix), for the cost of the
-// inverse and the gradient's own work.
-type ResumeGP interface {
-	// LogLikResume is LogLik(subset, u, grad) with grad non-nil (len D+2),
-	// from the factor of the handle's last call, if that was LogLik or
-	// LogLikPrefixes without gradient that succeeded, at the same u (bit
-	// for bit), on a subset S of which subset is a prefix (subset nil
-	// stands for 0..N−1, and so does S), with no call since other than N
-	// and D. Otherwise it returns ok = false and changes nothing. The value
-	// and gradient agree with LogLik's to rounding (bit for bit when the
-	// subsets are the same). With ok, the factor is used up: a second
-	// LogLikResume returns ok = false. err is LogLik's error, if any, when
-	// ok.
-	LogLikResume(subset []int, u, grad []float64) (ll float64, ok bool, err error)
-}
-
-var _ ResumeGP = (*cpuGP)(nil)
+// The GP handles of the CPU backends implement model.PrefixLiker (with the
+// log-likelihood of a subset S, those of its leading parts S[:k] at the
+// same hyperparameters at O(k) extra cost: the Cholesky factor of a
+// leading block of K_SS is the leading block of its factor, and the
+// leading k entries of L⁻¹y_S are those of the shorter solve) and
+// model.GradResumer (the gradient from the factor kept by the last
+// evaluation without gradient, on the same subset or a prefix of it).
+var (
+	_ model.PrefixLiker = (*cpuGP)(nil)
+	_ model.GradResumer = (*cpuGP)(nil)
+)
 
 // MVN evaluates batched sums of squared distances between resident
 // observations w_n (whitened by the caller) and a batch of B points t_b,
@@ -160,7 +130,7 @@ type MVN interface {
 // PrefixMVN is implemented by MVN handles (those of the CPU backends) that
 // can give, with the sum of squared distances over a subset S, the sums
 // over its leading parts S[:k] from the same pass, when S is held in
-// consecutive rows (see Reorderer). The subsampling samplers draw nested
+// consecutive rows (see model.Reorderer). The subsampling samplers draw nested
 // subsets as prefixes of one permutation, so this gives each evaluation
 // the values at all hotter levels for free.
 type PrefixMVN interface {
@@ -173,18 +143,10 @@ type PrefixMVN interface {
 
 var _ PrefixMVN = (*cpuMVN)(nil)
 
-// Reorderer is implemented by handles (MVN on the CPU backends) that can
-// lay their resident observations out in a given order, so that a subset
-// which is a prefix perm[:k] of that order is read contiguously, as fast
-// per observation as the full data. It changes speed only: subsets still
-// name observations by their original index, and any subset is accepted.
-type Reorderer interface {
-	// Reorder lays the observations out in the order perm, a permutation
-	// of 0..N−1. It costs one pass over the data.
-	Reorder(perm []int) error
-}
-
-var _ Reorderer = (*cpuMVN)(nil)
+// The MVN handles of the CPU backends implement model.Reorderer: a subset
+// that is a prefix perm[:k] of the order they were given is then read
+// contiguously (and PrefixMVN gives its prefixes' sums).
+var _ model.Reorderer = (*cpuMVN)(nil)
 
 var (
 	regMu    sync.RWMutex

@@ -70,6 +70,7 @@
 // few allocations per call at N ≥ 256; below it, and for the model's own
 // code at every size, there are none.)
 //
-// The model satisfies tempering's Target interface except for Clone, which
-// returns a *Model (models do not import tempering); the CLI adapts it.
+// A *Model is a model.Target (and model.Starter, with the optional
+// capabilities it has), so any of tempering's samplers runs on it as it
+// is; the model imports only package model, not the samplers.
 package mvn

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/model"
 	"gonum.org/v1/gonum/blas"
 	gblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -104,9 +105,26 @@ func open(be linalg.Backend, s *shared) (*Model, error) {
 	return &Model{be: be, s: s, h: h, t: make([]float64, d), resid: make([]float64, d), out: make([]float64, 1)}, nil
 }
 
-// Clone returns an independent Model over the same (read-only) data, with
+// Copy returns an independent Model over the same (read-only) data, with
 // its own backend handle and workspaces, for use by another goroutine.
-func (m *Model) Clone() (*Model, error) { return open(m.be, m.s) }
+func (m *Model) Copy() (*Model, error) { return open(m.be, m.s) }
+
+// Clone is Copy as a model.Target: the samplers clone their target once
+// per chain.
+func (m *Model) Clone() (model.Target, error) {
+	c, err := m.Copy()
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Start implements model.Starter: chain c starts at 0 (the prior mean)
+// or ±σ0 in every coordinate, cycling for more than 3 chains.
+func (m *Model) Start(c, chains int, u []float64) {
+	p := m.StartPoints()
+	copy(u, p[c%len(p)])
+}
 
 // Close releases the backend handle. The Model cannot be used afterwards.
 func (m *Model) Close() error {
@@ -119,13 +137,13 @@ func (m *Model) Close() error {
 }
 
 // Reorder lays the model's observations out in the order perm (a
-// permutation of 0..N−1) on backends that support it (linalg.Reorderer),
+// permutation of 0..N−1) on backends that support it (model.Reorderer),
 // so that subsets which are prefixes of perm are evaluated contiguously;
 // it does nothing on other backends. Results do not change: subsets still
 // name observations by their original index. The tempering drivers call
 // it when they draw nested subsets as prefixes of a permutation.
 func (m *Model) Reorder(perm []int) error {
-	r, ok := m.h.(linalg.Reorderer)
+	r, ok := m.h.(model.Reorderer)
 	if !ok {
 		return nil
 	}
@@ -381,3 +399,10 @@ func floats64Add(dst, s []float64) {
 		dst[j] += v
 	}
 }
+
+var (
+	_ model.Target      = (*Model)(nil)
+	_ model.Starter     = (*Model)(nil)
+	_ model.PrefixLiker = (*Model)(nil)
+	_ model.Reorderer   = (*Model)(nil)
+)

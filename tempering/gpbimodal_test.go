@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/subtemper/subtemper/gp"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -153,7 +152,7 @@ func TestGPBimodal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	target := targets.GP{Model: m}
+	target := m
 
 	t.Run("tempered", func(t *testing.T) {
 		s := gpBimodalSampler()

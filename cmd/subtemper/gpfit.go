@@ -10,7 +10,6 @@ import (
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/errmsg"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -123,7 +122,7 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subte
 func adoptFit(j *job, fit *subtemper.GPFit) {
 	j.fit = fit
 	if m, err := fit.Model(); err == nil {
-		j.target = targets.GP{Model: m}
+		j.target = m
 	}
 	std := fit.Std
 	j.natural = func(dst, u []float64) {

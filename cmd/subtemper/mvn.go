@@ -11,7 +11,6 @@ import (
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/mvn"
-	"github.com/subtemper/subtemper/targets"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -189,7 +188,7 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		names[i] = fmt.Sprintf("theta_%d", i+1)
 	}
 	j := &job{
-		command: "mvn", fs: fs, flags: &f.samplerFlags, settings: st, target: targets.MVN{Model: m}, backend: be.Name(),
+		command: "mvn", fs: fs, flags: &f.samplerFlags, settings: st, target: m, backend: be.Name(),
 		names: names, units: "θ itself: no transform", data: desc, dataLine: line,
 		natural: func(dst, u []float64) { copy(dst, u) },
 		priorU: func(_ int, x float64) (float64, bool) {

@@ -227,13 +227,13 @@ func GPKernelTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkG
 // differences of the naive computation.
 func GPLogLikTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkGPLogLik) }
 
-// GPPrefixTest checks linalg.PrefixGP on the backend's GP handles (it
+// GPPrefixTest checks model.PrefixLiker on the backend's GP handles (it
 // passes at once for a backend whose handles do not implement it):
 // unchanged full value and gradient, prefix values equal to LogLik on the
 // prefixes, and out-of-range prefix lengths refused.
 func GPPrefixTest(t *testing.T, b linalg.Backend) { t.Helper(); run(t, b, checkGPPrefixes) }
 
-// GPResumeTest checks linalg.ResumeGP on the backend's GP handles (it
+// GPResumeTest checks model.GradResumer on the backend's GP handles (it
 // passes at once for a backend whose handles do not implement it): the
 // same value and gradient as LogLik on the subset of the last evaluation
 // and on its prefixes, once per evaluation, and refusals where the factor

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/subtemper/subtemper/linalg"
+	"github.com/subtemper/subtemper/model"
 )
 
 // gpCase is a GP regression data set with hyperparameters.
@@ -337,7 +338,7 @@ func checkMVN(b linalg.Backend) error {
 	return f.err()
 }
 
-// checkGPPrefixes checks linalg.PrefixGP where the backend's GP handles
+// checkGPPrefixes checks model.PrefixLiker where the backend's GP handles
 // implement it: the full value and gradient are exactly LogLik's, each
 // prefix value agrees with LogLik on the prefix itself, and prefix lengths
 // out of range are errors.
@@ -349,7 +350,7 @@ func checkGPPrefixes(b linalg.Backend) error {
 			f.errorf("N=%d D=%d: new gp: %v", c.n, c.d, err)
 			continue
 		}
-		pg, ok := g.(linalg.PrefixGP)
+		pg, ok := g.(model.PrefixLiker)
 		if !ok {
 			_ = g.Close()
 			return nil
@@ -364,10 +365,13 @@ func checkGPPrefixes(b linalg.Backend) error {
 			f.errorf("N=%d D=%d: loglik: %v", c.n, c.d, err)
 			continue
 		}
-		pll, err := pg.LogLikPrefixes(c.subset, c.u, pgrad, ks, pre)
+		pll, pok, err := pg.LogLikPrefixes(c.subset, c.u, pgrad, ks, pre)
 		if err != nil {
 			f.errorf("N=%d D=%d: loglik with prefixes: %v", c.n, c.d, err)
 			continue
+		}
+		if !pok {
+			continue // this handle gives no prefixes here: nothing to check
 		}
 		if pll != ll {
 			f.errorf("N=%d D=%d subset=%d: loglik with prefixes %.17g, without %.17g", c.n, c.d, len(c.subset), pll, ll)
@@ -390,7 +394,7 @@ func checkGPPrefixes(b linalg.Backend) error {
 			}
 		}
 		for _, k := range []int{0, m + 1} {
-			if _, err := pg.LogLikPrefixes(c.subset, c.u, nil, []int{k}, pre[:1]); err == nil {
+			if _, _, err := pg.LogLikPrefixes(c.subset, c.u, nil, []int{k}, pre[:1]); err == nil {
 				f.errorf("N=%d D=%d: prefix of %d observations of %d accepted", c.n, c.d, k, m)
 			}
 		}
@@ -399,7 +403,7 @@ func checkGPPrefixes(b linalg.Backend) error {
 	return f.err()
 }
 
-// checkGPResume checks linalg.ResumeGP where the backend's GP handles
+// checkGPResume checks model.GradResumer where the backend's GP handles
 // implement it: after an evaluation without gradient, the resumed value
 // and gradient on the same subset are exactly LogLik's with gradient, and
 // on a prefix of it agree with LogLik on the prefix to rounding; the
@@ -415,7 +419,7 @@ func checkGPResume(b linalg.Backend) error {
 			f.errorf("N=%d D=%d: new gp: %v", c.n, c.d, err)
 			continue
 		}
-		rg, ok := g.(linalg.ResumeGP)
+		rg, ok := g.(model.GradResumer)
 		if !ok {
 			_ = g.Close()
 			return nil
@@ -592,7 +596,7 @@ func checkMVNPrefixes(b linalg.Backend) error {
 		}
 		check(nil, true)
 		check(perm, false)
-		if r, ok := mv.(linalg.Reorderer); ok {
+		if r, ok := mv.(model.Reorderer); ok {
 			if err := r.Reorder(perm); err != nil {
 				f.errorf("N=%d: reorder: %v", n, err)
 			}

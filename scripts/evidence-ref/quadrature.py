@@ -8,7 +8,7 @@ K_ij = σf² exp(−½ Σ_d (x_id − x_jd)²/ℓ_d²); prior log ℓ_d ~ N(0.5,
 σf ~ Gamma(4, rate 1), σn ~ Gamma(2, rate 2); in u = log θ the prior
 density carries the Jacobian Σ u.
 
-Writes, under targets/testdata/: gp1d.csv, gp2d.csv (the data) and
+Writes, under tempering/testdata/: gp1d.csv, gp2d.csv (the data) and
 evidence.json (log Z of each, the grid sizes used and the difference
 between the two finest grids; for gp1d also the exact elpd_loo
 Σ_i log p(y_i | y_−i) = Σ_i [log Z(y) − log Z(y_−i)]).
@@ -22,7 +22,7 @@ import json, os, sys
 import numpy as np
 from scipy import optimize, special
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "..", "targets", "testdata")
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tempering", "testdata")
 
 
 def log_prior(U):  # U: (..., D+2)

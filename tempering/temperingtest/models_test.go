@@ -6,13 +6,12 @@ import (
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 	"github.com/subtemper/subtemper/tempering/temperingtest"
 )
 
 // newGP returns the GP model on synthetic data, on the gonum backend.
-func newGP(t *testing.T, n, d int, k gp.Kernel) targets.GP {
+func newGP(t *testing.T, n, d int, k gp.Kernel) *gp.Model {
 	t.Helper()
 	data, _, err := gp.Synthetic(n, d, 3, gp.Prior{})
 	var m *gp.Model
@@ -23,11 +22,11 @@ func newGP(t *testing.T, n, d int, k gp.Kernel) targets.GP {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	return targets.GP{Model: m}
+	return m
 }
 
 // newMVN returns the MVN model on synthetic data, on the gonum backend.
-func newMVN(t *testing.T, n, d int) targets.MVN {
+func newMVN(t *testing.T, n, d int) *mvn.Model {
 	t.Helper()
 	data, sigma, _, err := mvn.Synthetic(n, d, 2, mvn.SynthOptions{})
 	var m *mvn.Model
@@ -38,7 +37,7 @@ func newMVN(t *testing.T, n, d int) targets.MVN {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	return targets.MVN{Model: m}
+	return m
 }
 
 // TestBuiltInTargets runs the target kit on the models the library ships:
@@ -58,7 +57,7 @@ func TestBuiltInTargets(t *testing.T) {
 // mvnExact is the MVN model with its analytic posterior (mvn.Model's
 // Posterior) as the known posterior of the invariance kit.
 type mvnExact struct {
-	targets.MVN
+	*mvn.Model
 	*temperingtest.Normal
 }
 

@@ -1,4 +1,4 @@
-package targets
+package tempering_test
 
 import (
 	"context"
@@ -94,16 +94,16 @@ func TestEvidenceMVN(t *testing.T) {
 		if i == 2 {
 			cfg.Transform, name = gp.VarianceSplit{}, "pt-transformed"
 		}
-		if raceEnabled {
+		if raceBuild {
 			cfg.Draws, cfg.Evidence = 500, &tempering.EvidenceSettings{Particles: 64, Temperatures: 50}
 		}
-		res, err := tempering.Run(context.Background(), MVN{m}, &cfg)
+		res, err := tempering.Run(context.Background(), m, &cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := res.Evidence
 		checkDroppedStage(t, name, e, ref)
-		if raceEnabled {
+		if raceBuild {
 			continue // short chains: not precise enough for the check
 		}
 		checkEvidence(t, name, e, ref, drv == tempering.PT)
@@ -111,7 +111,7 @@ func TestEvidenceMVN(t *testing.T) {
 			est[drv] = e
 		}
 	}
-	if raceEnabled {
+	if raceBuild {
 		return
 	}
 	p, s := est[tempering.PT], est[tempering.SPT]
@@ -120,7 +120,7 @@ func TestEvidenceMVN(t *testing.T) {
 	}
 }
 
-// gpReference is targets/testdata/evidence.json, written by
+// gpReference is tempering/testdata/evidence.json, written by
 // scripts/evidence-ref/quadrature.py.
 type gpReference struct {
 	LogZ       float64   `json:"log_z"`
@@ -163,7 +163,7 @@ func readGPReference(t *testing.T, name string) (*gp.Data, gpReference) {
 func TestEvidenceGP(t *testing.T) {
 	for _, name := range []string{"gp1d", "gp2d"} {
 		t.Run(name, func(t *testing.T) {
-			if raceEnabled && name != "gp1d" {
+			if raceBuild && name != "gp1d" {
 				t.Skip("race detector: the 1-D case only")
 			}
 			data, ref := readGPReference(t, name)
@@ -175,22 +175,22 @@ func TestEvidenceGP(t *testing.T) {
 			est := map[tempering.Driver]*tempering.Evidence{}
 			for _, cfg := range gpEvidenceSettings() {
 				drv := cfg.Driver
-				if raceEnabled {
+				if raceBuild {
 					cfg.Warmup, cfg.Draws = 100, 300
 					cfg.Evidence = &tempering.EvidenceSettings{Particles: 32, Temperatures: 20}
 				}
-				res, err := tempering.Run(context.Background(), GP{m}, &cfg)
+				res, err := tempering.Run(context.Background(), m, &cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkDroppedStage(t, drv.String(), res.Evidence, ref.LogZ)
-				if raceEnabled {
+				if raceBuild {
 					continue
 				}
 				checkEvidence(t, drv.String(), res.Evidence, ref.LogZ, drv == tempering.PT)
 				est[drv] = res.Evidence
 			}
-			if raceEnabled {
+			if raceBuild {
 				return
 			}
 			p, s := est[tempering.PT], est[tempering.SPT]
@@ -214,7 +214,7 @@ func TestEvidenceKeepsDraws(t *testing.T) {
 	}
 	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
 		run := func(ev *tempering.EvidenceSettings) [][][]float64 {
-			res, err := tempering.Run(context.Background(), MVN{m}, &tempering.Settings{
+			res, err := tempering.Run(context.Background(), m, &tempering.Settings{
 				Sampler: tempering.Sampler{Driver: drv},
 				Control: tempering.Control{Warmup: 100, Draws: 200, Seed: 11, Evidence: ev},
 			})
@@ -269,7 +269,7 @@ func TestEvidenceCalibration(t *testing.T) {
 			var zf, zb, errs, zc []float64
 			for seed := uint64(1); seed <= 20; seed++ {
 				cfg.Seed = seed
-				res, err := tempering.Run(context.Background(), GP{m}, &cfg)
+				res, err := tempering.Run(context.Background(), m, &cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -321,7 +321,7 @@ func TestEvidenceCancel(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := tempering.Run(ctx, MVN{m}, &cfg)
+		res, err := tempering.Run(ctx, m, &cfg)
 		done <- result{res, err}
 	}()
 	var r result

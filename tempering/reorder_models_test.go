@@ -1,4 +1,4 @@
-package targets
+package tempering_test
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func TestMVNSubsampledWithReorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, drv := range []tempering.Driver{tempering.SPT, tempering.STT} {
-		res, err := tempering.Run(context.Background(), MVN{m}, &tempering.Settings{
+		res, err := tempering.Run(context.Background(), m, &tempering.Settings{
 			Sampler: tempering.Sampler{Driver: drv, Kernel: tempering.MH{Sigma: 0.15}, Swap: tempering.Sweep},
 			Control: tempering.Control{Warmup: 300, Draws: 6000, Seed: 3},
 		})

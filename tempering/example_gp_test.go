@@ -1,4 +1,4 @@
-package targets_test
+package tempering_test
 
 import (
 	"context"
@@ -8,13 +8,12 @@ import (
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/targets"
 	"github.com/subtemper/subtemper/tempering"
 )
 
-// Example samples a synthetic GP's hyperparameters with subsampled
+// Example_gaussianProcess samples a synthetic GP's hyperparameters with subsampled
 // tempered transitions and HMC, the paper's recommended sampler.
-func Example() {
+func Example_gaussianProcess() {
 	be, err := linalg.Get("gonum") // or "openblas", "cuda" when compiled in
 	if err != nil {
 		panic(err)
@@ -27,7 +26,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := tempering.Run(context.Background(), targets.GP{Model: m}, &tempering.Settings{
+	res, err := tempering.Run(context.Background(), m, &tempering.Settings{
 		Sampler: tempering.Sampler{Driver: tempering.SPT, Kernel: tempering.HMC{Steps: 10, Jitter: 0.2}, Swap: tempering.DEO},
 		Control: tempering.Control{Warmup: 200, Draws: 300, Seed: 1},
 	})
