@@ -13,7 +13,7 @@ import (
 // the backends; the front door; what is built on it (the experiments, the
 // figures); the programs.
 var layers = map[string]int{
-	"model": 0,
+	"model":           0,
 	"internal/allocs": 0, "internal/cputime": 0, "internal/doclinks": 0, "internal/errmsg": 0,
 	"internal/fileio": 0, "internal/fit": 0, "internal/interrupt": 0, "internal/memlimit": 0,
 	"internal/modrun": 0, "internal/netcdf": 0, "internal/plural": 0, "internal/report": 0,
