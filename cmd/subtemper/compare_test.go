@@ -17,7 +17,7 @@ import (
 // summary.json and loo.csv, the held-out metrics those of
 // predictions.json.
 func TestCompareCLI(t *testing.T) {
-	data, err := filepath.Abs(filepath.Join("..", "..", "targets", "testdata", "gp1d.csv"))
+	data, err := filepath.Abs(filepath.Join("..", "..", "tempering", "testdata", "gp1d.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestCompareCLI(t *testing.T) {
 // leg add up to it, one per adjacent pair of levels) and the folder the
 // learning curve.
 func TestEvidenceCLI(t *testing.T) {
-	data, err := filepath.Abs(filepath.Join("..", "..", "targets", "testdata", "gp1d.csv"))
+	data, err := filepath.Abs(filepath.Join("..", "..", "tempering", "testdata", "gp1d.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
