@@ -112,13 +112,7 @@ func (m *Model) Copy() (*Model, error) {
 
 // Clone is Copy as a model.Target: the samplers clone their target once
 // per chain.
-func (m *Model) Clone() (model.Target, error) {
-	c, err := m.Copy()
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
+func (m *Model) Clone() (model.Target, error) { return model.CloneOf(m.Copy()) }
 
 // Start implements model.Starter: chain c starts at θ*, θ*/2 or 2θ* (θ*
 // the prior mean, as in the paper), cycling for more than 3 chains.

@@ -106,3 +106,13 @@ type GradResumer interface {
 	// LogLikResume returns ok = false.
 	LogLikResume(subset []int, u, grad []float64) (ll float64, ok bool, err error)
 }
+
+// CloneOf returns a model's typed copy c as a Target, for its Clone method
+// (func (m *M) Clone() (Target, error) { return CloneOf(m.Copy()) }): nil
+// and err if err is not nil, never a Target holding a nil pointer.
+func CloneOf[T Target](c T, err error) (Target, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -111,13 +111,7 @@ func (m *Model) Copy() (*Model, error) { return open(m.be, m.s) }
 
 // Clone is Copy as a model.Target: the samplers clone their target once
 // per chain.
-func (m *Model) Clone() (model.Target, error) {
-	c, err := m.Copy()
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
+func (m *Model) Clone() (model.Target, error) { return model.CloneOf(m.Copy()) }
 
 // Start implements model.Starter: chain c starts at 0 (the prior mean)
 // or ±σ0 in every coordinate, cycling for more than 3 chains.
