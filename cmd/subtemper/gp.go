@@ -90,25 +90,23 @@ reads it), summary.json and, with --plots, figures.`)
 // cmdGP is the gp command: flags → subtemper.GPOptions → FitGP → the
 // fit's report, draws, saved fit and predictions.
 func cmdGP(ctx context.Context, args []string, io *stdio) error {
-	var f gpFlags
-	fs := gpFlagSet(&f)
-	if err := parseNoArgs(fs, args, io); err != nil {
+	f, fs, err := parseFlags(gpFlagSet, args, io)
+	if err != nil {
 		return err
 	}
 	if f.ck.resume == "" {
-		return runGP(ctx, io, fs, &f)
+		return runGP(ctx, io, fs, f)
 	}
 	args, cp, err := f.ck.resumeArgs(fs)
 	if err != nil {
 		return err
 	}
-	var g gpFlags
-	fs = gpFlagSet(&g)
-	if err := parseNoArgs(fs, args, io); err != nil {
+	g, fs, err := parseFlags(gpFlagSet, args, io)
+	if err != nil {
 		return fmt.Errorf("--resume %s: the checkpoint's flags: %w", f.ck.resume, err)
 	}
 	g.ck.cp = cp
-	return runGP(ctx, io, fs, &g)
+	return runGP(ctx, io, fs, g)
 }
 
 // runGP runs the gp command with the flags f parsed by fs.

@@ -826,3 +826,14 @@ func parseNoArgs(fs *flagSet, args []string, io *stdio) error {
 	}
 	return nil
 }
+
+// parseFlags makes a sampling command's flags and their flag set with
+// newFlagSet and parses args into them with parseNoArgs.
+func parseFlags[F any](newFlagSet func(*F) *flagSet, args []string, io *stdio) (*F, *flagSet, error) {
+	f := new(F)
+	fs := newFlagSet(f)
+	if err := parseNoArgs(fs, args, io); err != nil {
+		return nil, nil, err
+	}
+	return f, fs, nil
+}
