@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/subtemper/subtemper"
@@ -264,15 +263,11 @@ func (f *gpFlags) syntheticData(ctx context.Context) (*gp.Data, map[string]any, 
 	}
 	desc := map[string]any{"source": "synthetic", "data_seed": f.dataSeed, "true_theta": trueTheta}
 	line := fmt.Sprintf("synthetic (paper §4.2 generator), N = %d, D = %d, data seed %d, drawn from θ = %s", data.N, data.D, f.dataSeed, fmtVec(trueTheta))
-	if f.out != "" {
-		p := filepath.Join(f.out, "data.csv")
-		if err := gp.WriteCSVFile(p, data); err != nil {
-			return nil, nil, "", errmsg.Trim(err, "gp: ")
-		}
-		desc["file"] = p
-		line += "; written to " + p
+	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(gp.WriteCSVFile(p, data), "gp: ") })
+	if err != nil {
+		return nil, nil, "", err
 	}
-	return data, desc, line, nil
+	return data, desc, line + written, nil
 }
 
 // newJob assembles the gp command's job: names, units, the done hook that

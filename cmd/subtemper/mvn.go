@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/fileio"
@@ -196,15 +195,11 @@ func (f *mvnFlags) syntheticData(ctx context.Context, desc map[string]any) (*mvn
 	if data.D <= 8 {
 		line += ", drawn from θ = " + fmtVec(theta)
 	}
-	if f.out != "" {
-		p := filepath.Join(f.out, "data.csv")
-		if err := mvn.WriteCSVFile(p, data); err != nil {
-			return nil, nil, "", errmsg.Trim(err, "mvn: ")
-		}
-		desc["file"] = p
-		line += "; written to " + p
+	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(mvn.WriteCSVFile(p, data), "mvn: ") })
+	if err != nil {
+		return nil, nil, "", err
 	}
-	return data, sigma, line, nil
+	return data, sigma, line + written, nil
 }
 
 // mvnModel sets up the model of data with covariance sigma and prior

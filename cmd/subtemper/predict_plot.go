@@ -231,27 +231,22 @@ func addBandPoints(pl *plot.Plot, fit *subtemper.GPFit, td *subtemper.TestData, 
 		}
 		tp[i] = plotter.XY{X: td.X[i*d+j], Y: y}
 	}
-	if td.Y != nil {
-		s, err := plotter.NewScatter(tp)
-		if err != nil {
-			return err
+	var glyph draw.GlyphDrawer = draw.CrossGlyph{}
+	label := "test targets"
+	if td.Y == nil {
+		// Without targets, the test inputs as ticks on the x axis.
+		for i := range tp {
+			tp[i].Y = floor
 		}
-		s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), draw.CrossGlyph{}
-		pl.Add(s)
-		pl.Legend.Add("test targets", s)
-		return nil
-	}
-	// Without targets, the test inputs as ticks on the x axis.
-	for i := range tp {
-		tp[i].Y = floor
+		glyph, label = draw.PyramidGlyph{}, "test inputs"
 	}
 	s, err = plotter.NewScatter(tp)
 	if err != nil {
 		return err
 	}
-	s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), draw.PyramidGlyph{}
+	s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), glyph
 	pl.Add(s)
-	pl.Legend.Add("test inputs", s)
+	pl.Legend.Add(label, s)
 	return nil
 }
 
