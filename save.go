@@ -3,7 +3,6 @@ package subtemper
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -160,81 +159,13 @@ func (f *GPFit) SaveFlags(dir string, flags map[string]any) error {
 // in). A folder without a complete fit gives an error wrapping
 // ErrIncompleteFit that says what is missing.
 func LoadGPFit(dir, backend string) (*GPFit, error) {
-	incomplete := func(format string, a ...any) error {
-		return fmt.Errorf("%s: %w: %s", dir, ErrIncompleteFit, fmt.Sprintf(format, a...))
-	}
-	fp := filepath.Join(dir, FitFile)
-	fi, err := os.Stat(fp)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, incomplete("no %s (a fit is saved by `subtemper gp --out DIR`, or GPFit.Save)", FitFile)
-	}
+	fj, kern, err := readFitJSON(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, incomplete("%s is not a regular file", FitFile)
-	}
-	b, err := os.ReadFile(fp)
+	data, err := readFitData(dir, fj)
 	if err != nil {
 		return nil, err
-	}
-	var fj fitJSON
-	if err := json.Unmarshal(b, &fj); err != nil {
-		return nil, incomplete("%s is not valid JSON: %v", FitFile, err)
-	}
-	if fj.Format != fitFormat || fj.Version != fitVersion {
-		return nil, incomplete("%s has format %q version %d, want %q version %d", FitFile, fj.Format, fj.Version, fitFormat, fitVersion)
-	}
-	if fj.DataFile == "" || strings.ContainsAny(fj.DataFile, `/\`) {
-		return nil, incomplete("%s names no data file in the folder", FitFile)
-	}
-	if len(fj.DrawsU) == 0 {
-		return nil, incomplete("%s holds no draws", FitFile)
-	}
-	for c, ch := range fj.DrawsU {
-		for s, u := range ch {
-			if len(u) != fj.D+2 {
-				return nil, incomplete("%s: draw %d of chain %d has %d values, want %d", FitFile, s+1, c+1, len(u), fj.D+2)
-			}
-		}
-	}
-	kern := gp.SE
-	if fj.Kernel != "" {
-		if kern, err = gp.ParseKernel(fj.Kernel); err != nil {
-			return nil, incomplete("%s: kernel %q is not one this build knows (se, matern12, matern32, matern52)", FitFile, fj.Kernel)
-		}
-	}
-	if fj.Standardized && fj.Standardization == nil {
-		return nil, incomplete("%s says the data were standardised but holds no standardisation", FitFile)
-	}
-	if msg := fj.check(); msg != "" {
-		return nil, incomplete("%s: %s", FitFile, msg)
-	}
-	dp := filepath.Join(dir, fj.DataFile)
-	if fi, err := os.Stat(dp); err != nil {
-		return nil, incomplete("its training data %s are missing", fj.DataFile)
-	} else if !fi.Mode().IsRegular() {
-		return nil, incomplete("its training data %s are not a regular file", fj.DataFile)
-	}
-	raw, err := os.ReadFile(dp)
-	if err != nil {
-		return nil, incomplete("reading its training data: %v", err)
-	}
-	// Fits saved before the checksum was recorded have none to check.
-	if fj.DataSHA256 != "" && sha256Hex(raw) != fj.DataSHA256 {
-		return nil, incomplete("%s is not the file the fit was made from (its SHA-256 differs from the one %s records)", fj.DataFile, FitFile)
-	}
-	data, err := gp.ReadCSV(bytes.NewReader(raw), dp, gp.CSVOptions{Target: fj.Target})
-	if err != nil {
-		return nil, incomplete("reading its training data: %v", err)
-	}
-	if data.N != fj.N || data.D != fj.D {
-		return nil, incomplete("%s holds %d×%d data, %s says %d×%d", fj.DataFile, data.N, data.D, FitFile, fj.N, fj.D)
-	}
-	for j, name := range fj.Inputs {
-		if j >= data.D || data.InputName(j) != name {
-			return nil, incomplete("%s's input columns differ from those %s records (%s)", fj.DataFile, FitFile, strings.Join(fj.Inputs, ", "))
-		}
 	}
 	if backend == "" {
 		backend = linalg.FastestName()
@@ -244,9 +175,100 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 		f.Std = gp.Standardization{XMean: s.XMean, XSD: s.XSD, YMean: s.YMean, YSD: s.YSD}
 	}
 	if _, err := f.Model(); err != nil {
-		return nil, incomplete("rebuilding the model: %v", err)
+		return nil, incompleteFit(dir, "rebuilding the model: %v", err)
 	}
 	return f, nil
+}
+
+// incompleteFit is the error of a folder dir without a complete fit: it
+// wraps ErrIncompleteFit and says what is missing.
+func incompleteFit(dir, format string, a ...any) error {
+	return fmt.Errorf("%s: %w: %s", dir, ErrIncompleteFit, fmt.Sprintf(format, a...))
+}
+
+// readFitJSON reads and checks the FitFile of the fit saved in dir, and
+// returns it with its kernel.
+func readFitJSON(dir string) (*fitJSON, gp.Kernel, error) {
+	fp := filepath.Join(dir, FitFile)
+	fi, err := os.Stat(fp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, incompleteFit(dir, "no %s (a fit is saved by `subtemper gp --out DIR`, or GPFit.Save)", FitFile)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, incompleteFit(dir, "%s is not a regular file", FitFile)
+	}
+	b, err := os.ReadFile(fp)
+	if err != nil {
+		return nil, 0, err
+	}
+	var fj fitJSON
+	if err := json.Unmarshal(b, &fj); err != nil {
+		return nil, 0, incompleteFit(dir, "%s is not valid JSON: %v", FitFile, err)
+	}
+	if fj.Format != fitFormat || fj.Version != fitVersion {
+		return nil, 0, incompleteFit(dir, "%s has format %q version %d, want %q version %d", FitFile, fj.Format, fj.Version, fitFormat, fitVersion)
+	}
+	if fj.DataFile == "" || strings.ContainsAny(fj.DataFile, `/\`) {
+		return nil, 0, incompleteFit(dir, "%s names no data file in the folder", FitFile)
+	}
+	if len(fj.DrawsU) == 0 {
+		return nil, 0, incompleteFit(dir, "%s holds no draws", FitFile)
+	}
+	for c, ch := range fj.DrawsU {
+		for s, u := range ch {
+			if len(u) != fj.D+2 {
+				return nil, 0, incompleteFit(dir, "%s: draw %d of chain %d has %d values, want %d", FitFile, s+1, c+1, len(u), fj.D+2)
+			}
+		}
+	}
+	kern := gp.SE
+	if fj.Kernel != "" {
+		if kern, err = gp.ParseKernel(fj.Kernel); err != nil {
+			return nil, 0, incompleteFit(dir, "%s: kernel %q is not one this build knows (se, matern12, matern32, matern52)", FitFile, fj.Kernel)
+		}
+	}
+	if fj.Standardized && fj.Standardization == nil {
+		return nil, 0, incompleteFit(dir, "%s says the data were standardised but holds no standardisation", FitFile)
+	}
+	if msg := fj.check(); msg != "" {
+		return nil, 0, incompleteFit(dir, "%s: %s", FitFile, msg)
+	}
+	return &fj, kern, nil
+}
+
+// readFitData reads the training data of the fit saved in dir, whose
+// FitFile is fj, checking them against what fj records.
+func readFitData(dir string, fj *fitJSON) (*gp.Data, error) {
+	dp := filepath.Join(dir, fj.DataFile)
+	if fi, err := os.Stat(dp); err != nil {
+		return nil, incompleteFit(dir, "its training data %s are missing", fj.DataFile)
+	} else if !fi.Mode().IsRegular() {
+		return nil, incompleteFit(dir, "its training data %s are not a regular file", fj.DataFile)
+	}
+	raw, err := os.ReadFile(dp)
+	if err != nil {
+		return nil, incompleteFit(dir, "reading its training data: %v", err)
+	}
+	// Fits saved before the checksum was recorded have none to check.
+	if fj.DataSHA256 != "" && sha256Hex(raw) != fj.DataSHA256 {
+		return nil, incompleteFit(dir, "%s is not the file the fit was made from (its SHA-256 differs from the one %s records)", fj.DataFile, FitFile)
+	}
+	data, err := gp.ReadCSV(bytes.NewReader(raw), dp, gp.CSVOptions{Target: fj.Target})
+	if err != nil {
+		return nil, incompleteFit(dir, "reading its training data: %v", err)
+	}
+	if data.N != fj.N || data.D != fj.D {
+		return nil, incompleteFit(dir, "%s holds %d×%d data, %s says %d×%d", fj.DataFile, data.N, data.D, FitFile, fj.N, fj.D)
+	}
+	for j, name := range fj.Inputs {
+		if j >= data.D || data.InputName(j) != name {
+			return nil, incompleteFit(dir, "%s's input columns differ from those %s records (%s)", fj.DataFile, FitFile, strings.Join(fj.Inputs, ", "))
+		}
+	}
+	return data, nil
 }
 
 // check returns what is wrong with fit.json's numbers ("" if nothing):
@@ -357,12 +379,12 @@ func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string, o
 		return nil, fmt.Errorf("%s: %d sets of options given, at most 1 is allowed", name, len(opt))
 	}
 	cr := fileio.NewCSVReader(r, 0)
-	header, err := cr.Read()
+	header, _, err := fileio.ReadRecord(cr, "", name)
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty file", name)
 	}
 	if err != nil {
-		return nil, testReadErr(name, err)
+		return nil, err
 	}
 	idx, tc, err := testColumns(name, header, inputs, target)
 	if err != nil {
@@ -371,14 +393,13 @@ func ReadTestCSVFrom(r io.Reader, name string, inputs []string, target string, o
 	td := &TestData{Header: header}
 	x := make([]float64, len(idx))
 	for {
-		rec, err := cr.Read()
+		rec, line, err := fileio.ReadRecord(cr, "", name)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, testReadErr(name, err)
+			return nil, err
 		}
-		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
 			return nil, fmt.Errorf("%s:%d: %d cells, but the header has %d", name, line, len(rec), len(header))
 		}
@@ -432,7 +453,7 @@ func testColumns(name string, header, inputs []string, target string) ([]int, in
 	}
 	if len(missing) > 0 {
 		return nil, 0, fmt.Errorf("%s:1: missing input column %s (the fit's inputs are %s; the file has %s)", name, strings.Join(missing, ", "),
-			quoteList(inputs), quoteList(header))
+			fileio.QuoteList(inputs), fileio.QuoteList(header))
 	}
 	tc, ok := col[target]
 	if !ok {
@@ -475,33 +496,4 @@ func testRow(name string, line int, header, rec []string, idx []int, tc int, x [
 		}
 	}
 	return y, missing, nil
-}
-
-// testReadErr formats an error of the CSV reader with the file and line.
-func testReadErr(name string, err error) error {
-	var pe *csv.ParseError
-	var long *fileio.RecordTooLongError
-	switch {
-	case errors.As(err, &long):
-		return fmt.Errorf("%s:%w", name, err)
-	case errors.As(err, &pe):
-		return fmt.Errorf("%s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
-}
-
-// quoteList lists names quoted with fileio.Quote, the first 10 of them.
-func quoteList(names []string) string {
-	var b strings.Builder
-	for j, h := range names {
-		if j == 10 {
-			fmt.Fprintf(&b, ", … (%d in all)", len(names))
-			break
-		}
-		if j > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(fileio.Quote(h))
-	}
-	return b.String()
 }

@@ -1,7 +1,6 @@
 package gp
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -90,79 +89,80 @@ func ReadCSVInfo(r io.Reader, name string, opt CSVOptions) (*Data, CSVInfo, erro
 	if err != nil {
 		return nil, info, err
 	}
-	if len(header) < 2 {
-		return nil, info, fmt.Errorf("gp: %s:1: header has %d column; need at least one input column and a target column", name, len(header))
-	}
-	tc := len(header) - 1
-	if opt.Target != "" {
-		tc = -1
-		for j, h := range header {
-			if h == opt.Target {
-				tc = j
-			}
-		}
-		if tc < 0 {
-			return nil, info, fmt.Errorf("gp: %s:1: no column named %s for the target (columns: %s)", name, fileio.Quote(opt.Target), columnList(header))
-		}
+	tc, err := targetColumn(name, header, opt.Target)
+	if err != nil {
+		return nil, info, err
 	}
 	cols, err := inputColumns(name, header, tc, opt)
 	if err != nil {
 		return nil, info, err
 	}
-	d := len(cols)
-	data := &Data{D: d, Target: header[tc]}
+	data := &Data{D: len(cols), Target: header[tc]}
 	for _, j := range cols {
 		data.Names = append(data.Names, header[j])
 	}
+	rows := csvRows{name: name, header: header, hline: hline, tc: tc, cols: cols, dropNA: opt.DropNA}
+	lines, err := rows.read(cr, data, &info)
+	if err != nil {
+		return nil, info, err
+	}
+	if err := rows.check(data, lines, info); err != nil {
+		return nil, info, err
+	}
+	return data, info, nil
+}
+
+// targetColumn returns the header index of the target column: the one
+// named target, or the last when target is "".
+func targetColumn(name string, header []string, target string) (int, error) {
+	if len(header) < 2 {
+		return 0, fmt.Errorf("gp: %s:1: header has %d column; need at least one input column and a target column", name, len(header))
+	}
+	if target == "" {
+		return len(header) - 1, nil
+	}
+	tc := -1
+	for j, h := range header {
+		if h == target {
+			tc = j
+		}
+	}
+	if tc < 0 {
+		return 0, fmt.Errorf("gp: %s:1: no column named %s for the target (columns: %s)", name, fileio.Quote(target), fileio.QuoteList(header))
+	}
+	return tc, nil
+}
+
+// csvRows reads the data rows of a file whose header has been read: the
+// target column tc and the input columns cols of each.
+type csvRows struct {
+	name   string
+	header []string
+	hline  int // the header's line
+	tc     int
+	cols   []int
+	dropNA bool
+}
+
+// read appends the rows of cr to data, counting the rows it drops (with
+// dropNA) in info, and returns the line of each row it kept.
+func (c *csvRows) read(cr *csv.Reader, data *Data, info *CSVInfo) ([]int, error) {
 	var lines []int
-	x := make([]float64, d)
+	x := make([]float64, len(c.cols))
 	for {
-		rec, err := cr.Read()
+		rec, line, err := fileio.ReadRecord(cr, "gp: ", c.name)
 		if err == io.EOF {
-			break
+			return lines, nil
 		}
 		if err != nil {
-			return nil, info, readErr(name, err)
+			return nil, err
 		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(header) {
-			return nil, info, fmt.Errorf("gp: %s:%d: row has %s, the header (line %d) has %d", name, line, plural.Count(len(rec), "field", "fields"), hline, len(header))
+		if len(rec) != len(c.header) {
+			return nil, fmt.Errorf("gp: %s:%d: row has %s, the header (line %d) has %d", c.name, line, plural.Count(len(rec), "field", "fields"), c.hline, len(c.header))
 		}
-		missing := false
-		cell := func(j int) (float64, error) {
-			s := strings.TrimSpace(rec[j])
-			if isNA(s) {
-				if opt.DropNA {
-					missing = true
-					return 0, nil
-				}
-				what := "empty cell"
-				if s != "" {
-					what = fileio.Quote(s) + ", a missing value"
-				}
-				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s; drop the incomplete rows (--drop-na; CSVOptions.DropNA) or leave the column out", name, line, j+1, fileio.Quote(header[j]), what)
-			}
-			v, perr := strconv.ParseFloat(s, 64)
-			if perr != nil && !errors.Is(perr, strconv.ErrRange) {
-				excl := header[j]
-				if len(excl) > 64 {
-					excl = "with its name" // too long to repeat in a message
-				}
-				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not a number; a column of text or factor levels cannot be an input: leave it out (--exclude %s; CSVOptions.Exclude) or code it as numbers", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s), excl)
-			}
-			if math.IsInf(v, 0) {
-				return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not finite", name, line, j+1, fileio.Quote(header[j]), fileio.Quote(s))
-			}
-			return v, nil
-		}
-		y, err := cell(tc)
+		y, missing, err := c.row(rec, line, x)
 		if err != nil {
-			return nil, info, err
-		}
-		for k, j := range cols {
-			if x[k], err = cell(j); err != nil {
-				return nil, info, err
-			}
+			return nil, err
 		}
 		if missing {
 			info.Dropped++
@@ -175,34 +175,77 @@ func ReadCSVInfo(r io.Reader, name string, opt CSVOptions) (*Data, CSVInfo, erro
 		data.Y = append(data.Y, y)
 		lines = append(lines, line)
 	}
+}
+
+// row reads the inputs of rec, the record at line, into x and returns its
+// target, or reports with missing (under dropNA) that a cell is missing.
+func (c *csvRows) row(rec []string, line int, x []float64) (y float64, missing bool, err error) {
+	if y, err = c.cell(rec, line, c.tc, &missing); err != nil {
+		return 0, false, err
+	}
+	for k, j := range c.cols {
+		if x[k], err = c.cell(rec, line, j, &missing); err != nil {
+			return 0, false, err
+		}
+	}
+	return y, missing, nil
+}
+
+// cell parses column j of rec, the record at line. A missing value is an
+// error, or under dropNA sets *missing and reads as 0.
+func (c *csvRows) cell(rec []string, line, j int, missing *bool) (float64, error) {
+	s := strings.TrimSpace(rec[j])
+	if isNA(s) {
+		if c.dropNA {
+			*missing = true
+			return 0, nil
+		}
+		what := "empty cell"
+		if s != "" {
+			what = fileio.Quote(s) + ", a missing value"
+		}
+		return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s; drop the incomplete rows (--drop-na; CSVOptions.DropNA) or leave the column out", c.name, line, j+1, fileio.Quote(c.header[j]), what)
+	}
+	v, perr := strconv.ParseFloat(s, 64)
+	if perr != nil && !errors.Is(perr, strconv.ErrRange) {
+		excl := c.header[j]
+		if len(excl) > 64 {
+			excl = "with its name" // too long to repeat in a message
+		}
+		return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not a number; a column of text or factor levels cannot be an input: leave it out (--exclude %s; CSVOptions.Exclude) or code it as numbers", c.name, line, j+1, fileio.Quote(c.header[j]), fileio.Quote(s), excl)
+	}
+	if math.IsInf(v, 0) {
+		return 0, fmt.Errorf("gp: %s:%d: column %d (%s): %s is not finite", c.name, line, j+1, fileio.Quote(c.header[j]), fileio.Quote(s))
+	}
+	return v, nil
+}
+
+// check sets data.N and refuses fewer than 2 rows or a constant target;
+// lines are the rows' lines, info what read dropped.
+func (c *csvRows) check(data *Data, lines []int, info CSVInfo) error {
 	n := len(data.Y)
 	data.N = n
 	if n < 2 {
 		if info.Dropped > 0 {
-			return nil, info, fmt.Errorf("gp: %s: %s after the header once %s with missing values were dropped; need at least 2", name, plural.Count(n, "data row", "data rows"), plural.Count(info.Dropped, "row", "rows"))
+			return fmt.Errorf("gp: %s: %s after the header once %s with missing values were dropped; need at least 2", c.name, plural.Count(n, "data row", "data rows"), plural.Count(info.Dropped, "row", "rows"))
 		}
-		return nil, info, fmt.Errorf("gp: %s: %s after the header; need at least 2", name, plural.Count(n, "data row", "data rows"))
+		return fmt.Errorf("gp: %s: %s after the header; need at least 2", c.name, plural.Count(n, "data row", "data rows"))
 	}
-	constant := true
 	for _, v := range data.Y[1:] {
 		if v != data.Y[0] {
-			constant = false
-			break
+			return nil
 		}
 	}
-	if constant {
-		return nil, info, fmt.Errorf("gp: %s:%d-%d: column %d (%q): the target is constant (every value is %v)", name, lines[0], lines[n-1], tc+1, header[tc], data.Y[0])
-	}
-	return data, info, nil
+	return fmt.Errorf("gp: %s:%d-%d: column %d (%q): the target is constant (every value is %v)", c.name, lines[0], lines[n-1], c.tc+1, c.header[c.tc], data.Y[0])
 }
 
-// isNA reports whether a trimmed cell is a missing value: empty, NA (R's
-// write.csv) or NaN.
 // IsMissing reports whether a CSV cell, its surrounding spaces trimmed,
 // is a missing value as ReadCSV reads one: NA (as R writes it), empty, or
 // NaN in any case.
 func IsMissing(s string) bool { return isNA(s) }
 
+// isNA reports whether a trimmed cell is a missing value: empty, NA (R's
+// write.csv) or NaN.
 func isNA(s string) bool {
 	return s == "" || s == "NA" || strings.EqualFold(s, "nan")
 }
@@ -224,7 +267,7 @@ func inputColumns(name string, header []string, tc int, opt CSVOptions) ([]int, 
 			j, ok := index[s]
 			switch {
 			case !ok:
-				return nil, nil, fmt.Errorf("gp: %s:1: %s names %s, which is not a column (columns: %s)", name, what, fileio.Quote(s), columnList(header))
+				return nil, nil, fmt.Errorf("gp: %s:1: %s names %s, which is not a column (columns: %s)", name, what, fileio.Quote(s), fileio.QuoteList(header))
 			case j == tc:
 				return nil, nil, fmt.Errorf("gp: %s:1: %s names %s, the target column", name, what, fileio.Quote(s))
 			case seen[j]:
@@ -257,14 +300,13 @@ func inputColumns(name string, header []string, tc int, opt CSVOptions) ([]int, 
 
 // readHeader reads the header row: trimmed, checked names, and its line.
 func readHeader(cr *csv.Reader, name string) ([]string, int, error) {
-	rec, err := cr.Read()
+	rec, hline, err := fileio.ReadRecord(cr, "gp: ", name)
 	if err == io.EOF {
 		return nil, 0, fmt.Errorf("gp: %s: empty file: want a header row and at least 2 data rows", name)
 	}
 	if err != nil {
-		return nil, 0, readErr(name, err)
+		return nil, 0, err
 	}
-	hline, _ := cr.FieldPos(0)
 	for j, h := range rec {
 		rec[j] = strings.TrimSpace(h)
 	}
@@ -285,30 +327,10 @@ func readHeader(cr *csv.Reader, name string) ([]string, int, error) {
 	return rec, hline, nil
 }
 
-// readErr formats an error of the CSV reader with the file, line and
-// column.
-func readErr(name string, err error) error {
-	var pe *csv.ParseError
-	var long *fileio.RecordTooLongError
-	switch {
-	case errors.As(err, &long):
-		return fmt.Errorf("gp: %s:%w", name, err)
-	case errors.As(err, &pe):
-		return fmt.Errorf("gp: %s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
-	}
-	return fmt.Errorf("gp: %s: %w", name, err)
-}
-
 // WriteCSVFile writes d to the file at path (created or truncated) with
 // WriteCSV.
 func WriteCSVFile(path string, d *Data) error {
-	if err := d.Check(); err != nil {
-		return err
-	}
-	if err := fileio.Write(path, func(w *bufio.Writer) error { return writeCSV(w, d) }); err != nil {
-		return fmt.Errorf("gp: writing %s: %w", path, err)
-	}
-	return nil
+	return fileio.WriteCSVFile("gp", path, d, writeCSV)
 }
 
 // WriteCSV writes d as comma-separated values that ReadCSV reads back
@@ -319,34 +341,7 @@ func WriteCSVFile(path string, d *Data) error {
 // white space, all numbers) are an error; a name that begins with U+FEFF
 // is quoted, so that it is not taken for a byte-order mark.
 func WriteCSV(w io.Writer, d *Data) error {
-	if err := d.Check(); err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	err := writeCSV(bw, d)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		return fmt.Errorf("gp: write csv: %w", err)
-	}
-	return nil
-}
-
-// columnList lists the first 10 names of header for an error message.
-func columnList(header []string) string {
-	var b strings.Builder
-	for j, h := range header {
-		if j == 10 {
-			fmt.Fprintf(&b, ", … (%d in all)", len(header))
-			break
-		}
-		if j > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(fileio.Quote(h))
-	}
-	return b.String()
+	return fileio.WriteCSV("gp", w, d, writeCSV)
 }
 
 // writeCSV is WriteCSV on checked data, with the writer's errors as they are.

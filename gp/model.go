@@ -122,14 +122,7 @@ func (m *Model) Start(c, chains int, u []float64) {
 }
 
 // Close releases the backend handle. The Model cannot be used afterwards.
-func (m *Model) Close() error {
-	if m.h == nil {
-		return nil
-	}
-	err := m.h.Close()
-	m.h = nil
-	return err
-}
+func (m *Model) Close() error { return linalg.CloseHandle(&m.h) }
 
 // Dim returns the number of parameters, D+2.
 func (m *Model) Dim() int { return m.data.D + 2 }

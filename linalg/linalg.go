@@ -219,3 +219,18 @@ func Default() Backend {
 	b, _ := Get(DefaultName)
 	return b
 }
+
+// CloseHandle closes the handle *h and sets it to nil, so that closing it
+// again does nothing; a nil *h is not closed. It returns Close's error.
+func CloseHandle[H interface {
+	comparable
+	Close() error
+}](h *H) error {
+	var none H
+	if *h == none {
+		return nil
+	}
+	err := (*h).Close()
+	*h = none
+	return err
+}

@@ -139,13 +139,7 @@ func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 func seCross(c, za, zbT []float64, m, k, d int, sf2 float64) {
 	for i := range m {
 		row := c[i*k : i*k+k]
-		clear(row)
-		for j, w := range za[i*d : i*d+d] {
-			for t, v := range zbT[j*k : j*k+k] {
-				r := w - v
-				row[t] += r * r
-			}
-		}
+		sqDistRow(row, za[i*d:i*d+d], zbT, k)
 		for t, d2 := range row {
 			row[t] = sf2 * math.Exp(-0.5*d2)
 		}
@@ -156,15 +150,21 @@ func seCross(c, za, zbT []float64, m, k, d int, sf2 float64) {
 func maternCross(fam Kernel, c, za, zbT []float64, m, k, d int, sf2 float64) {
 	for i := range m {
 		row := c[i*k : i*k+k]
-		clear(row)
-		for j, w := range za[i*d : i*d+d] {
-			for t, v := range zbT[j*k : j*k+k] {
-				r := w - v
-				row[t] += r * r
-			}
-		}
+		sqDistRow(row, za[i*d:i*d+d], zbT, k)
 		for t, d2 := range row {
 			row[t], _ = maternCov(fam, math.Sqrt(d2), sf2)
+		}
+	}
+}
+
+// sqDistRow sets row[t] to the squared distance between the point zi and
+// column t of the d×k matrix zbT (d = len(zi)), k = len(row) points.
+func sqDistRow(row, zi, zbT []float64, k int) {
+	clear(row)
+	for j, w := range zi {
+		for t, v := range zbT[j*k : j*k+k] {
+			r := w - v
+			row[t] += r * r
 		}
 	}
 }

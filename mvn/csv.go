@@ -1,7 +1,6 @@
 package mvn
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -34,29 +33,27 @@ func ReadCSVFile(path string) (*Data, error) {
 // skipped. name is used in error messages, which name the file, the line
 // and the column.
 func ReadCSV(r io.Reader, name string) (*Data, error) {
-	cr := newReader(r)
-	header, err := cr.Read()
+	cr := fileio.NewCSVReader(r, 0)
+	header, hline, err := fileio.ReadRecord(cr, "mvn: ", name)
 	if err == io.EOF {
 		return nil, fmt.Errorf("mvn: %s: empty file: want a header row and at least one data row", name)
 	}
 	if err != nil {
-		return nil, csvErr(name, err)
+		return nil, err
 	}
-	hline, _ := cr.FieldPos(0)
 	if err := checkHeader(name, hline, header); err != nil {
 		return nil, err
 	}
 	d := len(header)
 	data := &Data{D: d, Names: header}
 	for {
-		rec, err := cr.Read()
+		rec, line, err := fileio.ReadRecord(cr, "mvn: ", name)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, csvErr(name, err)
+			return nil, err
 		}
-		line, _ := cr.FieldPos(0)
 		row, err := parseRow(name, line, rec, header, d)
 		if err != nil {
 			return nil, err
@@ -88,22 +85,46 @@ func ReadSigmaCSVFile(path string, d int) (*mat.SymDense, error) {
 // and positive definite. A UTF-8 byte-order mark at the start of the file
 // is skipped. name is used in error messages.
 func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
-	cr := newReader(r)
-	var rows [][]float64
-	var lines []int
+	rows, lines, err := readSigmaRows(fileio.NewCSVReader(r, 0), name)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("mvn: %s: empty covariance file: want %d rows of %d numbers", name, max(d, 1), max(d, 1))
+	}
+	n := len(rows[0])
+	if d > 0 && n != d {
+		return nil, fmt.Errorf("mvn: %s:%d: covariance rows have %s; the observations have %s", name, lines[0], plural.Count(n, "column", "columns"), plural.Count(d, "dimension", "dimensions"))
+	}
+	if len(rows) != n {
+		return nil, fmt.Errorf("mvn: %s: covariance has %s of %s; want a square matrix", name, plural.Count(len(rows), "row", "rows"), plural.Count(n, "column", "columns"))
+	}
+	sg, err := symmetrize(name, rows, lines)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSigma(name, sg, lines); err != nil {
+		return nil, err
+	}
+	return sg, nil
+}
+
+// readSigmaRows reads the rows of numbers of a covariance file, skipping
+// a first row without numbers (a header, checked), and the line of each.
+// Every row must be as wide as the first (or as the header).
+func readSigmaRows(cr *csv.Reader, name string) (rows [][]float64, lines []int, err error) {
 	var header []string
 	for first := true; ; first = false {
-		rec, err := cr.Read()
+		rec, line, err := fileio.ReadRecord(cr, "mvn: ", name)
 		if err == io.EOF {
-			break
+			return rows, lines, nil
 		}
 		if err != nil {
-			return nil, csvErr(name, err)
+			return nil, nil, err
 		}
-		line, _ := cr.FieldPos(0)
 		if first && noNumbers(rec) {
 			if err := checkHeader(name, line, rec); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			header = rec
 			continue
@@ -116,27 +137,24 @@ func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
 		}
 		row, err := parseRow(name, line, rec, header, width)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rows = append(rows, row)
 		lines = append(lines, line)
 	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("mvn: %s: empty covariance file: want %d rows of %d numbers", name, max(d, 1), max(d, 1))
-	}
-	n := len(rows[0])
-	if d > 0 && n != d {
-		return nil, fmt.Errorf("mvn: %s:%d: covariance rows have %s; the observations have %s", name, lines[0], plural.Count(n, "column", "columns"), plural.Count(d, "dimension", "dimensions"))
-	}
-	if len(rows) != n {
-		return nil, fmt.Errorf("mvn: %s: covariance has %s of %s; want a square matrix", name, plural.Count(len(rows), "row", "rows"), plural.Count(n, "column", "columns"))
-	}
+}
+
+// symmetrize returns the symmetric matrix of the square rows, each entry
+// the mean of Σ_ij and Σ_ji, after checking that they agree to
+// 1e-12·max|Σ|; lines are the rows' lines.
+func symmetrize(name string, rows [][]float64, lines []int) (*mat.SymDense, error) {
 	var big float64
 	for _, row := range rows {
 		for _, v := range row {
 			big = math.Max(big, math.Abs(v))
 		}
 	}
+	n := len(rows)
 	sg := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j <= i; j++ {
@@ -148,42 +166,39 @@ func ReadSigmaCSV(r io.Reader, name string, d int) (*mat.SymDense, error) {
 			sg.SetSym(i, j, a/2+b/2)
 		}
 	}
+	return sg, nil
+}
+
+// checkSigma refuses a Σ that is not positive definite, or whose inverse
+// or log-determinant, which the model needs, is not finite; lines are its
+// rows' lines.
+func checkSigma(name string, sg *mat.SymDense, lines []int) error {
+	n := sg.SymmetricDim()
 	for i := 0; i < n; i++ {
 		if !(sg.At(i, i) > 0) {
-			return nil, fmt.Errorf("mvn: %s:%d: column %d: Σ is not positive definite: variance Σ[%d,%d] = %v", name, lines[i], i+1, i+1, i+1, sg.At(i, i))
+			return fmt.Errorf("mvn: %s:%d: column %d: Σ is not positive definite: variance Σ[%d,%d] = %v", name, lines[i], i+1, i+1, i+1, sg.At(i, i))
 		}
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(sg) {
-		return nil, fmt.Errorf("mvn: %s: Σ (%d×%d) is symmetric but not positive definite", name, n, n)
+		return fmt.Errorf("mvn: %s: Σ (%d×%d) is symmetric but not positive definite", name, n, n)
 	}
-	// The model needs Σ's inverse and log-determinant: refuse a Σ whose
-	// factorisation overflowed or whose inverse or determinant would.
+	// Refuse a Σ whose factorisation overflowed or whose inverse or
+	// determinant would.
 	if ld := ch.LogDet(); math.IsNaN(ld) || math.IsInf(ld, 0) {
-		return nil, fmt.Errorf("mvn: %s: Σ (%d×%d): its log-determinant is %v (entries too large or too small); rescale the data and Σ", name, n, n, ld)
+		return fmt.Errorf("mvn: %s: Σ (%d×%d): its log-determinant is %v (entries too large or too small); rescale the data and Σ", name, n, n, ld)
 	}
 	var inv mat.SymDense
 	if err := ch.InverseTo(&inv); err != nil || !finiteSym(&inv) {
-		return nil, fmt.Errorf("mvn: %s: Σ (%d×%d) cannot be inverted in floating point (entries too large or too small, or nearly singular); rescale the data and Σ", name, n, n)
+		return fmt.Errorf("mvn: %s: Σ (%d×%d) cannot be inverted in floating point (entries too large or too small, or nearly singular); rescale the data and Σ", name, n, n)
 	}
-	return sg, nil
+	return nil
 }
 
 // WriteCSV writes the observations with a header row (x1, x2, … for
 // unnamed columns), numbers in the shortest form that round-trips.
 func WriteCSV(w io.Writer, d *Data) error {
-	if err := d.Check(); err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	err := writeCSV(bw, d)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		return fmt.Errorf("mvn: write csv: %w", err)
-	}
-	return nil
+	return fileio.WriteCSV("mvn", w, d, writeCSV)
 }
 
 // writeCSV is WriteCSV on checked data, with the writer's errors as they are.
@@ -214,13 +229,7 @@ func writeCSV(w io.Writer, d *Data) error {
 
 // WriteCSVFile writes d to the file at path (created or truncated).
 func WriteCSVFile(path string, d *Data) error {
-	if err := d.Check(); err != nil {
-		return err
-	}
-	if err := fileio.Write(path, func(w *bufio.Writer) error { return writeCSV(w, d) }); err != nil {
-		return fmt.Errorf("mvn: writing %s: %w", path, err)
-	}
-	return nil
+	return fileio.WriteCSVFile("mvn", path, d, writeCSV)
 }
 
 // finiteSym reports whether every entry of s is finite.
@@ -234,20 +243,6 @@ func finiteSym(s *mat.SymDense) bool {
 		}
 	}
 	return true
-}
-
-func newReader(r io.Reader) *csv.Reader { return fileio.NewCSVReader(r, 0) }
-
-func csvErr(name string, err error) error {
-	var pe *csv.ParseError
-	var long *fileio.RecordTooLongError
-	switch {
-	case errors.As(err, &long):
-		return fmt.Errorf("mvn: %s:%w", name, err)
-	case errors.As(err, &pe):
-		return fmt.Errorf("mvn: %s:%d: column %d: %w", name, pe.Line, pe.Column, pe.Err)
-	}
-	return fmt.Errorf("mvn: %s: %w", name, err)
 }
 
 // checkHeader trims the names of rec, the header at line, and checks them

@@ -121,14 +121,7 @@ func (m *Model) Start(c, chains int, u []float64) {
 }
 
 // Close releases the backend handle. The Model cannot be used afterwards.
-func (m *Model) Close() error {
-	if m.h == nil {
-		return nil
-	}
-	err := m.h.Close()
-	m.h = nil
-	return err
-}
+func (m *Model) Close() error { return linalg.CloseHandle(&m.h) }
 
 // Reorder lays the model's observations out in the order perm (a
 // permutation of 0..N−1) on backends that support it (model.Reorderer),

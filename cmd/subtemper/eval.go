@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
@@ -52,15 +53,17 @@ func evalGP(m *gp.Model, theta []float64) (*evalOutput, error) {
 // NA where --json writes null (NaN, ±Inf).
 func fmtFull(v num) string { return fmtFloat(float64(v), 'g', 10) }
 
-// cmdEval is the eval command.
-func cmdEval(ctx context.Context, args []string, io *stdio) error {
-	var (
-		data, target, ls, backend string
-		maxMemory                 string
-		sf, sn, jitter            float64
-		asJSON                    bool
-		model                     gpModelFlags
-	)
+// evalFlags are the eval command's flags.
+type evalFlags struct {
+	data, target, ls, backend string
+	maxMemory                 string
+	sf, sn, jitter            float64
+	asJSON                    bool
+	model                     gpModelFlags
+}
+
+// evalFlagSet is the eval command's flag set, parsing into f.
+func evalFlagSet(f *evalFlags) *flagSet {
 	fs := newFlagSet("subtemper eval", "subtemper eval gp --data FILE.csv [--target COL] --lengthscales l1,...,lD --sf S --sn N [--json]",
 		`Evaluates a Gaussian-process regression model at θ = (ℓ_1..ℓ_D, σf, σn), in the data's
 units (no standardisation):
@@ -75,17 +78,24 @@ units (no standardisation):
 
 --json prints {"log_marginal_likelihood": x, "gradient": [...], "log_prior": x,
 "log_jacobian": x}.`)
-	fs.str(&data, "data", "", "CSV file: header row, input columns and a target column (required)")
-	fs.str(&target, "target", "", "name of the target column; \"\" means the last column")
-	fs.str(&ls, "lengthscales", "", "comma-separated length scales ℓ_1..ℓ_D, one per input column, each > 0 (required)")
-	fs.float(&sf, "sf", 0, "signal standard deviation σf > 0 (required)")
-	fs.float(&sn, "sn", 0, "noise standard deviation σn > 0 (required)")
-	fs.float(&jitter, "jitter", 0, "constant added to the kernel matrix diagonal on top of σn²")
-	fs.str(&backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
-	fs.boolean(&asJSON, "json", false, "print JSON instead of a table")
-	fs.str(&maxMemory, "max-memory", "", maxMemoryHelp)
-	model.define(fs)
+	fs.str(&f.data, "data", "", "CSV file: header row, input columns and a target column (required)")
+	fs.str(&f.target, "target", "", "name of the target column; \"\" means the last column")
+	fs.str(&f.ls, "lengthscales", "", "comma-separated length scales ℓ_1..ℓ_D, one per input column, each > 0 (required)")
+	fs.float(&f.sf, "sf", 0, "signal standard deviation σf > 0 (required)")
+	fs.float(&f.sn, "sn", 0, "noise standard deviation σn > 0 (required)")
+	fs.float(&f.jitter, "jitter", 0, "constant added to the kernel matrix diagonal on top of σn²")
+	fs.str(&f.backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
+	fs.boolean(&f.asJSON, "json", false, "print JSON instead of a table")
+	fs.str(&f.maxMemory, "max-memory", "", maxMemoryHelp)
+	f.model.define(fs)
 	fs.notes = "Exit codes: 0 success, 1 the kernel matrix is not positive definite at θ, 2 bad flag or bad input."
+	return fs
+}
+
+// cmdEval is the eval command.
+func cmdEval(ctx context.Context, args []string, io *stdio) error {
+	var f evalFlags
+	fs := evalFlagSet(&f)
 	pos, err := fs.parse(args, io.out)
 	if err != nil {
 		return err
@@ -93,75 +103,24 @@ units (no standardisation):
 	if len(pos) != 1 || pos[0] != "gp" {
 		return usagef("want the model as the one argument: subtemper eval gp --data FILE.csv ... (only gp can be evaluated)")
 	}
-	if data == "" {
-		return usagef("--data FILE.csv is required")
-	}
-	if !fs.isSet("lengthscales") {
-		return usagef("--lengthscales l1,...,lD is required")
-	}
-	for _, n := range []string{"sf", "sn"} {
-		if !fs.isSet(n) {
-			return usagef("--%s is required", n)
-		}
-	}
-	ell, err := parseFloatList("lengthscales", ls)
+	ell, be, err := f.check(fs)
 	if err != nil {
 		return err
 	}
-	for i, l := range ell {
-		if !(l > 0) || math.IsInf(l, 0) {
-			return usagef("--lengthscales: item %d is %v; length scales must be positive and finite", i+1, l)
-		}
-	}
-	if err := checkPositive("sf", sf); err != nil {
-		return err
-	}
-	if err := checkPositive("sn", sn); err != nil {
-		return err
-	}
-	if !(jitter >= 0) || math.IsInf(jitter, 0) {
-		return usagef("--jitter must be ≥ 0 and finite, got %v", jitter)
-	}
-	be, err := linalg.Get(backend)
-	if err != nil {
-		return usagef("--backend %q is not compiled into this binary (available: %s)", backend, strings.Join(linalg.Names(), ", "))
-	}
-	prior, err := model.prior()
+	opt, err := f.modelOptions()
 	if err != nil {
 		return err
 	}
-	kern, err := model.kernelFamily()
+	d, err := f.readData(ctx, be, len(ell))
 	if err != nil {
 		return err
 	}
-	copt, err := model.csvOptions(target)
-	if err != nil {
-		return err
-	}
-	d, err := readInput(ctx, "--data", data, maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, data, copt) })
-	if errors.Is(err, errInterrupted) {
-		return err
-	}
-	if err != nil {
-		return inputErr(err)
-	}
-	if err := checkEvalMemory(data, maxMemory, be, d); err != nil {
-		return err
-	}
-	if len(ell) != d.D {
-		names := make([]string, d.D)
-		for j := range names {
-			names[j] = d.InputName(j)
-		}
-		return usagef("--lengthscales has %s but %s has %s (%s)", plural.Count(len(ell), "value", "values"), data,
-			plural.Count(d.D, "input column", "input columns"), strings.Join(names, ", "))
-	}
-	m, err := gp.New(be, d, gp.Options{Jitter: jitter, Prior: prior, Kernel: kern})
+	m, err := gp.New(be, d, opt)
 	if err != nil {
 		return inputErr(err)
 	}
 	defer m.Close()
-	theta := append(append([]float64(nil), ell...), sf, sn)
+	theta := append(append([]float64(nil), ell...), f.sf, f.sn)
 	out, err := evalGP(m, theta)
 	if err != nil {
 		if note := scaleNote(d); note != "" {
@@ -169,17 +128,103 @@ units (no standardisation):
 		}
 		return err
 	}
-	if asJSON {
+	if f.asJSON {
 		return writeJSON(io.out, out)
 	}
-	fmt.Fprintf(io.out, "GP on %s: N = %d, D = %d, target %q, θ = %s\n\n", data, d.N, d.D, d.TargetName(), fmtVec(theta))
-	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	return printEval(io.out, f.data, d, theta, out)
+}
+
+// check checks the flags that give θ and the backend, and returns the
+// length scales and the backend.
+func (f *evalFlags) check(fs *flagSet) ([]float64, linalg.Backend, error) {
+	if f.data == "" {
+		return nil, nil, usagef("--data FILE.csv is required")
+	}
+	if !fs.isSet("lengthscales") {
+		return nil, nil, usagef("--lengthscales l1,...,lD is required")
+	}
+	for _, n := range []string{"sf", "sn"} {
+		if !fs.isSet(n) {
+			return nil, nil, usagef("--%s is required", n)
+		}
+	}
+	ell, err := parseFloatList("lengthscales", f.ls)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, l := range ell {
+		if !(l > 0) || math.IsInf(l, 0) {
+			return nil, nil, usagef("--lengthscales: item %d is %v; length scales must be positive and finite", i+1, l)
+		}
+	}
+	if err := checkPositive("sf", f.sf); err != nil {
+		return nil, nil, err
+	}
+	if err := checkPositive("sn", f.sn); err != nil {
+		return nil, nil, err
+	}
+	if !(f.jitter >= 0) || math.IsInf(f.jitter, 0) {
+		return nil, nil, usagef("--jitter must be ≥ 0 and finite, got %v", f.jitter)
+	}
+	be, err := linalg.Get(f.backend)
+	if err != nil {
+		return nil, nil, usagef("--backend %q is not compiled into this binary (available: %s)", f.backend, strings.Join(linalg.Names(), ", "))
+	}
+	return ell, be, nil
+}
+
+// modelOptions returns the model's jitter, prior and kernel.
+func (f *evalFlags) modelOptions() (gp.Options, error) {
+	prior, err := f.model.prior()
+	if err != nil {
+		return gp.Options{}, err
+	}
+	kern, err := f.model.kernelFamily()
+	if err != nil {
+		return gp.Options{}, err
+	}
+	return gp.Options{Jitter: f.jitter, Prior: prior, Kernel: kern}, nil
+}
+
+// readData reads --data for a model on be, checking the memory the model
+// takes and that the data have nell inputs, one per length scale.
+func (f *evalFlags) readData(ctx context.Context, be linalg.Backend, nell int) (*gp.Data, error) {
+	copt, err := f.model.csvOptions(f.target)
+	if err != nil {
+		return nil, err
+	}
+	d, err := readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, copt) })
+	if errors.Is(err, errInterrupted) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if err := checkEvalMemory(f.data, f.maxMemory, be, d); err != nil {
+		return nil, err
+	}
+	if nell != d.D {
+		names := make([]string, d.D)
+		for j := range names {
+			names[j] = d.InputName(j)
+		}
+		return nil, usagef("--lengthscales has %s but %s has %s (%s)", plural.Count(nell, "value", "values"), f.data,
+			plural.Count(d.D, "input column", "input columns"), strings.Join(names, ", "))
+	}
+	return d, nil
+}
+
+// printEval prints eval's table of out, the evaluation at theta of the
+// model of d, read from the file data.
+func printEval(w io.Writer, data string, d *gp.Data, theta []float64, out *evalOutput) error {
+	fmt.Fprintf(w, "GP on %s: N = %d, D = %d, target %q, θ = %s\n\n", data, d.N, d.D, d.TargetName(), fmtVec(theta))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "log marginal likelihood\t%s\n", fmtFull(out.LogMarginalLikelihood))
 	fmt.Fprintf(tw, "log prior of u = log θ (incl. Jacobian)\t%s\n", fmtFull(out.LogPrior))
 	fmt.Fprintf(tw, "log Jacobian Σ log θ\t%s\n", fmtFull(out.LogJacobian))
 	tw.Flush()
-	fmt.Fprintln(io.out, "\ngradient of the log marginal likelihood:")
-	tw = tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "\ngradient of the log marginal likelihood:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for j, g := range out.Gradient {
 		name := "log σf"
 		switch {

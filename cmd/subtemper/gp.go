@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/subtemper/subtemper"
@@ -90,25 +89,23 @@ reads it), summary.json and, with --plots, figures.`)
 // cmdGP is the gp command: flags → subtemper.GPOptions → FitGP → the
 // fit's report, draws, saved fit and predictions.
 func cmdGP(ctx context.Context, args []string, io *stdio) error {
-	var f gpFlags
-	fs := gpFlagSet(&f)
-	if err := parseNoArgs(fs, args, io); err != nil {
+	f, fs, err := parseFlags(gpFlagSet, args, io)
+	if err != nil {
 		return err
 	}
 	if f.ck.resume == "" {
-		return runGP(ctx, io, fs, &f)
+		return runGP(ctx, io, fs, f)
 	}
 	args, cp, err := f.ck.resumeArgs(fs)
 	if err != nil {
 		return err
 	}
-	var g gpFlags
-	fs = gpFlagSet(&g)
-	if err := parseNoArgs(fs, args, io); err != nil {
+	g, fs, err := parseFlags(gpFlagSet, args, io)
+	if err != nil {
 		return fmt.Errorf("--resume %s: the checkpoint's flags: %w", f.ck.resume, err)
 	}
 	g.ck.cp = cp
-	return runGP(ctx, io, fs, &g)
+	return runGP(ctx, io, fs, g)
 }
 
 // runGP runs the gp command with the flags f parsed by fs.
@@ -266,15 +263,11 @@ func (f *gpFlags) syntheticData(ctx context.Context) (*gp.Data, map[string]any, 
 	}
 	desc := map[string]any{"source": "synthetic", "data_seed": f.dataSeed, "true_theta": trueTheta}
 	line := fmt.Sprintf("synthetic (paper §4.2 generator), N = %d, D = %d, data seed %d, drawn from θ = %s", data.N, data.D, f.dataSeed, fmtVec(trueTheta))
-	if f.out != "" {
-		p := filepath.Join(f.out, "data.csv")
-		if err := gp.WriteCSVFile(p, data); err != nil {
-			return nil, nil, "", errmsg.Trim(err, "gp: ")
-		}
-		desc["file"] = p
-		line += "; written to " + p
+	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(gp.WriteCSVFile(p, data), "gp: ") })
+	if err != nil {
+		return nil, nil, "", err
 	}
-	return data, desc, line, nil
+	return data, desc, line + written, nil
 }
 
 // newJob assembles the gp command's job: names, units, the done hook that

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
+	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -60,129 +60,31 @@ target and mh above it, adapted during warm-up); with --paper HMC uses the paper
 
 // cmdMVN is the mvn command.
 func cmdMVN(ctx context.Context, args []string, io *stdio) error {
-	var f mvnFlags
-	fs := mvnFlagSet(&f)
-	if err := parseNoArgs(fs, args, io); err != nil {
+	f, fs, err := parseFlags(mvnFlagSet, args, io)
+	if err != nil {
 		return err
 	}
 	st, be, err := f.check()
 	if err != nil {
 		return err
 	}
-	if err := checkPositive("prior-sd", f.priorSD); err != nil {
+	if err := f.checkData(fs); err != nil {
 		return err
-	}
-	synthetic := f.data == ""
-	if synthetic {
-		if err := checkPositiveInt("n", f.n); err != nil {
-			return err
-		}
-		if err := checkPositiveInt("dims", f.dims); err != nil {
-			return err
-		}
-	} else {
-		for _, name := range []string{"n", "dims", "data-seed"} {
-			if fs.isSet(name) {
-				return usagef("--%s is for synthetic data and cannot be combined with --data", name)
-			}
-		}
-		if f.sigma == "" {
-			return usagef("--data needs --sigma SIGMA.csv, the known covariance of the observations")
-		}
 	}
 	// --out first, so that a bad one fails before the data are read (and
 	// stale staging folders of killed runs are removed by any run).
 	if err := f.prepareOut(); err != nil {
 		return err
 	}
-	var data *mvn.Data
-	if !synthetic {
-		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*mvn.Data, error) { return mvn.ReadCSV(r, f.data) })
-		if errors.Is(err, errInterrupted) {
-			return err
-		}
-		if err != nil {
-			return inputErr(err)
-		}
-	}
-	if err := f.checkMVNMemory(data); err != nil {
-		return err
-	}
-
-	var sigma *mat.SymDense
-	desc := map[string]any{"prior_sd": f.priorSD}
-	var line string
-	if synthetic {
-		var opt mvn.SynthOptions
-		opt.Sigma0 = f.priorSD
-		if f.sigma != "" {
-			s, err := readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, f.dims) })
-			if err != nil {
-				return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
-			}
-			opt.Sigma = s
-		}
-		var theta []float64
-		data, sigma, theta, err = mvn.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, opt)
-		if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
-			return err
-		}
-		if err != nil {
-			return inputErr(err)
-		}
-		desc["source"] = "synthetic"
-		desc["data_seed"] = f.dataSeed
-		desc["true_theta"] = theta
-		line = fmt.Sprintf("synthetic, N = %d, D = %d, data seed %d", data.N, data.D, f.dataSeed)
-		if f.sigma == "" {
-			line += ", Σ = AR(1) with ρ = 0.5"
-		}
-		if data.D <= 8 {
-			line += ", drawn from θ = " + fmtVec(theta)
-		}
-		if f.out != "" {
-			p := filepath.Join(f.out, "data.csv")
-			if err := mvn.WriteCSVFile(p, data); err != nil {
-				return errmsg.Trim(err, "mvn: ")
-			}
-			desc["file"] = p
-			line += "; written to " + p
-		}
-	} else {
-		sigma, err = readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, data.D) })
-		if err != nil {
-			return usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
-		}
-		desc["source"] = "file"
-		desc["file"] = f.data
-		line = fmt.Sprintf("%s, N = %d %s of dimension D = %d", f.data, data.N, plural.Word(data.N, "observation", "observations"), data.D)
-	}
-	if f.sigma != "" {
-		desc["sigma_file"] = f.sigma
-		line += fmt.Sprintf("; Σ from %s", f.sigma)
-	}
-	desc["n"], desc["d"] = data.N, data.D
-	line += fmt.Sprintf("; prior θ_d ~ N(0, %s²)", fmtNum(f.priorSD))
-	m, err := interruptible(ctx, "the model's set-up", func() (*mvn.Model, error) { return mvn.New(be, data, sigma, mvn.Options{Sigma0: f.priorSD}) })
-	if errors.Is(err, errInterrupted) {
-		return err
-	}
+	data, sigma, desc, line, err := f.loadData(ctx)
 	if err != nil {
-		return inputErr(err)
+		return err
+	}
+	m, err := mvnModel(ctx, be, data, sigma, f.priorSD, desc)
+	if err != nil {
+		return err
 	}
 	defer m.Close()
-	post, err := interruptible(ctx, "the model's set-up", func() (*mvn.Posterior, error) { return m.Posterior(nil, 1) })
-	if errors.Is(err, errInterrupted) {
-		return err
-	}
-	if err == nil {
-		sd := make([]float64, data.D)
-		for i := range sd {
-			sd[i] = math.Sqrt(post.Cov.At(i, i))
-		}
-		desc["posterior_mean"] = post.Mean
-		desc["posterior_sd"] = sd
-	}
 	names := make([]string, data.D)
 	for i := range names {
 		names[i] = fmt.Sprintf("theta_%d", i+1)
@@ -197,4 +99,132 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 		},
 	}
 	return runJob(ctx, io, j)
+}
+
+// checkData checks the flags that choose the data: --prior-sd, and --n
+// and --dims for synthetic data, or --sigma (and none of the synthetic
+// data's flags) with --data.
+func (f *mvnFlags) checkData(fs *flagSet) error {
+	if err := checkPositive("prior-sd", f.priorSD); err != nil {
+		return err
+	}
+	if f.data == "" {
+		if err := checkPositiveInt("n", f.n); err != nil {
+			return err
+		}
+		return checkPositiveInt("dims", f.dims)
+	}
+	for _, name := range []string{"n", "dims", "data-seed"} {
+		if fs.isSet(name) {
+			return usagef("--%s is for synthetic data and cannot be combined with --data", name)
+		}
+	}
+	if f.sigma == "" {
+		return usagef("--data needs --sigma SIGMA.csv, the known covariance of the observations")
+	}
+	return nil
+}
+
+// loadData reads the observations and Σ, or makes synthetic ones, and
+// returns them with their description for the report (desc) and its line.
+func (f *mvnFlags) loadData(ctx context.Context) (data *mvn.Data, sigma *mat.SymDense, desc map[string]any, line string, err error) {
+	synthetic := f.data == ""
+	if !synthetic {
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*mvn.Data, error) { return mvn.ReadCSV(r, f.data) })
+		if errors.Is(err, errInterrupted) {
+			return nil, nil, nil, "", err
+		}
+		if err != nil {
+			return nil, nil, nil, "", inputErr(err)
+		}
+	}
+	if err := f.checkMVNMemory(data); err != nil {
+		return nil, nil, nil, "", err
+	}
+	desc = map[string]any{"prior_sd": f.priorSD}
+	if synthetic {
+		data, sigma, line, err = f.syntheticData(ctx, desc)
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+	} else {
+		sigma, err = readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, data.D) })
+		if err != nil {
+			return nil, nil, nil, "", usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
+		}
+		desc["source"] = "file"
+		desc["file"] = f.data
+		line = fmt.Sprintf("%s, N = %d %s of dimension D = %d", f.data, data.N, plural.Word(data.N, "observation", "observations"), data.D)
+	}
+	if f.sigma != "" {
+		desc["sigma_file"] = f.sigma
+		line += fmt.Sprintf("; Σ from %s", f.sigma)
+	}
+	desc["n"], desc["d"] = data.N, data.D
+	line += fmt.Sprintf("; prior θ_d ~ N(0, %s²)", fmtNum(f.priorSD))
+	return data, sigma, desc, line, nil
+}
+
+// syntheticData draws the synthetic observations (with Σ from --sigma,
+// or AR(1)), writes them to --out's data.csv, and returns them with Σ and
+// the data's line, recording them in desc.
+func (f *mvnFlags) syntheticData(ctx context.Context, desc map[string]any) (*mvn.Data, *mat.SymDense, string, error) {
+	var opt mvn.SynthOptions
+	opt.Sigma0 = f.priorSD
+	if f.sigma != "" {
+		s, err := readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, f.dims) })
+		if err != nil {
+			return nil, nil, "", usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
+		}
+		opt.Sigma = s
+	}
+	data, sigma, theta, err := mvn.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, opt)
+	if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
+		return nil, nil, "", err
+	}
+	if err != nil {
+		return nil, nil, "", inputErr(err)
+	}
+	desc["source"] = "synthetic"
+	desc["data_seed"] = f.dataSeed
+	desc["true_theta"] = theta
+	line := fmt.Sprintf("synthetic, N = %d, D = %d, data seed %d", data.N, data.D, f.dataSeed)
+	if f.sigma == "" {
+		line += ", Σ = AR(1) with ρ = 0.5"
+	}
+	if data.D <= 8 {
+		line += ", drawn from θ = " + fmtVec(theta)
+	}
+	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(mvn.WriteCSVFile(p, data), "mvn: ") })
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return data, sigma, line + written, nil
+}
+
+// mvnModel sets up the model of data with covariance sigma and prior
+// standard deviation priorSD on be, recording the exact posterior's mean
+// and standard deviations in desc.
+func mvnModel(ctx context.Context, be linalg.Backend, data *mvn.Data, sigma *mat.SymDense, priorSD float64, desc map[string]any) (*mvn.Model, error) {
+	m, err := interruptible(ctx, "the model's set-up", func() (*mvn.Model, error) { return mvn.New(be, data, sigma, mvn.Options{Sigma0: priorSD}) })
+	if errors.Is(err, errInterrupted) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	post, err := interruptible(ctx, "the model's set-up", func() (*mvn.Posterior, error) { return m.Posterior(nil, 1) })
+	if errors.Is(err, errInterrupted) {
+		m.Close()
+		return nil, err
+	}
+	if err == nil {
+		sd := make([]float64, data.D)
+		for i := range sd {
+			sd[i] = math.Sqrt(post.Cov.At(i, i))
+		}
+		desc["posterior_mean"] = post.Mean
+		desc["posterior_sd"] = sd
+	}
+	return m, nil
 }

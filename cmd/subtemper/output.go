@@ -160,11 +160,32 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	case s.Interrupted:
 		fmt.Fprintf(w, "*** INTERRUPTED: the run was stopped early; the figures below use the draws made so far (%v per chain) ***\n\n", s.Draws.PerChain)
 	}
-	kern := kernelLine(f, s, s.Inner)
+	drv, kern := runSamplers(f, s)
+	fmt.Fprintf(w, "subtemper %s: %s + %s, %s, warm-up %d, %s (thin %d), seed %d, backend %s\n",
+		j.command, drv, kern, plural.Count(f.chains, "chain", "chains"), f.warmup, drawsLine(s.Draws), f.thin, s.Seed, s.Backend)
+	fmt.Fprintf(w, "data: %s\n", j.dataLine)
+	printPosterior(w, j, s)
+	fmt.Fprintln(w)
+	printLevels(w, s)
+	printModelChoice(w, s)
+	cs := make([]string, len(s.Timings.ChainCPUSeconds))
+	for i, t := range s.Timings.ChainCPUSeconds {
+		cs[i] = strconv.FormatFloat(t, 'f', 1, 64)
+	}
+	fmt.Fprintf(w, "time: %.1f s wall; chains %s CPU-seconds each (warm-up included)\n", s.Timings.WallSeconds, strings.Join(cs, ", "))
+	if s.Interrupted {
+		fmt.Fprintf(w, "\n*** INTERRUPTED: summary.json records \"interrupted\": true ***\n")
+	}
+}
+
+// runSamplers describes the run's samplers for printRun's first line: the
+// driver (with its ladder) and the kernels.
+func runSamplers(f *samplerFlags, s *runSummary) (drv, kern string) {
+	kern = kernelLine(f, s, s.Inner)
 	if s.Hot != "" {
 		kern += " at the target, " + kernelLine(f, s, s.Hot) + " above it"
 	}
-	drv := strings.ToUpper(s.Sampler)
+	drv = strings.ToUpper(s.Sampler)
 	if s.Sampler != "none" {
 		lad := "fixed"
 		if s.Ladder.Adaptive {
@@ -176,9 +197,12 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		}
 		drv += ")"
 	}
-	fmt.Fprintf(w, "subtemper %s: %s + %s, %s, warm-up %d, %s (thin %d), seed %d, backend %s\n",
-		j.command, drv, kern, plural.Count(f.chains, "chain", "chains"), f.warmup, drawsLine(s.Draws), f.thin, s.Seed, s.Backend)
-	fmt.Fprintf(w, "data: %s\n", j.dataLine)
+	return drv, kern
+}
+
+// printPosterior prints the posterior summary of the run, its verdict,
+// notes and warnings.
+func printPosterior(w io.Writer, j *job, s *runSummary) {
 	if n := s.Draws.Summarized; n > 0 {
 		fmt.Fprintf(w, "\nposterior summary of %s × %s (%s):\n", plural.Count(len(s.Draws.PerChain), "chain", "chains"), plural.Count(n, "draw", "draws"), j.units)
 		printSummaryTable(w, s.Variables, true)
@@ -198,7 +222,11 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "\nno draws were made after warm-up: nothing to summarise\n")
 	}
 
-	fmt.Fprintln(w)
+}
+
+// printLevels prints the table of the ladder's levels and the lines on
+// the tempered transitions and the swaps.
+func printLevels(w io.Writer, s *runSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	swaps := len(s.Ladder.SwapRates) > 0
 	tuned := len(s.Tuning) == len(s.Levels)
@@ -240,15 +268,6 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	if swaps {
 		fmt.Fprintf(w, "communication barrier Λ = %s; round trips (level 0 → %d → 0) after warm-up: %d, %s per second of a chain\n",
 			fmtNum(float64(s.Ladder.Barrier)), len(s.Levels)-1, s.Ladder.RoundTrips, fmtNum(float64(s.Ladder.RoundTripsPerSecond)))
-	}
-	printModelChoice(w, s)
-	cs := make([]string, len(s.Timings.ChainCPUSeconds))
-	for i, t := range s.Timings.ChainCPUSeconds {
-		cs[i] = strconv.FormatFloat(t, 'f', 1, 64)
-	}
-	fmt.Fprintf(w, "time: %.1f s wall; chains %s CPU-seconds each (warm-up included)\n", s.Timings.WallSeconds, strings.Join(cs, ", "))
-	if s.Interrupted {
-		fmt.Fprintf(w, "\n*** INTERRUPTED: summary.json records \"interrupted\": true ***\n")
 	}
 }
 

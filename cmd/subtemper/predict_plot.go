@@ -85,6 +85,41 @@ func writePredictionPlots(ctx context.Context, dir string, fit *subtemper.GPFit,
 // bandFigure draws the band figure (see writePredictionPlots).
 func bandFigure(ctx context.Context, base string, fit *subtemper.GPFit, td *subtemper.TestData) error {
 	d := fit.Data.D
+	grid, med := bandGrid(fit, td)
+	gpr, err := fit.Predict(ctx, grid, d*gridPoints, subtemper.PredictOptions{Draws: gridDraws, Probs: plotProbs})
+	if err != nil {
+		return err
+	}
+	q := newIntervals(gpr.YQ, gpr.Probs)
+	var panels []*plot.Plot
+	for j := range d {
+		pl, err := bandPanel(fit, td, grid, med, gpr.YMean, q, j)
+		if err != nil {
+			return err
+		}
+		panels = append(panels, pl)
+	}
+	return figs.Grid(base, panels, 1, 7*vg.Inch, 4.5*vg.Inch)
+}
+
+// intervals are the bounds of the central 90% and 50% intervals of a
+// prediction: its 5%, 25%, 75% and 95% quantiles at each point.
+type intervals struct{ q05, q25, q75, q95 []float64 }
+
+// newIntervals picks the intervals' quantiles out of yq, the quantiles of
+// probs (which must hold them: plotProbs).
+func newIntervals(yq [][]float64, probs []float64) intervals {
+	return intervals{
+		q05: quantiles(yq, probs, 0.05), q25: quantiles(yq, probs, 0.25),
+		q75: quantiles(yq, probs, 0.75), q95: quantiles(yq, probs, 0.95),
+	}
+}
+
+// bandGrid returns the band figure's grid, gridPoints points for each
+// input j in turn, over the training and test inputs' range (padded by 5%)
+// with the other inputs at their training medians, and those medians.
+func bandGrid(fit *subtemper.GPFit, td *subtemper.TestData) (grid, med []float64) {
+	d := fit.Data.D
 	col := func(x []float64, n, j int) []float64 {
 		c := make([]float64, n)
 		for i := range c {
@@ -92,9 +127,7 @@ func bandFigure(ctx context.Context, base string, fit *subtemper.GPFit, td *subt
 		}
 		return c
 	}
-	// One grid per input, the other input at its training median; one
-	// prediction call for all of them.
-	grid := make([]float64, 0, d*gridPoints*d)
+	grid = make([]float64, 0, d*gridPoints*d)
 	lo, hi := make([]float64, d), make([]float64, d)
 	for j := range d {
 		all := append(col(fit.Data.X, fit.Data.N, j), col(td.X, td.N, j)...)
@@ -102,7 +135,7 @@ func bandFigure(ctx context.Context, base string, fit *subtemper.GPFit, td *subt
 		pad := 0.05 * (hi[j] - lo[j])
 		lo[j], hi[j] = lo[j]-pad, hi[j]+pad
 	}
-	med := make([]float64, d)
+	med = make([]float64, d)
 	for j := range d {
 		c := col(fit.Data.X, fit.Data.N, j)
 		sort.Float64s(c)
@@ -119,97 +152,102 @@ func bandFigure(ctx context.Context, base string, fit *subtemper.GPFit, td *subt
 			}
 		}
 	}
-	gpr, err := fit.Predict(ctx, grid, d*gridPoints, subtemper.PredictOptions{Draws: gridDraws, Probs: plotProbs})
+	return grid, med
+}
+
+// bandPanel draws the band figure's panel of input j: the intervals q and
+// the predictive mean on grid (from bandGrid, with the medians med), the
+// training data as dots, the test targets as crosses (or, without them,
+// the test inputs as ticks at the bottom).
+func bandPanel(fit *subtemper.GPFit, td *subtemper.TestData, grid, med, mean []float64, q intervals, j int) (*plot.Plot, error) {
+	d := fit.Data.D
+	pl := plot.New()
+	pl.Title.Text = "posterior predictive of " + fit.Data.TargetName()
+	if d == 2 {
+		pl.Title.Text += fmt.Sprintf(" (%s at its median %.4g)", fit.Data.InputName(1-j), med[1-j])
+	}
+	pl.X.Label.Text = fit.Data.InputName(j)
+	pl.Y.Label.Text = fit.Data.TargetName()
+	xs := func(k int) float64 { return grid[(j*gridPoints+k)*d+j] }
+	for _, b := range []struct {
+		lo, hi []float64
+		gray   uint8
+		name   string
+	}{{q.q05, q.q95, 215, "90% interval"}, {q.q25, q.q75, 170, "50% interval"}} {
+		var poly plotter.XYs
+		for k := range gridPoints {
+			poly = append(poly, plotter.XY{X: xs(k), Y: b.lo[j*gridPoints+k]})
+		}
+		for k := gridPoints - 1; k >= 0; k-- {
+			poly = append(poly, plotter.XY{X: xs(k), Y: b.hi[j*gridPoints+k]})
+		}
+		pg, err := plotter.NewPolygon(poly)
+		if err != nil {
+			return nil, err
+		}
+		pg.Color, pg.LineStyle.Width = grayColor(b.gray), 0
+		pl.Add(pg)
+		pl.Legend.Add(b.name, pg)
+	}
+	line := make(plotter.XYs, gridPoints)
+	for k := range line {
+		line[k] = plotter.XY{X: xs(k), Y: mean[j*gridPoints+k]}
+	}
+	l, err := plotter.NewLine(line)
+	if err != nil {
+		return nil, err
+	}
+	l.Width = 1.5
+	pl.Add(l)
+	pl.Legend.Add("predictive mean", l)
+	if err := addBandPoints(pl, fit, td, j, slices.Min(q.q05[j*gridPoints:(j+1)*gridPoints])); err != nil {
+		return nil, err
+	}
+	pl.Legend.Top = true
+	return pl, nil
+}
+
+// addBandPoints adds to the band panel pl of input j the training data as
+// dots and the test targets as crosses or, without targets, the test
+// inputs as ticks at height floor.
+func addBandPoints(pl *plot.Plot, fit *subtemper.GPFit, td *subtemper.TestData, j int, floor float64) error {
+	d := fit.Data.D
+	train := make(plotter.XYs, fit.Data.N)
+	for i := range train {
+		train[i] = plotter.XY{X: fit.Data.X[i*d+j], Y: fit.Data.Y[i]}
+	}
+	s, err := plotter.NewScatter(train)
 	if err != nil {
 		return err
 	}
-	q05, q25 := quantiles(gpr.YQ, gpr.Probs, 0.05), quantiles(gpr.YQ, gpr.Probs, 0.25)
-	q75, q95 := quantiles(gpr.YQ, gpr.Probs, 0.75), quantiles(gpr.YQ, gpr.Probs, 0.95)
-	var panels []*plot.Plot
-	for j := range d {
-		pl := plot.New()
-		pl.Title.Text = "posterior predictive of " + fit.Data.TargetName()
-		if d == 2 {
-			pl.Title.Text += fmt.Sprintf(" (%s at its median %.4g)", fit.Data.InputName(1-j), med[1-j])
-		}
-		pl.X.Label.Text = fit.Data.InputName(j)
-		pl.Y.Label.Text = fit.Data.TargetName()
-		xs := func(k int) float64 { return grid[(j*gridPoints+k)*d+j] }
-		for _, b := range []struct {
-			lo, hi []float64
-			gray   uint8
-			name   string
-		}{{q05, q95, 215, "90% interval"}, {q25, q75, 170, "50% interval"}} {
-			var poly plotter.XYs
-			for k := range gridPoints {
-				poly = append(poly, plotter.XY{X: xs(k), Y: b.lo[j*gridPoints+k]})
-			}
-			for k := gridPoints - 1; k >= 0; k-- {
-				poly = append(poly, plotter.XY{X: xs(k), Y: b.hi[j*gridPoints+k]})
-			}
-			pg, err := plotter.NewPolygon(poly)
-			if err != nil {
-				return err
-			}
-			pg.Color, pg.LineStyle.Width = grayColor(b.gray), 0
-			pl.Add(pg)
-			pl.Legend.Add(b.name, pg)
-		}
-		mean := make(plotter.XYs, gridPoints)
-		for k := range mean {
-			mean[k] = plotter.XY{X: xs(k), Y: gpr.YMean[j*gridPoints+k]}
-		}
-		l, err := plotter.NewLine(mean)
-		if err != nil {
-			return err
-		}
-		l.Width = 1.5
-		pl.Add(l)
-		pl.Legend.Add("predictive mean", l)
-		train := make(plotter.XYs, fit.Data.N)
-		for i := range train {
-			train[i] = plotter.XY{X: fit.Data.X[i*d+j], Y: fit.Data.Y[i]}
-		}
-		s, err := plotter.NewScatter(train)
-		if err != nil {
-			return err
-		}
-		s.Color, s.Radius = rgb(0x1f, 0x77, 0xb4), vg.Points(2)
-		pl.Add(s)
-		pl.Legend.Add("training data", s)
-		tp := make(plotter.XYs, td.N)
-		for i := range tp {
-			y := math.NaN()
-			if td.Y != nil {
-				y = td.Y[i]
-			}
-			tp[i] = plotter.XY{X: td.X[i*d+j], Y: y}
-		}
+	s.Color, s.Radius = rgb(0x1f, 0x77, 0xb4), vg.Points(2)
+	pl.Add(s)
+	pl.Legend.Add("training data", s)
+	tp := make(plotter.XYs, td.N)
+	for i := range tp {
+		y := math.NaN()
 		if td.Y != nil {
-			s, err := plotter.NewScatter(tp)
-			if err != nil {
-				return err
-			}
-			s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), draw.CrossGlyph{}
-			pl.Add(s)
-			pl.Legend.Add("test targets", s)
-		} else {
-			// Without targets, the test inputs as ticks on the x axis.
-			for i := range tp {
-				tp[i].Y = slices.Min(q05[j*gridPoints : (j+1)*gridPoints])
-			}
-			s, err := plotter.NewScatter(tp)
-			if err != nil {
-				return err
-			}
-			s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), draw.PyramidGlyph{}
-			pl.Add(s)
-			pl.Legend.Add("test inputs", s)
+			y = td.Y[i]
 		}
-		pl.Legend.Top = true
-		panels = append(panels, pl)
+		tp[i] = plotter.XY{X: td.X[i*d+j], Y: y}
 	}
-	return figs.Grid(base, panels, 1, 7*vg.Inch, 4.5*vg.Inch)
+	var glyph draw.GlyphDrawer = draw.CrossGlyph{}
+	label := "test targets"
+	if td.Y == nil {
+		// Without targets, the test inputs as ticks on the x axis.
+		for i := range tp {
+			tp[i].Y = floor
+		}
+		glyph, label = draw.PyramidGlyph{}, "test inputs"
+	}
+	s, err = plotter.NewScatter(tp)
+	if err != nil {
+		return err
+	}
+	s.Color, s.Shape = rgb(0xd6, 0x27, 0x28), glyph
+	pl.Add(s)
+	pl.Legend.Add(label, s)
+	return nil
 }
 
 // pitBins is the number of bins of the PIT histogram.
@@ -217,12 +255,26 @@ func pitBins(n int) int { return max(5, min(20, n/10)) }
 
 // ppcFigure draws the predictive checks (see writePredictionPlots).
 func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.Predictive) error {
-	n := td.N
-	name := fit.Data.TargetName()
-	q05, q25 := quantiles(p.YQ, p.Probs, 0.05), quantiles(p.YQ, p.Probs, 0.25)
-	q75, q95 := quantiles(p.YQ, p.Probs, 0.75), quantiles(p.YQ, p.Probs, 0.95)
+	obs, err := observedPanel(fit.Data.TargetName(), td, p)
+	if err != nil {
+		return err
+	}
+	pit, err := pitPanel(td.N, p.CDF)
+	if err != nil {
+		return err
+	}
+	cal, err := calibrationPanel(td.N, p.CDF)
+	if err != nil {
+		return err
+	}
+	return figs.Grid(base, []*plot.Plot{obs, pit, cal}, 3, 4.5*vg.Inch, 4.5*vg.Inch)
+}
 
-	// Observed against predicted, with each point's intervals.
+// observedPanel draws the observed test targets of name against the
+// predictive mean, with each point's 50% and 90% intervals.
+func observedPanel(name string, td *subtemper.TestData, p *gp.Predictive) (*plot.Plot, error) {
+	n := td.N
+	q := newIntervals(p.YQ, p.Probs)
 	obs := plot.New()
 	obs.Title.Text = "observed against predicted"
 	obs.X.Label.Text = "predictive mean of " + name
@@ -231,11 +283,11 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 		lo, hi []float64
 		gray   uint8
 		w      vg.Length
-	}{{q05, q95, 200, 1}, {q25, q75, 120, 2.5}} {
+	}{{q.q05, q.q95, 200, 1}, {q.q25, q.q75, 120, 2.5}} {
 		for i := range n {
 			l, err := plotter.NewLine(plotter.XYs{{X: p.YMean[i], Y: b.lo[i]}, {X: p.YMean[i], Y: b.hi[i]}})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			l.Color, l.Width = grayColor(b.gray), b.w
 			obs.Add(l)
@@ -247,7 +299,7 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	}
 	s, err := plotter.NewScatter(pts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.Color, s.Radius = rgb(0xd6, 0x27, 0x28), vg.Points(2)
 	obs.Add(s)
@@ -255,22 +307,26 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	hi := max(slices.Max(p.YMean), slices.Max(td.Y))
 	eq, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	eq.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	obs.Add(eq)
 	obs.Legend.Add("observed = predicted", eq)
 	obs.Legend.Top, obs.Legend.Left = true, true
+	return obs, nil
+}
 
-	// PIT histogram with the pointwise 99% band of a uniform PIT
-	// (Binomial(n, 1/B) per bin, normal approximation).
+// pitPanel draws the PIT histogram of the n test points' predictive CDFs
+// at their observed values, with the pointwise 99% band of a uniform PIT
+// (Binomial(n, 1/B) per bin, normal approximation).
+func pitPanel(n int, cdf []float64) (*plot.Plot, error) {
 	bins := pitBins(n)
 	counts := make([]float64, bins)
-	for _, u := range p.CDF {
+	for _, u := range cdf {
 		counts[min(bins-1, int(u*float64(bins)))]++
 	}
 	pit := plot.New()
-	_, ksp := diag.KSUniform(p.CDF)
+	_, ksp := diag.KSUniform(cdf)
 	pit.Title.Text = fmt.Sprintf("PIT histogram (KS p = %.2g)", ksp)
 	pit.X.Label.Text = "predictive CDF at the observed value (PIT)"
 	pit.Y.Label.Text = "test points per bin"
@@ -278,7 +334,7 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	sd := math.Sqrt(float64(n) * (1 / float64(bins)) * (1 - 1/float64(bins)))
 	band, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: max(0, e-2.576*sd)}, {X: 1, Y: max(0, e-2.576*sd)}, {X: 1, Y: e + 2.576*sd}, {X: 0, Y: e + 2.576*sd}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	band.Color, band.LineStyle.Width = grayColor(220), 0
 	pit.Add(band)
@@ -290,7 +346,7 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	step = append(plotter.XYs{{X: 0, Y: 0}}, append(step, plotter.XY{X: 1, Y: 0})...)
 	hl, err := plotter.NewLine(step)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	hl.Width, hl.Color = 1.5, rgb(0x1f, 0x77, 0xb4)
 	pit.Add(hl)
@@ -298,9 +354,13 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	pit.Legend.Top = true
 	pit.X.Min, pit.X.Max = 0, 1
 	pit.Y.Min, pit.Y.Max = 0, 1.3*max(slices.Max(counts), e+2.576*sd) // room for the legend
+	return pit, nil
+}
 
-	// Calibration: the share of observed values inside each central
-	// interval, against its level, with the 99% band of a calibrated one.
+// calibrationPanel draws the share of the n observed values inside each
+// central interval (from their predictive CDFs cdf) against its level,
+// with the 99% band of a calibrated one.
+func calibrationPanel(n int, cdf []float64) (*plot.Plot, error) {
 	cal := plot.New()
 	cal.Title.Text = "calibration of central intervals"
 	cal.X.Label.Text = "nominal level"
@@ -309,7 +369,7 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	var emp, bandLo, bandHi plotter.XYs
 	for _, a := range levels {
 		in := 0
-		for _, u := range p.CDF {
+		for _, u := range cdf {
 			if math.Abs(u-0.5) <= a/2 {
 				in++
 			}
@@ -322,20 +382,20 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	slices.Reverse(bandHi)
 	cb, err := plotter.NewPolygon(append(bandLo, bandHi...))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cb.Color, cb.LineStyle.Width = grayColor(220), 0
 	cal.Add(cb)
 	cal.Legend.Add("99% band of calibrated intervals", cb)
 	ref, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	cal.Add(ref)
 	el, ep, err := plotter.NewLinePoints(emp)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	el.Color, ep.Color = rgb(0x1f, 0x77, 0xb4), rgb(0x1f, 0x77, 0xb4)
 	cal.Add(el, ep)
@@ -344,7 +404,7 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 		k := slices.Index(levels, a)
 		m, err := plotter.NewScatter(plotter.XYs{emp[k]})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		m.Shape, m.Radius, m.Color = draw.RingGlyph{}, vg.Points(6), rgb(0xd6, 0x27, 0x28)
 		cal.Add(m)
@@ -354,8 +414,7 @@ func ppcFigure(base string, fit *subtemper.GPFit, td *subtemper.TestData, p *gp.
 	}
 	cal.Legend.Top, cal.Legend.Left = true, true
 	cal.X.Min, cal.X.Max, cal.Y.Min, cal.Y.Max = 0, 1, 0, 1
-
-	return figs.Grid(base, []*plot.Plot{obs, pit, cal}, 3, 4.5*vg.Inch, 4.5*vg.Inch)
+	return cal, nil
 }
 
 func grayColor(v uint8) color.Color { return color.Gray{Y: v} }

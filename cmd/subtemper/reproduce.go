@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,89 +38,117 @@ Environment: SUBTEMPER_BACKEND (default backend), SUBTEMPER_BLAS_THREADS
 
 // cmdReproduce runs the paper's experiment grid (bench.Reproduce).
 func cmdReproduce(ctx context.Context, args []string, io *stdio) error {
-	var budget, out, shard, backend string
-	var seed uint64
-	var quiet bool
-	fs := newFlagSet("subtemper reproduce", "subtemper reproduce runtime|ess|convergence|all [flags]", reproduceIntro)
-	fs.group("Run")
-	fs.str(&budget, "budget", "quick", "quick or full")
-	fs.str(&out, "out", "reproduce-out", "output folder")
-	fs.str(&shard, "shard", "0/1", "run shard `i/n` of the grid (0 ≤ i < n)")
-	fs.str(&backend, "backend", "", "linear-algebra backend (default: $SUBTEMPER_BACKEND, else the fastest compiled in)")
-	fs.uint64(&seed, "seed", 1, "seed of the data and of every cell")
-	fs.boolean(&quiet, "quiet", false, "no progress lines on stderr (one per cell, and in ESS cells one per sampler when it stops, and every 30 s while it runs)")
-	fs.notes = reproduceNotes
+	var f reproduceFlags
+	fs := reproduceFlagSet(&f)
 	pos, err := fs.parse(args, io.out)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		return usagef("name an experiment: runtime, ess, convergence or all (run `subtemper reproduce --help`)")
-	}
-	for _, e := range pos {
-		switch e {
-		case "runtime", "ess", "convergence", "all":
-		default:
-			return usagef("unknown experiment %q: want runtime, ess, convergence or all", e)
-		}
-	}
-	b, ok := bench.Budgets[budget]
-	if !ok {
-		return usagef("--budget %q: want quick or full", budget)
-	}
-	sh, err := bench.ParseShard(shard)
+	opt, err := f.options(pos)
 	if err != nil {
-		return usagef("--shard %q: want i/n with 0 ≤ i < n", shard)
+		return err
 	}
-	if strings.TrimSpace(out) == "" {
-		return usagef("--out is empty")
-	}
-	be, err := bench.Backend(backend)
-	if err != nil {
-		return usagef("--backend: %v", err)
-	}
-	if _, err := bench.ApplyThreads(); err != nil {
-		return usagef("%v", err)
-	}
-	if err := prepareOutDir(out); err != nil {
+	if err := prepareOutDir(f.out); err != nil {
 		return err
 	}
 	start := time.Now()
-	opt := bench.ReproduceOptions{
-		Experiments: pos, Budget: b, Backend: be, Seed: seed, Shard: sh, Out: out,
-	}
-	if !quiet {
-		var last time.Time // of the last line
-		opt.Progress = func(done, total int, c *bench.Cell) {
-			last = time.Now()
-			if c != nil {
-				fmt.Fprintf(io.err, "[%d/%d %s] %s\n", done+1, total, time.Since(start).Round(time.Second), c.Key())
-			}
-		}
-		opt.Block = func(_ *bench.Cell, driver string, tp bench.TracePoint, stop string) {
-			if now := time.Now(); stop != "" || now.Sub(last) >= blockLineEvery {
-				last = now
-				fmt.Fprintf(io.err, "    %s\n", blockLine(driver, tp, stop))
-			}
-		}
+	if !f.quiet {
+		reproduceProgress(&opt, io.err, start)
 	}
 	res, err := bench.Reproduce(ctx, opt)
 	elapsed := time.Since(start).Round(time.Second)
 	if errors.Is(err, bench.ErrInterrupted) {
-		fmt.Fprintf(io.err, "interrupted after %s: %s written to %s\n", elapsed, plural.Count(len(res), "cell", "cells"), out)
+		fmt.Fprintf(io.err, "interrupted after %s: %s written to %s\n", elapsed, plural.Count(len(res), "cell", "cells"), f.out)
 		return errInterrupted
 	}
 	if err != nil {
 		// report prefixes "subtemper reproduce: "; the error says the rest.
 		return err
 	}
-	fmt.Fprintf(io.out, "%s (budget %s, backend %s, shard %s) in %s; results in %s\n", plural.Count(len(res), "cell", "cells"), b.Name, be.Name(), shard, elapsed, out)
-	if sh.N <= 1 {
-		fmt.Fprintf(io.out, "report: %s\n", filepath.Join(out, "REPORT.md"))
+	fmt.Fprintf(io.out, "%s (budget %s, backend %s, shard %s) in %s; results in %s\n", plural.Count(len(res), "cell", "cells"), opt.Budget.Name, opt.Backend.Name(), f.shard, elapsed, f.out)
+	if opt.Shard.N <= 1 {
+		fmt.Fprintf(io.out, "report: %s\n", filepath.Join(f.out, "REPORT.md"))
 	} else {
 		fmt.Fprintf(io.out, "merge the shards with: subtemper merge DIR... --out DIR\n")
 	}
 	return nil
+}
+
+// reproduceFlags are the reproduce command's flags.
+type reproduceFlags struct {
+	budget, out, shard, backend string
+	seed                        uint64
+	quiet                       bool
+}
+
+// reproduceFlagSet is the reproduce command's flag set, parsing into f.
+func reproduceFlagSet(f *reproduceFlags) *flagSet {
+	fs := newFlagSet("subtemper reproduce", "subtemper reproduce runtime|ess|convergence|all [flags]", reproduceIntro)
+	fs.group("Run")
+	fs.str(&f.budget, "budget", "quick", "quick or full")
+	fs.str(&f.out, "out", "reproduce-out", "output folder")
+	fs.str(&f.shard, "shard", "0/1", "run shard `i/n` of the grid (0 ≤ i < n)")
+	fs.str(&f.backend, "backend", "", "linear-algebra backend (default: $SUBTEMPER_BACKEND, else the fastest compiled in)")
+	fs.uint64(&f.seed, "seed", 1, "seed of the data and of every cell")
+	fs.boolean(&f.quiet, "quiet", false, "no progress lines on stderr (one per cell, and in ESS cells one per sampler when it stops, and every 30 s while it runs)")
+	fs.notes = reproduceNotes
+	return fs
+}
+
+// options checks the experiments named (pos) and the flags, sets the
+// threads, and returns the run's options (without progress callbacks).
+func (f *reproduceFlags) options(pos []string) (bench.ReproduceOptions, error) {
+	var none bench.ReproduceOptions
+	if len(pos) == 0 {
+		return none, usagef("name an experiment: runtime, ess, convergence or all (run `subtemper reproduce --help`)")
+	}
+	for _, e := range pos {
+		switch e {
+		case "runtime", "ess", "convergence", "all":
+		default:
+			return none, usagef("unknown experiment %q: want runtime, ess, convergence or all", e)
+		}
+	}
+	b, ok := bench.Budgets[f.budget]
+	if !ok {
+		return none, usagef("--budget %q: want quick or full", f.budget)
+	}
+	sh, err := bench.ParseShard(f.shard)
+	if err != nil {
+		return none, usagef("--shard %q: want i/n with 0 ≤ i < n", f.shard)
+	}
+	if strings.TrimSpace(f.out) == "" {
+		return none, usagef("--out is empty")
+	}
+	be, err := bench.Backend(f.backend)
+	if err != nil {
+		return none, usagef("--backend: %v", err)
+	}
+	if _, err := bench.ApplyThreads(); err != nil {
+		return none, usagef("%v", err)
+	}
+	return bench.ReproduceOptions{
+		Experiments: pos, Budget: b, Backend: be, Seed: f.seed, Shard: sh, Out: f.out,
+	}, nil
+}
+
+// reproduceProgress sets opt's callbacks to write progress lines to w: one
+// per cell, and in ESS cells one per sampler when it stops and one every
+// blockLineEvery while it runs; start is when the run began.
+func reproduceProgress(opt *bench.ReproduceOptions, w io.Writer, start time.Time) {
+	var last time.Time // of the last line
+	opt.Progress = func(done, total int, c *bench.Cell) {
+		last = time.Now()
+		if c != nil {
+			fmt.Fprintf(w, "[%d/%d %s] %s\n", done+1, total, time.Since(start).Round(time.Second), c.Key())
+		}
+	}
+	opt.Block = func(_ *bench.Cell, driver string, tp bench.TracePoint, stop string) {
+		if now := time.Now(); stop != "" || now.Sub(last) >= blockLineEvery {
+			last = now
+			fmt.Fprintf(w, "    %s\n", blockLine(driver, tp, stop))
+		}
+	}
 }
 
 // cmdMerge merges the shards of a sharded reproduce run (bench.Merge).

@@ -826,3 +826,29 @@ func parseNoArgs(fs *flagSet, args []string, io *stdio) error {
 	}
 	return nil
 }
+
+// saveSynthetic writes a command's synthetic data with write to data.csv
+// in the folder out, unless out is "", records the file in desc, and
+// returns what the data's line says of it ("; written to PATH", or "").
+func saveSynthetic(out string, desc map[string]any, write func(path string) error) (string, error) {
+	if out == "" {
+		return "", nil
+	}
+	p := filepath.Join(out, "data.csv")
+	if err := write(p); err != nil {
+		return "", err
+	}
+	desc["file"] = p
+	return "; written to " + p, nil
+}
+
+// parseFlags makes a sampling command's flags and their flag set with
+// newFlagSet and parses args into them with parseNoArgs.
+func parseFlags[F any](newFlagSet func(*F) *flagSet, args []string, io *stdio) (*F, *flagSet, error) {
+	f := new(F)
+	fs := newFlagSet(f)
+	if err := parseNoArgs(fs, args, io); err != nil {
+		return nil, nil, err
+	}
+	return f, fs, nil
+}

@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -212,4 +213,86 @@ func WriteHeader(w io.Writer, names []string) error {
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ReadRecord reads the next record of cr and the line it begins on. At the
+// end of the input it returns io.EOF as it is; another error comes back as
+// ReadError(prefix, name, err).
+func ReadRecord(cr *csv.Reader, prefix, name string) ([]string, int, error) {
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return nil, 0, io.EOF
+	}
+	if err != nil {
+		return nil, 0, ReadError(prefix, name, err)
+	}
+	line, _ := cr.FieldPos(0)
+	return rec, line, nil
+}
+
+// ReadError formats an error of a reader made by NewCSVReader with the
+// file's name, the line and the column: "PREFIXNAME:LINE: column C: ERR"
+// for a parse error, "PREFIXNAME:LINE: REASON" for a record too long,
+// "PREFIXNAME: ERR" otherwise. prefix is the package's ("gp: ") or "".
+func ReadError(prefix, name string, err error) error {
+	var pe *csv.ParseError
+	var long *RecordTooLongError
+	switch {
+	case errors.As(err, &long):
+		return fmt.Errorf("%s%s:%w", prefix, name, err)
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s%s:%d: column %d: %w", prefix, name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("%s%s: %w", prefix, name, err)
+}
+
+// QuoteList lists names quoted with Quote, separated by commas, for an
+// error message: the first 10 of them, then how many there are in all.
+func QuoteList(names []string) string {
+	var b strings.Builder
+	for j, h := range names {
+		if j == 10 {
+			fmt.Fprintf(&b, ", … (%d in all)", len(names))
+			break
+		}
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Quote(h))
+	}
+	return b.String()
+}
+
+// Checker is data that checks itself before it is written.
+type Checker interface{ Check() error }
+
+// WriteCSVFile checks v, then writes it with write to the file at path
+// (created or truncated, through Write). Check's error comes back as it
+// is, a writing error as "PKG: writing PATH: ERR".
+func WriteCSVFile[T Checker](pkg, path string, v T, write func(io.Writer, T) error) error {
+	if err := v.Check(); err != nil {
+		return err
+	}
+	if err := Write(path, func(w *bufio.Writer) error { return write(w, v) }); err != nil {
+		return fmt.Errorf("%s: writing %s: %w", pkg, path, err)
+	}
+	return nil
+}
+
+// WriteCSV checks v, then writes it with write to w through a buffer that
+// it flushes. Check's error comes back as it is, a writing error as
+// "PKG: write csv: ERR".
+func WriteCSV[T Checker](pkg string, w io.Writer, v T, write func(io.Writer, T) error) error {
+	if err := v.Check(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	err := write(bw, v)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: write csv: %w", pkg, err)
+	}
+	return nil
 }

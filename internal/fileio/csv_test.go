@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"encoding/csv"
 	"errors"
 	"io"
 	"strings"
@@ -90,5 +91,45 @@ func TestCSVFieldRoundTrip(t *testing.T) {
 		if err != nil || len(rec) != 2 || rec[0] != s {
 			t.Errorf("%q written as %q reads back as %q, %v", s, b.String(), rec, err)
 		}
+	}
+}
+
+func TestReadRecordAndReadError(t *testing.T) {
+	cr := NewCSVReader(strings.NewReader("a,b\n\n1,2\n3,\"x\n"), 0)
+	rec, line, err := ReadRecord(cr, "pkg: ", "f.csv")
+	if err != nil || line != 1 || strings.Join(rec, ",") != "a,b" {
+		t.Fatalf("header: %q line %d, %v", rec, line, err)
+	}
+	rec, line, err = ReadRecord(cr, "pkg: ", "f.csv")
+	if err != nil || line != 3 || strings.Join(rec, ",") != "1,2" {
+		t.Fatalf("row after a blank line: %q line %d, %v", rec, line, err)
+	}
+	_, _, err = ReadRecord(cr, "pkg: ", "f.csv")
+	if !errors.Is(err, csv.ErrQuote) || !strings.HasPrefix(err.Error(), "pkg: f.csv:4: column ") {
+		t.Fatalf("unterminated quote: %v", err)
+	}
+	if _, _, err = ReadRecord(cr, "pkg: ", "f.csv"); err != io.EOF {
+		t.Fatalf("at the end: %v, want io.EOF", err)
+	}
+	long := &RecordTooLongError{Line: 7}
+	if got, want := ReadError("", "g.csv", long).Error(), "g.csv:7: "+long.Reason(); got != want {
+		t.Errorf("ReadError of a long record = %q, want %q", got, want)
+	}
+	if got := ReadError("pkg: ", "g.csv", io.ErrUnexpectedEOF); got.Error() != "pkg: g.csv: unexpected EOF" || !errors.Is(got, io.ErrUnexpectedEOF) {
+		t.Errorf("ReadError of another error = %v", got)
+	}
+}
+
+func TestQuoteList(t *testing.T) {
+	if got := QuoteList([]string{"a", "b c"}); got != `"a", "b c"` {
+		t.Errorf("QuoteList of 2 names = %s", got)
+	}
+	names := make([]string, 12)
+	for i := range names {
+		names[i] = string(rune('a' + i))
+	}
+	got := QuoteList(names)
+	if !strings.HasSuffix(got, `"j", … (12 in all)`) || strings.Contains(got, `"k"`) {
+		t.Errorf("QuoteList of 12 names = %s", got)
 	}
 }

@@ -213,26 +213,43 @@ func Traces(base string, names []string, draws [][][]float64) error {
 					xys = append(xys, plotter.XY{X: float64(i), Y: x})
 				}
 			}
-			if len(xys) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(xys)
+			l, err := addLine(p, xys, c, vg.Points(0.6))
 			if err != nil {
 				return fmt.Errorf("report: traces: %s chain %d: %w", name, c, err)
 			}
-			l.Color = plotutil.Color(c)
-			l.Width = vg.Points(0.6)
-			p.Add(l)
-			if v == 0 {
+			if l != nil && v == 0 {
 				p.Legend.Add(fmt.Sprintf("chain %d", c+1), l)
 			}
 		}
 		p.Legend.Top = true
 		plots[v] = []*plot.Plot{p}
 	}
-	h := vg.Length(len(names)) * 1.6 * vg.Inch
+	return saveColumn(base, plots)
+}
+
+// addLine adds to p a line through pts, in the colour of series k and of
+// the width given, and returns it; it adds nothing and returns nil when
+// pts is empty.
+func addLine(p *plot.Plot, pts plotter.XYs, k int, width vg.Length) (*plotter.Line, error) {
+	if len(pts) == 0 {
+		return nil, nil
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, err
+	}
+	l.Color = plotutil.Color(k)
+	l.Width = width
+	p.Add(l)
+	return l, nil
+}
+
+// saveColumn saves plots (one plot a row) as one figure, 7 inches wide and
+// 1.6 inches high a row, with the panels' axes aligned.
+func saveColumn(base string, plots [][]*plot.Plot) error {
+	h := vg.Length(len(plots)) * 1.6 * vg.Inch
 	return save(base, 7*vg.Inch, h, func(dc draw.Canvas) {
-		t := draw.Tiles{Rows: len(names), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+		t := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
 		cs := plot.Align(plots, t, dc)
 		for i := range plots {
 			plots[i][0].Draw(cs[i][0])
@@ -309,31 +326,18 @@ func Panels(base string, names []string, xLabel string, seriesNames []string, li
 					pts = append(pts, plotter.XY{X: x, Y: xy[1][i]})
 				}
 			}
-			if len(pts) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(pts)
+			l, err := addLine(p, pts, k, vg.Points(1))
 			if err != nil {
 				return fmt.Errorf("report: panels: %s series %d: %w", name, k, err)
 			}
-			l.Color = plotutil.Color(k)
-			l.Width = vg.Points(1)
-			p.Add(l)
-			if v == 0 && k < len(seriesNames) {
+			if l != nil && v == 0 && k < len(seriesNames) {
 				p.Legend.Add(seriesNames[k], l)
 			}
 		}
 		p.Legend.Top = true
 		plots[v] = []*plot.Plot{p}
 	}
-	h := vg.Length(len(names)) * 1.6 * vg.Inch
-	return save(base, 7*vg.Inch, h, func(dc draw.Canvas) {
-		t := draw.Tiles{Rows: len(names), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
-		cs := plot.Align(plots, t, dc)
-		for i := range plots {
-			plots[i][0].Draw(cs[i][0])
-		}
-	})
+	return saveColumn(base, plots)
 }
 
 // addHLine draws spec's reference line, if any, and widens the y range

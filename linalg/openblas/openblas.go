@@ -4,6 +4,7 @@ package openblas
 
 import (
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/netlib/blas/netlib"
@@ -40,38 +41,33 @@ type LAPACK struct{}
 // ul. It reports whether the matrix was positive definite. As in gonum, it
 // panics on invalid arguments.
 func (LAPACK) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) bool {
-	f := checkArgs("Dpotrf", ul, n, a, lda)
-	if n == 0 {
-		return true
-	}
-	var info int
-	if ul == blas.Lower {
-		info = rpotrf(n, a, lda)
-	} else {
-		info = dpotrf(f, n, a, lda)
-	}
-	if info < 0 {
-		panic("openblas: Dpotrf: argument " + strconv.Itoa(-info) + " rejected by dpotrf_")
-	}
-	return info == 0
+	return potr("Dpotrf", rpotrf, dpotrf, ul, n, a, lda)
 }
 
 // Dpotri replaces the Cholesky factor held in the triangle ul of the
 // row-major matrix a by the same triangle of the inverse of the original
 // matrix. It reports false if the factor is singular.
 func (LAPACK) Dpotri(ul blas.Uplo, n int, a []float64, lda int) bool {
-	f := checkArgs("Dpotri", ul, n, a, lda)
+	return potr("Dpotri", rpotri, dpotri, ul, n, a, lda)
+}
+
+// potr runs the routine fn (Dpotrf or Dpotri) on the triangle ul of a:
+// lower, the recursive one of chol.go; upper, OpenBLAS's (fn's lower-case
+// name followed by an underscore). It reports whether the routine
+// succeeded (info 0) and panics on invalid arguments.
+func potr(fn string, lower func(n int, a []float64, lda int) int, upper func(uplo byte, n int, a []float64, lda int) int, ul blas.Uplo, n int, a []float64, lda int) bool {
+	f := checkArgs(fn, ul, n, a, lda)
 	if n == 0 {
 		return true
 	}
 	var info int
 	if ul == blas.Lower {
-		info = rpotri(n, a, lda)
+		info = lower(n, a, lda)
 	} else {
-		info = dpotri(f, n, a, lda)
+		info = upper(f, n, a, lda)
 	}
 	if info < 0 {
-		panic("openblas: Dpotri: argument " + strconv.Itoa(-info) + " rejected by dpotri_")
+		panic("openblas: " + fn + ": argument " + strconv.Itoa(-info) + " rejected by " + strings.ToLower(fn) + "_")
 	}
 	return info == 0
 }
