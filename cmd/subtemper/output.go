@@ -123,11 +123,15 @@ func printSummaryTable(w io.Writer, vars []variableJSON, perSec bool) {
 	tw.Flush()
 }
 
-// kernelLine describes the inner kernel name ("mh", "hmc", "nuts") as
-// the flags configure it, for the header of the printed summary.
-func kernelLine(f *samplerFlags, s *runSummary, name string) string {
+// kernelLine describes the inner kernel name ("mh", "hmc", "nuts",
+// "imh") as the flags configure it, for the header of the printed summary;
+// k is the run's kernel, which describes an independence sampler (a warm
+// start's: no flag sets its proposal).
+func kernelLine(f *samplerFlags, s *runSummary, name string, k tempering.Kernel) string {
 	var kern string
 	switch name {
+	case "imh":
+		return imhLine(k)
 	case "hmc":
 		kern = fmt.Sprintf("HMC L=%d", f.leapfrog)
 		if f.hmcLength > 0 {
@@ -151,6 +155,29 @@ func kernelLine(f *samplerFlags, s *runSummary, name string) string {
 	return kern + fmt.Sprintf(", adapted in warm-up (%s, target %s)", s.Adapt, fmtNum(s.TargetAccept))
 }
 
+// imhLine describes an independence sampler's proposal: the Student-t's
+// degrees of freedom, its wide component and its local steps.
+func imhLine(k tempering.Kernel) string {
+	ind, ok := k.(tempering.Independence)
+	if !ok {
+		return "IMH"
+	}
+	var parts []string
+	if ind.DF > 0 {
+		parts = append(parts, "ν="+fmtNum(ind.DF))
+	}
+	if ind.Wide > 0 {
+		parts = append(parts, "a wide t of weight "+fmtNum(ind.Wide))
+	}
+	if ind.Local > 0 {
+		parts = append(parts, plural.Count(ind.Local, "local random-walk step", "local random-walk steps")+" each")
+	}
+	if len(parts) == 0 {
+		return "IMH"
+	}
+	return "IMH from a fitted Student-t (" + strings.Join(parts, ", ") + ")"
+}
+
 // printRun prints a run's human-readable summary.
 func printRun(w io.Writer, j *job, s *runSummary) {
 	f := j.flags
@@ -160,7 +187,7 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	case s.Interrupted:
 		fmt.Fprintf(w, "*** INTERRUPTED: the run was stopped early; the figures below use the draws made so far (%v per chain) ***\n\n", s.Draws.PerChain)
 	}
-	drv, kern := runSamplers(f, s)
+	drv, kern := runSamplers(f, s, j.settings.Kernel)
 	fmt.Fprintf(w, "subtemper %s: %s + %s, %s, warm-up %d, %s (thin %d), seed %d, backend %s\n",
 		j.command, drv, kern, plural.Count(f.chains, "chain", "chains"), f.warmup, drawsLine(s.Draws), f.thin, s.Seed, s.Backend)
 	fmt.Fprintf(w, "data: %s\n", j.dataLine)
@@ -180,10 +207,10 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 
 // runSamplers describes the run's samplers for printRun's first line: the
 // driver (with its ladder) and the kernels.
-func runSamplers(f *samplerFlags, s *runSummary) (drv, kern string) {
-	kern = kernelLine(f, s, s.Inner)
+func runSamplers(f *samplerFlags, s *runSummary, k tempering.Kernel) (drv, kern string) {
+	kern = kernelLine(f, s, s.Inner, k)
 	if s.Hot != "" {
-		kern += " at the target, " + kernelLine(f, s, s.Hot) + " above it"
+		kern += " at the target, " + kernelLine(f, s, s.Hot, k) + " above it"
 	}
 	drv = strings.ToUpper(s.Sampler)
 	if s.Sampler != "none" {

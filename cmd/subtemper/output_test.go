@@ -4,28 +4,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/tempering"
 )
 
-// TestEBFMIWarning: a chain whose E-BFMI is below Stan's 0.3 is named in
-// a warning that points at the energy figure; the printed line gives
-// every chain's value and the threshold. Chains at or above it, and runs
-// without energies (mh at the target level), get no warning.
-func TestEBFMIWarning(t *testing.T) {
-	j := &job{command: "mvn", data: map[string]any{}}
-	s := &runSummary{Inner: "nuts", Converged: true, EBFMI: []num{0.95, 0.21, diag.EBFMIMin}}
-	s.Draws.Summarized = 100
-	w := strings.Join(runWarnings(j, s), "\n")
-	if !strings.Contains(w, "E-BFMI below 0.3 in chain (2)") || !strings.Contains(w, "energy figure") {
-		t.Errorf("warnings lack chain 2's E-BFMI:\n%s", w)
-	}
-	if line := ebfmiLine(s); !strings.Contains(line, "0.950, 0.210, 0.300") || !strings.Contains(line, "below 0.3") {
-		t.Errorf("printed line %q", line)
-	}
-	for _, b := range [][]num{{0.95, 0.5}, nil} {
-		s.EBFMI = b
-		if w := strings.Join(runWarnings(j, s), "\n"); strings.Contains(w, "E-BFMI") {
-			t.Errorf("E-BFMI %v: warned:\n%s", b, w)
+// TestKernelLineIndependence: the printed summary names an independence
+// sampler's proposal as the run had it, not the flags' MH settings.
+func TestKernelLineIndependence(t *testing.T) {
+	f := &samplerFlags{mhScale: 0.1}
+	s := &runSummary{}
+	s.Adapt = "none"
+	k := tempering.Independence{DF: 5, Wide: 0.15, Local: 1}
+	got := kernelLine(f, s, "imh", k)
+	for _, want := range []string{"IMH", "ν=5", "wide t of weight 0.15", "1 local random-walk step each"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("kernelLine(imh) = %q, want it to contain %q", got, want)
 		}
+	}
+	if strings.Contains(got, "MH σ") {
+		t.Errorf("kernelLine(imh) = %q describes a random-walk MH", got)
+	}
+	if got := kernelLine(f, s, "mh", nil); got != "MH σ=0.1 fixed" {
+		t.Errorf("kernelLine(mh) = %q, want %q", got, "MH σ=0.1 fixed")
 	}
 }
