@@ -402,8 +402,8 @@ func newPredictive(nt, S int, probs []float64, withY bool) *Predictive {
 	return p
 }
 
-// workerClones returns a model per worker: m itself, then clones of it
-// (closeClones closes them). If a clone fails it closes those made.
+// workerClones returns a model per worker: m itself, then copies of it
+// (Copy; closeClones closes them). If a copy fails it closes those made.
 func (m *Model) workerClones(workers int) ([]*Model, error) {
 	models := make([]*Model, workers)
 	models[0] = m
