@@ -460,6 +460,88 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		defer runtime.UnlockOSThread()
 		now = func() time.Duration { d, _ := tempering.ThreadCPU(); return d }
 	}
+	m, ns, err := newCostMeter(t, sizes, opt, now)
+	if err != nil {
+		return nil, err
+	}
+	sites, kinds := m.sites(ns)
+	if err := m.drawSubsets(ns); err != nil {
+		return nil, err
+	}
+	per := opt.MinTime / time.Duration(opt.Rounds)
+	if err := m.visitAll(ctx, sites, opt, per); err != nil {
+		return nil, err
+	}
+	perCall := func(s *costSite) float64 {
+		if opt.Mean {
+			return s.total.Seconds() / float64(s.calls)
+		}
+		return median(s.secs)
+	}
+	c := &CostCurve{}
+	for i := 0; i < len(sites); i += kinds {
+		v, g := sites[i], sites[i+1]
+		pt := CostPoint{N: v.n, Value: perCall(v), Grad: perCall(g)}
+		if m.gr != nil {
+			pt.Resume = perCall(sites[i+2])
+		}
+		c.Points = append(c.Points, pt)
+	}
+	u := m.base
+	sec, err := timeCalls(ctx, opt.Rounds, per/4, now, func() error {
+		if v := t.LogPrior(u, m.grad); math.IsNaN(v) {
+			return errors.New("log prior is NaN")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bench: measuring the cost of LogPrior: %w", err)
+	}
+	c.PriorCost = sec
+	if m.reo != nil {
+		c.ReorderCost = median(m.reorderSecs)
+	}
+	return c, nil
+}
+
+// costMeter holds MeasureCost's state: the target, the clock the calls
+// are timed by, the point they are made at and the subsets they are made
+// on.
+type costMeter struct {
+	t    tempering.Target
+	nobs int
+	now  func() time.Duration
+	rng  *rand.Rand
+	// u is the point of the calls, base the point it moves about (by
+	// spread), grad the gradient's scratch.
+	u, base, grad []float64
+	spread        float64
+	gr            tempering.GradResumer // nil if t cannot resume
+	reo           tempering.Reorderer   // nil if t cannot be re-laid out
+	// perm is a Reorderer's layout, pools the subsets of each size of
+	// other targets.
+	perm        []int
+	pools       map[int][][]int
+	reorderSecs []float64
+	calls       int // calls so far, to cycle through the pools
+}
+
+// costSite is one timed call site of MeasureCost, a (size, kind): n
+// observations, with gradient or not, a resume or not; secs holds each
+// visit's mean time per call, total all calls' time and calls their
+// number.
+type costSite struct {
+	n      int
+	grad   []float64
+	resume bool
+	secs   []float64
+	total  time.Duration
+	calls  int
+}
+
+// newCostMeter checks MeasureCost's point and sizes and returns its
+// meter and the distinct sizes, sorted.
+func newCostMeter(t tempering.Target, sizes []int, opt MeasureOptions, now func() time.Duration) (*costMeter, []int, error) {
 	dim, nobs := t.Dim(), t.NumObs()
 	u := opt.At
 	if u == nil {
@@ -469,143 +551,161 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 		}
 	}
 	if len(u) != dim {
-		return nil, fmt.Errorf("bench: measuring cost at a point of length %d, target dimension %d", len(u), dim)
+		return nil, nil, fmt.Errorf("bench: measuring cost at a point of length %d, target dimension %d", len(u), dim)
 	}
 	ns := slices.Clone(sizes)
 	slices.Sort(ns)
 	ns = slices.Compact(ns)
 	if len(ns) == 0 || ns[0] < 1 || ns[len(ns)-1] > nobs {
-		return nil, fmt.Errorf("bench: measuring cost at sizes %v of a target with %d observations", sizes, nobs)
+		return nil, nil, fmt.Errorf("bench: measuring cost at sizes %v of a target with %d observations", sizes, nobs)
 	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f7374))
-	grad := make([]float64, dim)
-	base := u
+	m := &costMeter{
+		t: t, nobs: nobs, now: now,
+		rng:  rand.New(rand.NewPCG(opt.Seed, 0x636f7374)),
+		grad: make([]float64, dim), base: u, u: u, spread: opt.Spread,
+		pools: map[int][][]int{},
+	}
 	if opt.Spread < 0 || math.IsNaN(opt.Spread) || math.IsInf(opt.Spread, 0) {
-		return nil, fmt.Errorf("bench: MeasureOptions.Spread must be finite and ≥ 0, got %v", opt.Spread)
+		return nil, nil, fmt.Errorf("bench: MeasureOptions.Spread must be finite and ≥ 0, got %v", opt.Spread)
 	}
 	if opt.Spread > 0 {
-		u = slices.Clone(base)
+		m.u = slices.Clone(m.base)
 	}
-	// move draws the point of the next visit (with Spread).
-	move := func() {
-		if opt.Spread > 0 {
-			for i, b := range base {
-				u[i] = b + opt.Spread*rng.NormFloat64()
-			}
-		}
+	if gr, ok := t.(tempering.GradResumer); ok {
+		m.gr = gr
 	}
-	per := opt.MinTime / time.Duration(opt.Rounds)
-	// One timed call site per (size, kind), visited round-robin: a burst of
-	// load on a shared machine then hits every size alike, and the
-	// median over rounds discards it.
-	type site struct {
-		n      int
-		grad   []float64
-		resume bool
-		secs   []float64
-		total  time.Duration // all calls' time, and their number
-		calls  int
+	if reo, ok := t.(tempering.Reorderer); ok {
+		m.reo = reo
 	}
-	gr, canResume := t.(tempering.GradResumer)
-	kinds := 2
-	if canResume {
+	return m, ns, nil
+}
+
+// sites returns the call sites, per size of ns (ascending) one without
+// gradient, one with, and one resume if the target can resume, and the
+// number of kinds per size. One timed call site per (size, kind), visited
+// round-robin: a burst of load on a shared machine then hits every size
+// alike, and the median over rounds discards it.
+func (m *costMeter) sites(ns []int) (sites []*costSite, kinds int) {
+	kinds = 2
+	if m.gr != nil {
 		kinds = 3
 	}
-	var sites []*site
 	for _, n := range ns {
-		sites = append(sites, &site{n: n}, &site{n: n, grad: grad})
-		if canResume {
-			sites = append(sites, &site{n: n, grad: grad, resume: true})
+		sites = append(sites, &costSite{n: n}, &costSite{n: n, grad: m.grad})
+		if m.gr != nil {
+			sites = append(sites, &costSite{n: n, grad: m.grad, resume: true})
 		}
 	}
-	// Subsets of each size: for most targets a pool of independent random
-	// subsets used in turn, as STT draws fresh ones at every iteration and
-	// SPT alternates between levels (one subset, evaluated again and again,
-	// would stay hotter in the cache than in a run). A Reorderer target is
-	// evaluated on prefixes of its current layout, which is what the
-	// drivers evaluate on it.
+	return sites, kinds
+}
+
+// drawSubsets lays a Reorderer target out by a random permutation (untimed)
+// or draws the pools of subsets of the sizes ns below NumObs. For most
+// targets a pool of independent random subsets is used in turn, as STT
+// draws fresh ones at every iteration and SPT alternates between levels
+// (one subset, evaluated again and again, would stay hotter in the cache
+// than in a run). A Reorderer target is evaluated on prefixes of its
+// current layout, which is what the drivers evaluate on it.
+func (m *costMeter) drawSubsets(ns []int) error {
 	const poolSize = 8
-	pools := map[int][][]int{}
-	reo, isReo := t.(tempering.Reorderer)
-	var perm []int
-	var reorderSecs []float64
-	reorder := func(timed bool) error {
-		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		t0 := now()
-		if err := reo.Reorder(perm); err != nil {
-			return fmt.Errorf("bench: reordering the data: %w", err)
-		}
-		if timed {
-			reorderSecs = append(reorderSecs, (now() - t0).Seconds())
-		}
-		return nil
-	}
-	if isReo {
-		perm = rng.Perm(nobs)
-		if err := reorder(false); err != nil {
-			return nil, err
+	if m.reo != nil {
+		m.perm = m.rng.Perm(m.nobs)
+		if err := m.reorder(false); err != nil {
+			return err
 		}
 	}
 	for _, n := range ns {
-		if n < nobs && !isReo {
+		if n < m.nobs && m.reo == nil {
 			for range poolSize {
-				pools[n] = append(pools[n], rng.Perm(nobs)[:n])
+				m.pools[n] = append(m.pools[n], m.rng.Perm(m.nobs)[:n])
 			}
 		}
 	}
-	calls := 0
-	// call makes a site's call and returns the time it took (a resume's
-	// own, without the evaluation before it).
-	call := func(s *site) (time.Duration, error) {
-		var subset []int
-		switch {
-		case s.n >= nobs:
-		case isReo:
-			subset = perm[:s.n]
-		default:
-			p := pools[s.n]
-			subset = p[calls%len(p)]
-		}
-		calls++
-		if s.resume {
-			if _, err := t.LogLik(subset, u, nil); err != nil {
-				return 0, err
-			}
-			t0 := now()
-			_, ok, err := gr.LogLikResume(subset, u, s.grad)
-			el := now() - t0
-			if err == nil && !ok {
-				err = errors.New("the target declined to resume the gradient of the evaluation just before")
-			}
-			return el, err
-		}
-		t0 := now()
-		_, err := t.LogLik(subset, u, s.grad)
-		return now() - t0, err
+	return nil
+}
+
+// reorder re-lays a Reorderer target out by a fresh shuffle of its
+// permutation, recording the time Reorder took if timed.
+func (m *costMeter) reorder(timed bool) error {
+	perm := m.perm
+	m.rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	t0 := m.now()
+	if err := m.reo.Reorder(perm); err != nil {
+		return fmt.Errorf("bench: reordering the data: %w", err)
 	}
+	if timed {
+		m.reorderSecs = append(m.reorderSecs, (m.now() - t0).Seconds())
+	}
+	return nil
+}
+
+// move draws the point of the next visit (with Spread).
+func (m *costMeter) move() {
+	if m.spread > 0 {
+		for i, b := range m.base {
+			m.u[i] = b + m.spread*m.rng.NormFloat64()
+		}
+	}
+}
+
+// call makes a site's call and returns the time it took (a resume's own,
+// without the evaluation before it).
+func (m *costMeter) call(s *costSite) (time.Duration, error) {
+	var subset []int
+	switch {
+	case s.n >= m.nobs:
+	case m.reo != nil:
+		subset = m.perm[:s.n]
+	default:
+		p := m.pools[s.n]
+		subset = p[m.calls%len(p)]
+	}
+	m.calls++
+	if s.resume {
+		if _, err := m.t.LogLik(subset, m.u, nil); err != nil {
+			return 0, err
+		}
+		t0 := m.now()
+		_, ok, err := m.gr.LogLikResume(subset, m.u, s.grad)
+		el := m.now() - t0
+		if err == nil && !ok {
+			err = errors.New("the target declined to resume the gradient of the evaluation just before")
+		}
+		return el, err
+	}
+	t0 := m.now()
+	_, err := m.t.LogLik(subset, m.u, s.grad)
+	return m.now() - t0, err
+}
+
+// visitAll calls every site once to warm caches and workspaces, then
+// visits the sites in rounds, each visit a burst of at most visitCalls
+// calls or per of time, for at least opt.Rounds rounds and until
+// opt.MinTime per site has been spent in all.
+func (m *costMeter) visitAll(ctx context.Context, sites []*costSite, opt MeasureOptions, per time.Duration) error {
 	for _, s := range sites { // warm caches and workspaces
-		if _, err := call(s); err != nil {
-			return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
+		if _, err := m.call(s); err != nil {
+			return fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
 		}
 	}
 	budget := opt.MinTime * time.Duration(len(sites))
 	for round, spent := 0, time.Duration(0); round < opt.Rounds || spent < budget; round++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		if isReo {
-			if err := reorder(true); err != nil {
-				return nil, err
+		if m.reo != nil {
+			if err := m.reorder(true); err != nil {
+				return err
 			}
 		}
 		for _, s := range sites {
-			move()
+			m.move()
 			k := 0
 			var el time.Duration
 			for k < visitCalls {
-				d, err := call(s)
+				d, err := m.call(s)
 				if err != nil {
-					return nil, fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
+					return fmt.Errorf("bench: measuring the cost of LogLik on %d observations: %w", s.n, err)
 				}
 				k++
 				if el += d; el >= per {
@@ -618,36 +718,7 @@ func MeasureCost(ctx context.Context, t tempering.Target, sizes []int, opt Measu
 			s.calls += k
 		}
 	}
-	perCall := func(s *site) float64 {
-		if opt.Mean {
-			return s.total.Seconds() / float64(s.calls)
-		}
-		return median(s.secs)
-	}
-	c := &CostCurve{}
-	for i := 0; i < len(sites); i += kinds {
-		v, g := sites[i], sites[i+1]
-		pt := CostPoint{N: v.n, Value: perCall(v), Grad: perCall(g)}
-		if canResume {
-			pt.Resume = perCall(sites[i+2])
-		}
-		c.Points = append(c.Points, pt)
-	}
-	u = base
-	sec, err := timeCalls(ctx, opt.Rounds, per/4, now, func() error {
-		if v := t.LogPrior(u, grad); math.IsNaN(v) {
-			return errors.New("log prior is NaN")
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("bench: measuring the cost of LogPrior: %w", err)
-	}
-	c.PriorCost = sec
-	if isReo {
-		c.ReorderCost = median(reorderSecs)
-	}
-	return c, nil
+	return nil
 }
 
 // visitCalls is the most calls MeasureCost makes in one visit to a (size,

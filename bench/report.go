@@ -215,72 +215,82 @@ func runtimeReport(dir string, cells []*CellResult, md *bytes.Buffer) error {
 			continue
 		}
 		any = true
-		series := map[string]*report.Series{}
-		fmt.Fprintf(md, "## Run time, %s (HMC, D = %d): cost ratio to HMC alone (Fig. 1)\n\n", strings.ToUpper(model), rows[0].Cell.Dim)
-		md.WriteString("| N | α̂ (grad) | s/iter HMC | SPT meas / pred | STT meas / pred | PT meas / pred | TT meas / pred |\n|---|---|---|---|---|---|---|\n")
-		for _, c := range rows {
-			_, g := c.Cost.Fit()
-			tm := map[string]Timing{}
-			for _, t := range c.Timings {
-				tm[t.Driver] = t
-				if series[t.Driver] == nil {
-					series[t.Driver] = &report.Series{Name: t.Driver}
-				}
-				s := series[t.Driver]
-				s.X = append(s.X, float64(c.Cell.N))
-				s.Y = append(s.Y, t.SecPerIter)
-				d, _ := tempering.ParseDriver(t.Driver)
-				fmt.Fprintf(&csv, "%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, c.Cell.N, c.Cell.Dim, t.Driver,
-					fg(t.SecPerIter), fg(t.NoneSecPerIter), ff(t.RatioMeasured, 3), ff(t.RatioMedian, 3), ff(t.RatioPredicted, 3), ff(t.RatioPowerLaw, 3),
-					ff(t.Transitions, 2), ff(t.Evals, 2), ff(t.EvalsGrad, 2), ff(g.Alpha, 3),
-					ff(ClosedForm(Paper, d, g.Alpha, PaperBetaMin, PaperLevels), 3),
-					ff(ClosedForm(Corrected, d, g.Alpha, PaperBetaMin, PaperLevels), 3),
-					ff(ClosedForm(Neal, d, g.Alpha, PaperBetaMin, PaperLevels), 3))
-			}
-			fmt.Fprintf(md, "| %d | %s | %s |", c.Cell.N, ff(g.Alpha, 2), fg(tm["none"].SecPerIter))
-			for _, d := range []string{"spt", "stt", "pt", "tt"} {
-				t, ok := tm[d]
-				if !ok {
-					md.WriteString(" – |")
-					continue
-				}
-				fmt.Fprintf(md, " %s / %s |", ff(t.RatioMeasured, 2), ff(t.RatioPredicted, 2))
-			}
-			md.WriteString("\n")
-		}
-		last := rows[len(rows)-1]
-		_, g := last.Cost.Fit()
-		fmt.Fprintf(md, "\nClosed forms at the fitted α = %s (N = %d): ", ff(g.Alpha, 2), last.Cell.N)
-		for _, d := range []tempering.Driver{tempering.SPT, tempering.STT, tempering.PT, tempering.TT} {
-			fmt.Fprintf(md, "%v paper %s, corrected %s, Neal form %s; ", d,
-				ff(ClosedForm(Paper, d, g.Alpha, PaperBetaMin, PaperLevels), 2),
-				ff(ClosedForm(Corrected, d, g.Alpha, PaperBetaMin, PaperLevels), 2),
-				ff(ClosedForm(Neal, d, g.Alpha, PaperBetaMin, PaperLevels), 2))
-		}
-		md.WriteString("\n\n")
-		var ss []report.Series
-		for _, d := range []string{"none", "stt", "tt", "spt", "pt"} {
-			if s := series[d]; s != nil {
-				ss = append(ss, *s)
-			}
-		}
-		title := fmt.Sprintf("%s run time; ratios at N=%d:", strings.ToUpper(model), last.Cell.N)
-		for _, t := range last.Timings {
-			if t.Driver != "none" {
-				title += fmt.Sprintf(" %s %.2f", t.Driver, t.RatioMeasured)
-			}
-		}
-		if err := report.Line(filepath.Join(dir, "fig1_runtime_"+model), report.LineSpec{
-			Title: title, XLabel: "N", YLabel: "seconds per iteration", Series: ss, LogX: true, LogY: true,
-		}); err != nil {
+		if err := runtimeSection(dir, md, &csv, model, rows); err != nil {
 			return err
 		}
-		fmt.Fprintf(md, "![](fig1_runtime_%s.png)\n\n", model)
 	}
 	if !any {
 		return nil
 	}
 	return writeFile(filepath.Join(dir, "runtime.csv"), csv.Bytes())
+}
+
+// runtimeSection writes model's run-time section over its cells rows (by
+// N): its table and closed forms to md, its rows to csv and its Fig. 1
+// to dir.
+func runtimeSection(dir string, md, csv *bytes.Buffer, model string, rows []*CellResult) error {
+	series := map[string]*report.Series{}
+	fmt.Fprintf(md, "## Run time, %s (HMC, D = %d): cost ratio to HMC alone (Fig. 1)\n\n", strings.ToUpper(model), rows[0].Cell.Dim)
+	md.WriteString("| N | α̂ (grad) | s/iter HMC | SPT meas / pred | STT meas / pred | PT meas / pred | TT meas / pred |\n|---|---|---|---|---|---|---|\n")
+	for _, c := range rows {
+		_, g := c.Cost.Fit()
+		tm := map[string]Timing{}
+		for _, t := range c.Timings {
+			tm[t.Driver] = t
+			if series[t.Driver] == nil {
+				series[t.Driver] = &report.Series{Name: t.Driver}
+			}
+			s := series[t.Driver]
+			s.X = append(s.X, float64(c.Cell.N))
+			s.Y = append(s.Y, t.SecPerIter)
+			d, _ := tempering.ParseDriver(t.Driver)
+			fmt.Fprintf(csv, "%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, c.Cell.N, c.Cell.Dim, t.Driver,
+				fg(t.SecPerIter), fg(t.NoneSecPerIter), ff(t.RatioMeasured, 3), ff(t.RatioMedian, 3), ff(t.RatioPredicted, 3), ff(t.RatioPowerLaw, 3),
+				ff(t.Transitions, 2), ff(t.Evals, 2), ff(t.EvalsGrad, 2), ff(g.Alpha, 3),
+				ff(ClosedForm(Paper, d, g.Alpha, PaperBetaMin, PaperLevels), 3),
+				ff(ClosedForm(Corrected, d, g.Alpha, PaperBetaMin, PaperLevels), 3),
+				ff(ClosedForm(Neal, d, g.Alpha, PaperBetaMin, PaperLevels), 3))
+		}
+		fmt.Fprintf(md, "| %d | %s | %s |", c.Cell.N, ff(g.Alpha, 2), fg(tm["none"].SecPerIter))
+		for _, d := range []string{"spt", "stt", "pt", "tt"} {
+			t, ok := tm[d]
+			if !ok {
+				md.WriteString(" – |")
+				continue
+			}
+			fmt.Fprintf(md, " %s / %s |", ff(t.RatioMeasured, 2), ff(t.RatioPredicted, 2))
+		}
+		md.WriteString("\n")
+	}
+	last := rows[len(rows)-1]
+	_, g := last.Cost.Fit()
+	fmt.Fprintf(md, "\nClosed forms at the fitted α = %s (N = %d): ", ff(g.Alpha, 2), last.Cell.N)
+	for _, d := range []tempering.Driver{tempering.SPT, tempering.STT, tempering.PT, tempering.TT} {
+		fmt.Fprintf(md, "%v paper %s, corrected %s, Neal form %s; ", d,
+			ff(ClosedForm(Paper, d, g.Alpha, PaperBetaMin, PaperLevels), 2),
+			ff(ClosedForm(Corrected, d, g.Alpha, PaperBetaMin, PaperLevels), 2),
+			ff(ClosedForm(Neal, d, g.Alpha, PaperBetaMin, PaperLevels), 2))
+	}
+	md.WriteString("\n\n")
+	var ss []report.Series
+	for _, d := range []string{"none", "stt", "tt", "spt", "pt"} {
+		if s := series[d]; s != nil {
+			ss = append(ss, *s)
+		}
+	}
+	title := fmt.Sprintf("%s run time; ratios at N=%d:", strings.ToUpper(model), last.Cell.N)
+	for _, t := range last.Timings {
+		if t.Driver != "none" {
+			title += fmt.Sprintf(" %s %.2f", t.Driver, t.RatioMeasured)
+		}
+	}
+	if err := report.Line(filepath.Join(dir, "fig1_runtime_"+model), report.LineSpec{
+		Title: title, XLabel: "N", YLabel: "seconds per iteration", Series: ss, LogX: true, LogY: true,
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(md, "![](fig1_runtime_%s.png)\n\n", model)
+	return nil
 }
 
 // samplerMap returns the cell's samplers by driver name.
@@ -332,30 +342,8 @@ func essTable(md, csv *bytes.Buffer, name string, rows []*CellResult) {
 	md.WriteString("\n")
 }
 
+// essReport writes ess.csv, the report's Tables 1–2 and Fig. 3.
 func essReport(dir string, cells []*CellResult, md *bytes.Buffer) error {
-	sel := func(model, kernel string, n, dim int) []*CellResult {
-		var out []*CellResult
-		for _, c := range cells {
-			if c.Cell.Kind == ExpESS && c.Cell.Model == model && c.Cell.Kernel == kernel && (n == 0 || c.Cell.N == n) && (dim == 0 || c.Cell.Dim == dim) && len(c.Samplers) > 0 {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	// The tables' N: the N with most dimensions for each (model, kernel).
-	tableN := func(model, kernel string) int {
-		count := map[int]int{}
-		for _, c := range sel(model, kernel, 0, 0) {
-			count[c.Cell.N]++
-		}
-		best, bc := 0, 0
-		for n, k := range count {
-			if k > bc || (k == bc && n > best) {
-				best, bc = n, k
-			}
-		}
-		return best
-	}
 	var csv bytes.Buffer
 	csv.WriteString("table,model,kernel,n,params,draws,driver,ess_per_sec,rhat,converged\n")
 	wrote := false
@@ -364,8 +352,8 @@ func essReport(dir string, cells []*CellResult, md *bytes.Buffer) error {
 		{ModelMVN, "Table 2: median ESS per second, MVN", "table2"},
 	} {
 		for _, k := range []string{"hmc", "mh"} {
-			n := tableN(t.model, k)
-			rows := sel(t.model, k, n, 0)
+			n := essTableN(cells, t.model, k)
+			rows := essCells(cells, t.model, k, n, 0)
 			if len(rows) < 2 {
 				continue
 			}
@@ -383,56 +371,94 @@ func essReport(dir string, cells []*CellResult, md *bytes.Buffer) error {
 		if f.model == ModelGP {
 			dim = 18
 		}
-		rows := sel(f.model, f.kernel, 0, dim)
+		rows := essCells(cells, f.model, f.kernel, 0, dim)
 		if len(rows) < 2 {
 			continue
 		}
 		wrote = true
-		series := map[string]*report.Series{}
-		fmt.Fprintf(md, "## ESS per second against N, %s %s, |θ| = %d (Fig. 3)\n\n", strings.ToUpper(f.model), strings.ToUpper(f.kernel), rows[0].Cell.Params())
-		fmt.Fprintf(md, "| N | %s | STT | TT | SPT | PT |\n|---|---|---|---|---|---|\n", strings.ToUpper(f.kernel))
-		for _, c := range rows {
-			m := samplerMap(c)
-			fmt.Fprintf(md, "| %d |", c.Cell.N)
-			for _, d := range append([]string{"none"}, driverCols...) {
-				s, ok := m[d]
-				if !ok {
-					md.WriteString(" – |")
-					continue
-				}
-				star := ""
-				if !s.Converged {
-					star = `\*`
-				}
-				fmt.Fprintf(md, " %s%s |", ff(s.ESSPerSec, 4), star)
-				if series[d] == nil {
-					series[d] = &report.Series{Name: d}
-				}
-				series[d].X = append(series[d].X, float64(c.Cell.N))
-				series[d].Y = append(series[d].Y, s.ESSPerSec)
-				fmt.Fprintf(&csv, "fig3,%s,%s,%d,%d,%d,%s,%s,%s,%t\n", c.Cell.Model, c.Cell.Kernel, c.Cell.N, c.Cell.Params(), s.Draws, d, ff(s.ESSPerSec, 6), ff(s.Rhat, 4), s.Converged)
-			}
-			md.WriteString("\n")
-		}
-		var ss []report.Series
-		for _, d := range append([]string{"none"}, driverCols...) {
-			if s := series[d]; s != nil {
-				ss = append(ss, *s)
-			}
-		}
-		base := fmt.Sprintf("fig3_ess_%s_%s", f.model, f.kernel)
-		if err := report.Line(filepath.Join(dir, base), report.LineSpec{
-			Title:  fmt.Sprintf("%s %s, |θ| = %d: median ESS per second", strings.ToUpper(f.model), strings.ToUpper(f.kernel), rows[0].Cell.Params()),
-			XLabel: "N", YLabel: "ESS / s", Series: ss, LogX: true, LogY: true,
-		}); err != nil {
+		if err := essFigure(dir, md, &csv, f.model, f.kernel, rows); err != nil {
 			return err
 		}
-		fmt.Fprintf(md, "\n![](%s.png)\n\n", base)
 	}
 	if !wrote {
 		return nil
 	}
 	return writeFile(filepath.Join(dir, "ess.csv"), csv.Bytes())
+}
+
+// essCells returns the ESS cells of model and kernel with samplers, of N
+// n and dimension dim (either 0: any).
+func essCells(cells []*CellResult, model, kernel string, n, dim int) []*CellResult {
+	var out []*CellResult
+	for _, c := range cells {
+		if c.Cell.Kind == ExpESS && c.Cell.Model == model && c.Cell.Kernel == kernel && (n == 0 || c.Cell.N == n) && (dim == 0 || c.Cell.Dim == dim) && len(c.Samplers) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// essTableN returns the tables' N for (model, kernel): the N with most
+// dimensions (the largest of those tied).
+func essTableN(cells []*CellResult, model, kernel string) int {
+	count := map[int]int{}
+	for _, c := range essCells(cells, model, kernel, 0, 0) {
+		count[c.Cell.N]++
+	}
+	best, bc := 0, 0
+	for n, k := range count {
+		if k > bc || (k == bc && n > best) {
+			best, bc = n, k
+		}
+	}
+	return best
+}
+
+// essFigure writes one panel of Fig. 3, ESS per second against N for
+// model and kernel over rows: its table to md, its rows to csv and its
+// plot to dir.
+func essFigure(dir string, md, csv *bytes.Buffer, model, kernel string, rows []*CellResult) error {
+	series := map[string]*report.Series{}
+	fmt.Fprintf(md, "## ESS per second against N, %s %s, |θ| = %d (Fig. 3)\n\n", strings.ToUpper(model), strings.ToUpper(kernel), rows[0].Cell.Params())
+	fmt.Fprintf(md, "| N | %s | STT | TT | SPT | PT |\n|---|---|---|---|---|---|\n", strings.ToUpper(kernel))
+	for _, c := range rows {
+		m := samplerMap(c)
+		fmt.Fprintf(md, "| %d |", c.Cell.N)
+		for _, d := range append([]string{"none"}, driverCols...) {
+			s, ok := m[d]
+			if !ok {
+				md.WriteString(" – |")
+				continue
+			}
+			star := ""
+			if !s.Converged {
+				star = `\*`
+			}
+			fmt.Fprintf(md, " %s%s |", ff(s.ESSPerSec, 4), star)
+			if series[d] == nil {
+				series[d] = &report.Series{Name: d}
+			}
+			series[d].X = append(series[d].X, float64(c.Cell.N))
+			series[d].Y = append(series[d].Y, s.ESSPerSec)
+			fmt.Fprintf(csv, "fig3,%s,%s,%d,%d,%d,%s,%s,%s,%t\n", c.Cell.Model, c.Cell.Kernel, c.Cell.N, c.Cell.Params(), s.Draws, d, ff(s.ESSPerSec, 6), ff(s.Rhat, 4), s.Converged)
+		}
+		md.WriteString("\n")
+	}
+	var ss []report.Series
+	for _, d := range append([]string{"none"}, driverCols...) {
+		if s := series[d]; s != nil {
+			ss = append(ss, *s)
+		}
+	}
+	base := fmt.Sprintf("fig3_ess_%s_%s", model, kernel)
+	if err := report.Line(filepath.Join(dir, base), report.LineSpec{
+		Title:  fmt.Sprintf("%s %s, |θ| = %d: median ESS per second", strings.ToUpper(model), strings.ToUpper(kernel), rows[0].Cell.Params()),
+		XLabel: "N", YLabel: "ESS / s", Series: ss, LogX: true, LogY: true,
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(md, "\n![](%s.png)\n\n", base)
+	return nil
 }
 
 // convergenceReport draws Fig. 2 from the GP HMC D = 18 cell with the

@@ -205,88 +205,36 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 	const C = 3
 	b := opt.Budget
 	dim := t.Dim()
-	chains := make([]*tempering.Chain, C)
-	for c := range C {
-		tc, err := t.Clone()
-		if err != nil {
-			return nil, err
-		}
-		start := make([]float64, dim)
-		if st, ok := tc.(tempering.Starter); ok {
-			st.Start(c, C, start)
-		}
-		ch, err := tempering.NewChain(tc, paperSettings(d, kernel, tempering.Sweep), rand.New(rand.NewPCG(seed, paperIndex(d)<<8|uint64(c))), start)
-		if err != nil {
-			return nil, fmt.Errorf("%v chain %d: %w", d, c, err)
-		}
-		ch.EndWarmup()
-		ch.StopOn(ctx.Done())
-		chains[c] = ch
+	chains, err := paperChains(ctx, t, kernel, d, seed, C)
+	if err != nil {
+		return nil, err
 	}
-	// draws[c][p][s]: chain c, parameter p, draw s (diag's layout per parameter).
-	draws := make([][][]float64, C)
-	for c := range draws {
-		draws[c] = make([][]float64, dim)
-	}
-	elapsed := make([]time.Duration, C)
-	cum := make([][]time.Duration, C) // cumulative compute time after each draw
+	pd := newPaperDraws(C, dim)
 	sr := &SamplerResult{Driver: d.String()}
-	var err error
 	n := 0
 	for {
 		if ctx.Err() != nil {
 			sr.StopReason, err = "interrupted", ErrInterrupted
 			break
 		}
-		// Chain 0 runs a block of draws, cut short when it reaches the
-		// time budget; the other chains then run as many.
-		k := 0
-		cut := false
-	block:
-		for c, ch := range chains {
-			for i := 0; (c == 0 && i < b.Block && (i == 0 || elapsed[0].Seconds() < b.MaxSeconds)) || (c > 0 && i < k); i++ {
-				t0 := time.Now()
-				ch.Step()
-				if ch.Stopped() {
-					cut = true
-					break block
-				}
-				elapsed[c] += time.Since(t0)
-				for p, v := range ch.Position() {
-					draws[c][p] = append(draws[c][p], v)
-				}
-				cum[c] = append(cum[c], elapsed[c])
-				if c == 0 {
-					k++
-				}
-			}
-		}
+		k, cut := pd.block(chains, b)
 		if cut {
 			// Interrupted inside the block: keep the draws that every
 			// chain has, those of the blocks before it.
-			for c := range chains {
-				for p := range draws[c] {
-					draws[c][p] = draws[c][p][:n]
-				}
-				cum[c] = cum[c][:n]
-				elapsed[c] = 0
-				if n > 0 {
-					elapsed[c] = cum[c][n-1]
-				}
-			}
+			pd.truncate(n)
 			sr.StopReason, err = "interrupted", ErrInterrupted
 			break
 		}
 		n += k
-		rh := medianOver(dim, func(p int) float64 { return diag.RhatPaper(secondHalf(draws, p)) })
+		rh := medianOver(dim, func(p int) float64 { return diag.RhatPaper(secondHalf(pd.draws, p)) })
 		var mean time.Duration
-		for _, e := range elapsed {
+		for _, e := range pd.elapsed {
 			mean += e
 		}
 		tp := TracePoint{Draws: n, Seconds: mean.Seconds() / C, Rhat: rh}
 		sr.Trace = append(sr.Trace, tp)
 		slow := false
-		for _, e := range elapsed {
+		for _, e := range pd.elapsed {
 			slow = slow || e.Seconds() >= b.MaxSeconds
 		}
 		switch {
@@ -307,9 +255,105 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 	if n == 0 {
 		return sr, err
 	}
+	sr.summarise(pd, chains, n)
+	return sr, err
+}
+
+// paperChains returns C chains of driver d on clones of t, past warm-up,
+// from the target's C starting points, chain c with the paper's random
+// stream PCG(seed, paperIndex(d)<<8 | c), each stopping when ctx is done.
+func paperChains(ctx context.Context, t tempering.Target, kernel tempering.Kernel, d tempering.Driver, seed uint64, C int) ([]*tempering.Chain, error) {
+	dim := t.Dim()
+	chains := make([]*tempering.Chain, C)
+	for c := range C {
+		tc, err := t.Clone()
+		if err != nil {
+			return nil, err
+		}
+		start := make([]float64, dim)
+		if st, ok := tc.(tempering.Starter); ok {
+			st.Start(c, C, start)
+		}
+		ch, err := tempering.NewChain(tc, paperSettings(d, kernel, tempering.Sweep), rand.New(rand.NewPCG(seed, paperIndex(d)<<8|uint64(c))), start)
+		if err != nil {
+			return nil, fmt.Errorf("%v chain %d: %w", d, c, err)
+		}
+		ch.EndWarmup()
+		ch.StopOn(ctx.Done())
+		chains[c] = ch
+	}
+	return chains, nil
+}
+
+// paperDraws holds runSampler's chains' draws and compute times.
+type paperDraws struct {
+	// draws[c][p][s]: chain c, parameter p, draw s (diag's layout per
+	// parameter).
+	draws   [][][]float64
+	elapsed []time.Duration
+	cum     [][]time.Duration // cumulative compute time after each draw
+}
+
+func newPaperDraws(C, dim int) *paperDraws {
+	pd := &paperDraws{
+		draws:   make([][][]float64, C),
+		elapsed: make([]time.Duration, C),
+		cum:     make([][]time.Duration, C),
+	}
+	for c := range pd.draws {
+		pd.draws[c] = make([][]float64, dim)
+	}
+	return pd
+}
+
+// block runs a block of draws of the chains, one after another: chain 0
+// a block of b.Block draws, cut short when it reaches b.MaxSeconds of
+// compute time, and the other chains then as many (k). cut is true if a
+// chain was stopped inside the block.
+func (pd *paperDraws) block(chains []*tempering.Chain, b Budget) (k int, cut bool) {
+	elapsed := pd.elapsed
+	for c, ch := range chains {
+		for i := 0; (c == 0 && i < b.Block && (i == 0 || elapsed[0].Seconds() < b.MaxSeconds)) || (c > 0 && i < k); i++ {
+			t0 := time.Now()
+			ch.Step()
+			if ch.Stopped() {
+				return k, true
+			}
+			elapsed[c] += time.Since(t0)
+			for p, v := range ch.Position() {
+				pd.draws[c][p] = append(pd.draws[c][p], v)
+			}
+			pd.cum[c] = append(pd.cum[c], elapsed[c])
+			if c == 0 {
+				k++
+			}
+		}
+	}
+	return k, false
+}
+
+// truncate keeps each chain's first n draws and their compute time.
+func (pd *paperDraws) truncate(n int) {
+	for c := range pd.draws {
+		for p := range pd.draws[c] {
+			pd.draws[c][p] = pd.draws[c][p][:n]
+		}
+		pd.cum[c] = pd.cum[c][:n]
+		pd.elapsed[c] = 0
+		if n > 0 {
+			pd.elapsed[c] = pd.cum[c][n-1]
+		}
+	}
+}
+
+// summarise sets sr's totals, convergence and efficiency over the second
+// half of the n draws of each chain, and the chains' acceptance rates.
+func (sr *SamplerResult) summarise(pd *paperDraws, chains []*tempering.Chain, n int) {
+	draws, elapsed, cum := pd.draws, pd.elapsed, pd.cum
+	dim := len(draws[0])
 	half := n / 2
 	sr.Draws, sr.Kept = n, n-half
-	for c := range C {
+	for c := range chains {
 		sr.Seconds += elapsed[c].Seconds()
 		if half > 0 {
 			sr.KeptSeconds += (elapsed[c] - cum[c][half-1]).Seconds()
@@ -339,7 +383,6 @@ func runSampler(ctx context.Context, t tempering.Target, kernel tempering.Kernel
 		}
 	}
 	sr.TTRate = st.TTRate()
-	return sr, err
 }
 
 // secondHalf returns parameter p's draws of every chain, second half only.

@@ -111,6 +111,8 @@ func (b *backend) device() (*device, error) {
 
 // openDevice initialises the driver, retains the primary context of the
 // device SUBTEMPER_CUDA_DEVICE (default 0) and loads the kernels.
+// Long: one straight-line sequence of driver calls, in the order the
+// driver needs them, on one locked OS thread, each checked as it comes.
 func openDevice() (*device, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

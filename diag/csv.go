@@ -121,49 +121,86 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 	cr := fileio.NewCSVReader(r, '#')
 	cr.TrimLeadingSpace = false
 	cr.ReuseRecord = true
-	fail := func(line, col int, header, format string, args ...any) error {
-		return &InputError{File: name, Line: line, Column: col, Header: header, Msg: fmt.Sprintf(format, args...)}
+	dr := &drawsReader{name: name, cr: cr}
+	if err := dr.readHeader(); err != nil {
+		return nil, err
 	}
-	readErr := func(err error) error {
-		var pe *csv.ParseError
-		var long *fileio.RecordTooLongError
-		if errors.As(err, &long) {
-			return &InputError{File: name, Line: long.Line, Msg: long.Reason()}
-		}
-		if errors.As(err, &pe) {
-			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("invalid CSV (byte column %d)", pe.Column), Err: pe.Err}
-		}
-		return &InputError{File: name, Msg: "read failed", Err: err}
+	byChain, err := dr.readRows()
+	if err != nil {
+		return nil, err
 	}
+	return dr.assemble(byChain, opt)
+}
 
-	rec, err := cr.Read()
+// drawsReader reads a draws CSV file: its reader, the file's name for
+// messages, and what the header says of the columns.
+type drawsReader struct {
+	name   string
+	cr     *csv.Reader
+	header []string
+	// names are the variables, varCols their columns; chainCol and
+	// drawCol are the label columns, checkCol a .draw column that is
+	// only checked (−1 if none).
+	names                       []string
+	varCols                     []int
+	chainCol, drawCol, checkCol int
+}
+
+// drawRow is a row of a draws file: its draw label, line and variables'
+// values.
+type drawRow struct {
+	draw, line int
+	vals       []float64
+}
+
+// fail returns an *InputError at line and column col (0: none) of the
+// column named header.
+func (dr *drawsReader) fail(line, col int, header, format string, args ...any) error {
+	return &InputError{File: dr.name, Line: line, Column: col, Header: header, Msg: fmt.Sprintf(format, args...)}
+}
+
+// readErr returns the *InputError of the CSV reader's error err.
+func (dr *drawsReader) readErr(err error) error {
+	var pe *csv.ParseError
+	var long *fileio.RecordTooLongError
+	if errors.As(err, &long) {
+		return &InputError{File: dr.name, Line: long.Line, Msg: long.Reason()}
+	}
+	if errors.As(err, &pe) {
+		return &InputError{File: dr.name, Line: pe.Line, Msg: fmt.Sprintf("invalid CSV (byte column %d)", pe.Column), Err: pe.Err}
+	}
+	return &InputError{File: dr.name, Msg: "read failed", Err: err}
+}
+
+// readHeader reads and checks the header row: the variables' names and
+// columns and the label columns.
+func (dr *drawsReader) readHeader() error {
+	rec, err := dr.cr.Read()
 	if err == io.EOF {
-		return nil, fail(0, 0, "", "empty file: no header row")
+		return dr.fail(0, 0, "", "empty file: no header row")
 	}
 	if err != nil {
-		return nil, readErr(err)
+		return dr.readErr(err)
 	}
-	hline, _ := cr.FieldPos(0)
+	hline, _ := dr.cr.FieldPos(0)
 	if len(rec) > fileio.MaxColumns {
-		return nil, fail(hline, 0, "", "header has %d columns, more than the %d a file may have", len(rec), fileio.MaxColumns)
+		return dr.fail(hline, 0, "", "header has %d columns, more than the %d a file may have", len(rec), fileio.MaxColumns)
 	}
-	header := make([]string, len(rec))
+	dr.header = make([]string, len(rec))
 	chainCol, drawCol := -1, -1
 	metaChain, metaIter, metaDraw := -1, -1, -1
 	seen := make(map[string]int, len(rec))
-	var names []string
-	var varCols []int
 	for i, f := range rec {
 		h := strings.TrimSpace(f)
-		header[i] = h
+		dr.header[i] = h
 		if h == "" {
-			return nil, fail(hline, i+1, "", "empty column name in header")
+			return dr.fail(hline, i+1, "", "empty column name in header")
 		}
 		if err := fileio.CheckName(h); err != nil {
-			return nil, fail(hline, i+1, "", "%v", err)
+			return dr.fail(hline, i+1, "", "%v", err)
 		}
 		if j, dup := seen[h]; dup {
-			return nil, fail(hline, i+1, h, "repeats the name of column %d", j+1)
+			return dr.fail(hline, i+1, h, "repeats the name of column %d", j+1)
 		}
 		seen[h] = i
 		switch h {
@@ -178,20 +215,33 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 		case ".draw":
 			metaDraw = i
 		default:
-			names = append(names, h)
-			varCols = append(varCols, i)
+			dr.names = append(dr.names, h)
+			dr.varCols = append(dr.varCols, i)
 		}
 	}
+	if err := dr.labelColumns(hline, chainCol, drawCol, metaChain, metaIter, metaDraw); err != nil {
+		return err
+	}
+	if len(dr.names) == 0 {
+		return dr.fail(hline, 0, "", "header has no variable columns besides the chain and draw labels")
+	}
+	return nil
+}
+
+// labelColumns sets the label columns from the header's chain, draw and
+// R posterior's meta-columns (each −1 if absent), or returns an error at
+// the header's line hline if they do not make one naming.
+func (dr *drawsReader) labelColumns(hline, chainCol, drawCol, metaChain, metaIter, metaDraw int) error {
 	// checkCol is the .draw column when .iteration labels the draws: its
 	// cells must be integers but do not order anything.
 	checkCol := -1
 	meta := metaChain >= 0 || metaIter >= 0 || metaDraw >= 0
 	switch {
 	case meta && (chainCol >= 0 || drawCol >= 0):
-		return nil, fail(hline, 0, "", `header mixes R posterior's meta-columns (.chain, .iteration, .draw) with chain/draw: use one naming`)
+		return dr.fail(hline, 0, "", `header mixes R posterior's meta-columns (.chain, .iteration, .draw) with chain/draw: use one naming`)
 	case meta:
 		if metaChain < 0 {
-			return nil, fail(hline, 0, "", `header has no column ".chain" (want .chain,.iteration,.draw,<variables>...)`)
+			return dr.fail(hline, 0, "", `header has no column ".chain" (want .chain,.iteration,.draw,<variables>...)`)
 		}
 		chainCol, drawCol = metaChain, metaIter
 		if metaIter < 0 {
@@ -200,73 +250,82 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 			checkCol = metaDraw
 		}
 		if drawCol < 0 {
-			return nil, fail(hline, 0, "", `header has no column ".iteration" or ".draw" (want .chain,.iteration,.draw,<variables>...)`)
+			return dr.fail(hline, 0, "", `header has no column ".iteration" or ".draw" (want .chain,.iteration,.draw,<variables>...)`)
 		}
 	default:
 		if chainCol < 0 {
-			return nil, fail(hline, 0, "", `header has no column ".chain" or "chain" (want .chain,.iteration,.draw,<variables>... or chain,draw,<variables>...)`)
+			return dr.fail(hline, 0, "", `header has no column ".chain" or "chain" (want .chain,.iteration,.draw,<variables>... or chain,draw,<variables>...)`)
 		}
 		if drawCol < 0 {
-			return nil, fail(hline, 0, "", `header has no column "draw" (want chain,draw,<variables>...)`)
+			return dr.fail(hline, 0, "", `header has no column "draw" (want chain,draw,<variables>...)`)
 		}
 	}
-	if len(names) == 0 {
-		return nil, fail(hline, 0, "", "header has no variable columns besides the chain and draw labels")
-	}
+	dr.chainCol, dr.drawCol, dr.checkCol = chainCol, drawCol, checkCol
+	return nil
+}
 
-	type row struct {
-		draw, line int
-		vals       []float64
-	}
-	byChain := map[int][]row{}
+// readRows reads the rows after the header, by chain label.
+func (dr *drawsReader) readRows() (map[int][]drawRow, error) {
+	byChain := map[int][]drawRow{}
 	for {
-		rec, err := cr.Read()
+		rec, err := dr.cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, readErr(err)
+			return nil, dr.readErr(err)
 		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(header) {
-			return nil, fail(line, 0, "", "%s, want %d as in the header", plural.Count(len(rec), "field", "fields"), len(header))
+		line, _ := dr.cr.FieldPos(0)
+		if len(rec) != len(dr.header) {
+			return nil, dr.fail(line, 0, "", "%s, want %d as in the header", plural.Count(len(rec), "field", "fields"), len(dr.header))
 		}
-		label := func(col int) (int, error) {
-			f := strings.TrimSpace(rec[col])
-			v, err := strconv.Atoi(f)
-			if err != nil {
-				return 0, fail(line, col+1, header[col], "%s is not an integer label", fileio.Quote(f))
-			}
-			return v, nil
-		}
-		chain, err := label(chainCol)
+		chain, err := dr.label(rec, line, dr.chainCol)
 		if err != nil {
 			return nil, err
 		}
-		draw, err := label(drawCol)
+		draw, err := dr.label(rec, line, dr.drawCol)
 		if err != nil {
 			return nil, err
 		}
-		if checkCol >= 0 {
-			if _, err := label(checkCol); err != nil {
+		if dr.checkCol >= 0 {
+			if _, err := dr.label(rec, line, dr.checkCol); err != nil {
 				return nil, err
 			}
 		}
-		vals := make([]float64, len(varCols))
-		for k, col := range varCols {
+		vals := make([]float64, len(dr.varCols))
+		for k, col := range dr.varCols {
 			f := strings.TrimSpace(rec[col])
 			v, err := parseValue(f)
 			if err != nil {
-				return nil, fail(line, col+1, header[col], "%s is not a number", fileio.Quote(f))
+				return nil, dr.fail(line, col+1, dr.header[col], "%s is not a number", fileio.Quote(f))
 			}
 			vals[k] = v
 		}
-		byChain[chain] = append(byChain[chain], row{draw, line, vals})
+		byChain[chain] = append(byChain[chain], drawRow{draw, line, vals})
 	}
 	if len(byChain) == 0 {
-		return nil, fail(0, 0, "", "no draws after the header")
+		return nil, dr.fail(0, 0, "", "no draws after the header")
 	}
+	return byChain, nil
+}
 
+// label returns the integer label in column col of the record rec, at
+// line.
+func (dr *drawsReader) label(rec []string, line, col int) (int, error) {
+	f := strings.TrimSpace(rec[col])
+	v, err := strconv.Atoi(f)
+	if err != nil {
+		return 0, dr.fail(line, col+1, dr.header[col], "%s is not an integer label", fileio.Quote(f))
+	}
+	return v, nil
+}
+
+// assemble returns the draws of the rows byChain, chains sorted by label
+// and each chain's draws by draw label, after checking the chains' lengths
+// (or cutting them to the shortest, with opt.Truncate) and that no draw
+// label repeats.
+func (dr *drawsReader) assemble(byChain map[int][]drawRow, opt CSVOptions) (*Draws, error) {
+	names := dr.names
 	chains := make([]int, 0, len(byChain))
 	for c := range byChain {
 		chains = append(chains, c)
@@ -285,13 +344,13 @@ func ReadCSVWith(r io.Reader, name string, opt CSVOptions) (*Draws, error) {
 	for c, label := range chains {
 		rows := byChain[label]
 		if len(rows) != n && !opt.Truncate {
-			return nil, fail(0, 0, "", "chain %d has %s, chain %d has %d: chains must have equal lengths (an interrupted run? subtemper diag --truncate cuts them to the shortest)",
+			return nil, dr.fail(0, 0, "", "chain %d has %s, chain %d has %d: chains must have equal lengths (an interrupted run? subtemper diag --truncate cuts them to the shortest)",
 				label, plural.Count(len(rows), "draw", "draws"), chains[0], n)
 		}
-		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.draw, b.draw) })
+		slices.SortStableFunc(rows, func(a, b drawRow) int { return cmp.Compare(a.draw, b.draw) })
 		for i := 1; i < len(rows); i++ {
 			if rows[i].draw == rows[i-1].draw {
-				return nil, fail(max(rows[i].line, rows[i-1].line), drawCol+1, header[drawCol],
+				return nil, dr.fail(max(rows[i].line, rows[i-1].line), dr.drawCol+1, dr.header[dr.drawCol],
 					"chain %d has draw %d twice (lines %d and %d)", label, rows[i].draw,
 					min(rows[i].line, rows[i-1].line), max(rows[i].line, rows[i-1].line))
 			}

@@ -289,49 +289,14 @@ func densityFigure(base string, names []string, vars [][][]float64, log []bool, 
 			top = max(top, pt.Y)
 		}
 		if prior != nil {
-			var pr plotter.XYs
-			for i := range 200 {
-				u := lo + (hi-lo)*float64(i)/199
-				if d, ok := prior(v, u); ok && finite(d) {
-					pr = append(pr, plotter.XY{X: u, Y: d})
-				}
-			}
-			if len(pr) > 1 {
-				pl, err := plotter.NewLine(pr)
-				if err != nil {
-					return err
-				}
-				pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-				pl.Color = color.Gray{Y: 90}
-				p.Add(pl)
-				if v == 0 {
-					p.Legend.Add("prior", pl)
-				}
-			}
-		}
-		// The intervals under the curve: 90% thin, 50% thick, the median
-		// a dot.
-		y0 := -0.04 * top
-		for _, iv := range []struct {
-			q float64
-			w float64
-		}{{0.05, 1}, {0.25, 4}} {
-			seg, err := plotter.NewLine(plotter.XYs{{X: quantileSorted(s, iv.q), Y: y0}, {X: quantileSorted(s, 1-iv.q), Y: y0}})
-			if err != nil {
+			if err := addPrior(p, func(u float64) (float64, bool) { return prior(v, u) }, lo, hi, v == 0); err != nil {
 				return err
 			}
-			seg.Width, seg.Color = vg.Points(iv.w), color.Black
-			p.Add(seg)
-			if v == 0 && iv.q == 0.25 {
-				p.Legend.Add("50% and 90% intervals", seg)
-			}
 		}
-		md, err := plotter.NewScatter(plotter.XYs{{X: quantileSorted(s, 0.5), Y: y0}})
-		if err != nil {
+		y0 := -0.04 * top
+		if err := addIntervals(p, s, y0, v == 0); err != nil {
 			return err
 		}
-		md.Shape, md.Color, md.Radius = draw.CircleGlyph{}, color.White, vg.Points(2.5)
-		p.Add(md)
 		p.Y.Min, p.Y.Max = 2*y0, 1.25*top
 		if v == 0 {
 			legendRoom(p, len(vars[v])+3)
@@ -340,6 +305,60 @@ func densityFigure(base string, names []string, vars [][][]float64, log []bool, 
 		panels = append(panels, p)
 	}
 	return figs.Grid(base, panels, gridCols(len(names)), 4.5*vg.Inch, 2.8*vg.Inch)
+}
+
+// addPrior adds to p the prior's density (dashed) at 200 points over
+// [lo, hi], where density gives a finite one, with a legend entry if
+// legend.
+func addPrior(p *plot.Plot, density func(u float64) (float64, bool), lo, hi float64, legend bool) error {
+	var pr plotter.XYs
+	for i := range 200 {
+		u := lo + (hi-lo)*float64(i)/199
+		if d, ok := density(u); ok && finite(d) {
+			pr = append(pr, plotter.XY{X: u, Y: d})
+		}
+	}
+	if len(pr) < 2 {
+		return nil
+	}
+	pl, err := plotter.NewLine(pr)
+	if err != nil {
+		return err
+	}
+	pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	pl.Color = color.Gray{Y: 90}
+	p.Add(pl)
+	if legend {
+		p.Legend.Add("prior", pl)
+	}
+	return nil
+}
+
+// addIntervals adds to p, at height y0 under the density, the central
+// intervals of the sorted draws s: 90% thin, 50% thick, the median a
+// dot; with a legend entry if legend.
+func addIntervals(p *plot.Plot, s []float64, y0 float64, legend bool) error {
+	for _, iv := range []struct {
+		q float64
+		w float64
+	}{{0.05, 1}, {0.25, 4}} {
+		seg, err := plotter.NewLine(plotter.XYs{{X: quantileSorted(s, iv.q), Y: y0}, {X: quantileSorted(s, 1-iv.q), Y: y0}})
+		if err != nil {
+			return err
+		}
+		seg.Width, seg.Color = vg.Points(iv.w), color.Black
+		p.Add(seg)
+		if legend && iv.q == 0.25 {
+			p.Legend.Add("50% and 90% intervals", seg)
+		}
+	}
+	md, err := plotter.NewScatter(plotter.XYs{{X: quantileSorted(s, 0.5), Y: y0}})
+	if err != nil {
+		return err
+	}
+	md.Shape, md.Color, md.Radius = draw.CircleGlyph{}, color.White, vg.Points(2.5)
+	p.Add(md)
+	return nil
 }
 
 // rankFigure draws, per variable, each chain's histogram of the ranks of
@@ -498,39 +517,15 @@ func pairFigure(base string, names []string, vars [][][]float64, log []bool, div
 				p.X.Tick.Marker = naturalTicks{}
 			}
 			if r == c {
-				x := all[vr]
-				s := slices.Clone(x)
-				slices.Sort(s)
-				if len(s) > 1 {
-					pad := 0.05*(s[len(s)-1]-s[0]) + 1e-9
-					l, err := plotter.NewLine(kde(x, s[0]-pad, s[len(s)-1]+pad, 100))
-					if err != nil {
-						return err
-					}
-					p.Add(l)
-				}
-				p.Y.Label.Text = ""
-				p.Y.Tick.Marker = plot.ConstantTicks{}
-				if c == 0 {
-					p.Y.Label.Text = axisLabel(names[vr], false) + " density"
+				if err := pairDiagonal(p, all[vr], names[vr], c == 0); err != nil {
+					return err
 				}
 			} else {
 				if log[vr] {
 					p.Y.Tick.Marker = naturalTicks{}
 				}
-				var pts plotter.XYs
-				for s := 0; s < n; s += step {
-					if x, y := all[vc][s], all[vr][s]; finite(x) && finite(y) {
-						pts = append(pts, plotter.XY{X: x, Y: y})
-					}
-				}
-				if len(pts) > 0 {
-					sc, err := plotter.NewScatter(pts)
-					if err != nil {
-						return err
-					}
-					sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Radius: vg.Points(1.2), Color: color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 90}}
-					p.Add(sc)
+				if err := pairScatter(p, all[vc], all[vr], n, step); err != nil {
+					return err
 				}
 				if err := addDivergent(p, all[vc], all[vr], div); err != nil {
 					return err
@@ -551,6 +546,49 @@ func pairFigure(base string, names []string, vars [][][]float64, log []bool, div
 		panels[k-1] = divergentKey(div)
 	}
 	return figs.Grid(base, panels, k, 2.2*vg.Inch, 2.2*vg.Inch)
+}
+
+// pairDiagonal draws on the pair plot's diagonal panel p the density of
+// the draws x of the variable name, labelled as such on the first column
+// (first), without ticks on the density axis.
+func pairDiagonal(p *plot.Plot, x []float64, name string, first bool) error {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s) > 1 {
+		pad := 0.05*(s[len(s)-1]-s[0]) + 1e-9
+		l, err := plotter.NewLine(kde(x, s[0]-pad, s[len(s)-1]+pad, 100))
+		if err != nil {
+			return err
+		}
+		p.Add(l)
+	}
+	p.Y.Label.Text = ""
+	p.Y.Tick.Marker = plot.ConstantTicks{}
+	if first {
+		p.Y.Label.Text = axisLabel(name, false) + " density"
+	}
+	return nil
+}
+
+// pairScatter adds to p the points (x[s], y[s]) of every step-th of the
+// first n draws where both are finite.
+func pairScatter(p *plot.Plot, x, y []float64, n, step int) error {
+	var pts plotter.XYs
+	for s := 0; s < n; s += step {
+		if a, b := x[s], y[s]; finite(a) && finite(b) {
+			pts = append(pts, plotter.XY{X: a, Y: b})
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Radius: vg.Points(1.2), Color: color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 90}}
+	p.Add(sc)
+	return nil
 }
 
 // divergentKey is a panel without axes that explains the pair plot's red

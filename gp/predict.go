@@ -270,44 +270,11 @@ func (p *Predictive) Metrics(y []float64) (Metrics, error) {
 func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws [][]float64, opt PredictOptions) (*Predictive, error) {
 	d := m.data.D
 	S := len(draws)
-	if S == 0 {
-		return nil, errors.New("gp: predict: no draws")
-	}
-	if nt < 0 || len(xt) != nt*d {
-		return nil, fmt.Errorf("gp: predict: len(xt) = %d for %d test inputs of %d dimensions", len(xt), nt, d)
-	}
-	for s, u := range draws {
-		if len(u) != m.Dim() {
-			return nil, fmt.Errorf("gp: predict: draw %d has %d values, want %d", s, len(u), m.Dim())
-		}
-	}
-	if opt.Y != nil && len(opt.Y) != nt {
-		return nil, fmt.Errorf("gp: predict: %d targets for %d test inputs", len(opt.Y), nt)
-	}
-	probs := opt.Probs
-	if probs == nil {
-		probs = DefaultProbs
-	}
-	for _, p := range probs {
-		if !(p > 0 && p < 1) {
-			return nil, fmt.Errorf("gp: predict: quantile probability %v, want in (0,1)", p)
-		}
+	zt, probs, err := m.predictInputs(xt, nt, draws, opt)
+	if err != nil {
+		return nil, err
 	}
 	std := opt.Std
-	if std.XSD != nil && (len(std.XSD) != d || len(std.XMean) != d) {
-		return nil, fmt.Errorf("gp: predict: standardisation of %d inputs for a model of %d", len(std.XSD), d)
-	}
-	// Test inputs in the model's units.
-	zt := make([]float64, len(xt))
-	for i, v := range xt {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("gp: predict: test input %d, column %d is %v", i/d+1, i%d+1, v)
-		}
-		zt[i] = v
-		if std.XSD != nil {
-			zt[i] = (v - std.XMean[i%d]) / std.XSD[i%d]
-		}
-	}
 	yMean, ySD := 0.0, 1.0
 	if std.YSD != 0 {
 		yMean, ySD = std.YMean, std.YSD
@@ -323,35 +290,15 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 	}
 	workers = max(1, min(workers, S))
 
-	p := &Predictive{N: nt, Draws: S, Probs: append([]float64(nil), probs...)}
-	p.YMean, p.YSD = make([]float64, nt), make([]float64, nt)
-	p.FMean, p.FSD = make([]float64, nt), make([]float64, nt)
-	p.YQ, p.FQ = make([][]float64, len(probs)), make([][]float64, len(probs))
-	for k := range probs {
-		p.YQ[k], p.FQ[k] = make([]float64, nt), make([]float64, nt)
-	}
-	if opt.Y != nil {
-		p.LogDensity, p.CDF = make([]float64, nt), make([]float64, nt)
-	}
+	p := newPredictive(nt, S, probs, opt.Y != nil)
 	if nt == 0 {
 		return p, nil
 	}
-	models := make([]*Model, workers)
-	models[0] = m
-	defer func() {
-		for _, c := range models[1:] {
-			if c != nil {
-				c.Close()
-			}
-		}
-	}()
-	for w := 1; w < workers; w++ {
-		c, err := m.Copy()
-		if err != nil {
-			return nil, err
-		}
-		models[w] = c
+	models, err := m.workerClones(workers)
+	if err != nil {
+		return nil, err
 	}
+	defer closeClones(models)
 	sn2 := make([]float64, S)
 	for s, u := range draws {
 		sn2[s] = math.Exp(2 * u[d+1])
@@ -384,30 +331,7 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			mix := &mixes[w]
-			i := lo + t
-			// Latent f*.
-			for s := range S {
-				mix.set(s, mu[s*b+t], vf[s*b+t])
-			}
-			mean, sd := mix.summary(probs)
-			p.FMean[i], p.FSD[i] = yMean+ySD*mean, ySD*sd
-			for k, q := range mix.q {
-				p.FQ[k][i] = yMean + ySD*q
-			}
-			// y* = f* + noise.
-			for s := range S {
-				mix.set(s, mu[s*b+t], vf[s*b+t]+sn2[s])
-			}
-			mean, sd = mix.summary(probs)
-			p.YMean[i], p.YSD[i] = yMean+ySD*mean, ySD*sd
-			for k, q := range mix.q {
-				p.YQ[k][i] = yMean + ySD*q
-			}
-			if opt.Y != nil {
-				c, ld := mix.cdfLogDensity((opt.Y[i] - yMean) / ySD)
-				p.LogDensity[i], p.CDF[i] = ld-math.Log(ySD), c
-			}
+			p.mixPoint(&mixes[w], lo+t, t, b, mu, vf, sn2, probs, opt.Y, yMean, ySD)
 			return nil
 		})
 		if err != nil {
@@ -415,6 +339,122 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		}
 	}
 	return p, nil
+}
+
+// predictInputs checks PredictDraws' arguments and returns the test
+// inputs in the model's units and the quantiles' probabilities.
+func (m *Model) predictInputs(xt []float64, nt int, draws [][]float64, opt PredictOptions) (zt, probs []float64, err error) {
+	d := m.data.D
+	if len(draws) == 0 {
+		return nil, nil, errors.New("gp: predict: no draws")
+	}
+	if nt < 0 || len(xt) != nt*d {
+		return nil, nil, fmt.Errorf("gp: predict: len(xt) = %d for %d test inputs of %d dimensions", len(xt), nt, d)
+	}
+	for s, u := range draws {
+		if len(u) != m.Dim() {
+			return nil, nil, fmt.Errorf("gp: predict: draw %d has %d values, want %d", s, len(u), m.Dim())
+		}
+	}
+	if opt.Y != nil && len(opt.Y) != nt {
+		return nil, nil, fmt.Errorf("gp: predict: %d targets for %d test inputs", len(opt.Y), nt)
+	}
+	probs = opt.Probs
+	if probs == nil {
+		probs = DefaultProbs
+	}
+	for _, p := range probs {
+		if !(p > 0 && p < 1) {
+			return nil, nil, fmt.Errorf("gp: predict: quantile probability %v, want in (0,1)", p)
+		}
+	}
+	std := opt.Std
+	if std.XSD != nil && (len(std.XSD) != d || len(std.XMean) != d) {
+		return nil, nil, fmt.Errorf("gp: predict: standardisation of %d inputs for a model of %d", len(std.XSD), d)
+	}
+	// Test inputs in the model's units.
+	zt = make([]float64, len(xt))
+	for i, v := range xt {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("gp: predict: test input %d, column %d is %v", i/d+1, i%d+1, v)
+		}
+		zt[i] = v
+		if std.XSD != nil {
+			zt[i] = (v - std.XMean[i%d]) / std.XSD[i%d]
+		}
+	}
+	return zt, probs, nil
+}
+
+// newPredictive returns a Predictive of nt test inputs and S draws with
+// its slices made, LogDensity and CDF only if withY.
+func newPredictive(nt, S int, probs []float64, withY bool) *Predictive {
+	p := &Predictive{N: nt, Draws: S, Probs: append([]float64(nil), probs...)}
+	p.YMean, p.YSD = make([]float64, nt), make([]float64, nt)
+	p.FMean, p.FSD = make([]float64, nt), make([]float64, nt)
+	p.YQ, p.FQ = make([][]float64, len(probs)), make([][]float64, len(probs))
+	for k := range probs {
+		p.YQ[k], p.FQ[k] = make([]float64, nt), make([]float64, nt)
+	}
+	if withY {
+		p.LogDensity, p.CDF = make([]float64, nt), make([]float64, nt)
+	}
+	return p
+}
+
+// workerClones returns a model per worker: m itself, then copies of it
+// (Copy; closeClones closes them). If a copy fails it closes those made.
+func (m *Model) workerClones(workers int) ([]*Model, error) {
+	models := make([]*Model, workers)
+	models[0] = m
+	for w := 1; w < workers; w++ {
+		c, err := m.Copy()
+		if err != nil {
+			closeClones(models)
+			return nil, err
+		}
+		models[w] = c
+	}
+	return models, nil
+}
+
+// closeClones closes workerClones' clones, models[1:].
+func closeClones(models []*Model) {
+	for _, c := range models[1:] {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// mixPoint sets p's predictive at test input i, the t-th of its batch of
+// b, from the draws' moments there (mu[s*b+t], vf[s*b+t]) and their noise
+// variances sn2, with mix as scratch: the latent f*'s mixture, then y*'s,
+// in the data's units (yMean + ySD·z), and with targets y their log
+// density and CDF.
+func (p *Predictive) mixPoint(mix *mixtureScratch, i, t, b int, mu, vf, sn2, probs, y []float64, yMean, ySD float64) {
+	// Latent f*.
+	for s := range sn2 {
+		mix.set(s, mu[s*b+t], vf[s*b+t])
+	}
+	mean, sd := mix.summary(probs)
+	p.FMean[i], p.FSD[i] = yMean+ySD*mean, ySD*sd
+	for k, q := range mix.q {
+		p.FQ[k][i] = yMean + ySD*q
+	}
+	// y* = f* + noise.
+	for s := range sn2 {
+		mix.set(s, mu[s*b+t], vf[s*b+t]+sn2[s])
+	}
+	mean, sd = mix.summary(probs)
+	p.YMean[i], p.YSD[i] = yMean+ySD*mean, ySD*sd
+	for k, q := range mix.q {
+		p.YQ[k][i] = yMean + ySD*q
+	}
+	if y != nil {
+		c, ld := mix.cdfLogDensity((y[i] - yMean) / ySD)
+		p.LogDensity[i], p.CDF[i] = ld-math.Log(ySD), c
+	}
 }
 
 // parallel runs f(w, i) for i in 0..n−1 on workers goroutines (w the

@@ -141,30 +141,9 @@ func SyntheticContext(ctx context.Context, n, d int, seed uint64, opt SynthOptio
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
 	}
-	type factor struct {
-		l  *mat.TriDense
-		ok bool
-	}
-	fc := make(chan factor, 1) // buffered: an abandoned factorisation does not block
-	go func() {
-		var ch mat.Cholesky
-		if !ch.Factorize(sg) {
-			fc <- factor{}
-			return
-		}
-		var l mat.TriDense
-		ch.LTo(&l)
-		fc <- factor{&l, true}
-	}()
-	var l *mat.TriDense
-	select {
-	case <-ctx.Done():
-		return nil, nil, nil, ctx.Err()
-	case f := <-fc:
-		if !f.ok {
-			return nil, nil, nil, fmt.Errorf("mvn: synthetic data: Σ (%d×%d) is not positive definite", d, d)
-		}
-		l = f.l
+	l, err := synthCholesky(ctx, sg)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	rt := rand.New(rand.NewPCG(seed, 1))
 	theta := make([]float64, d)
@@ -199,4 +178,35 @@ func SyntheticContext(ctx context.Context, n, d int, seed uint64, opt SynthOptio
 		names[j] = fmt.Sprintf("x%d", j+1)
 	}
 	return &Data{N: n, D: d, X: x, Names: names}, sg, theta, nil
+}
+
+// synthCholesky returns the lower Cholesky factor of sg, factorised in
+// a goroutine of its own that is abandoned if ctx is cancelled first
+// (then it returns ctx.Err()).
+func synthCholesky(ctx context.Context, sg *mat.SymDense) (*mat.TriDense, error) {
+	type factor struct {
+		l  *mat.TriDense
+		ok bool
+	}
+	fc := make(chan factor, 1) // buffered: an abandoned factorisation does not block
+	go func() {
+		var ch mat.Cholesky
+		if !ch.Factorize(sg) {
+			fc <- factor{}
+			return
+		}
+		var l mat.TriDense
+		ch.LTo(&l)
+		fc <- factor{&l, true}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case f := <-fc:
+		if !f.ok {
+			d := sg.SymmetricDim()
+			return nil, fmt.Errorf("mvn: synthetic data: Σ (%d×%d) is not positive definite", d, d)
+		}
+		return f.l, nil
+	}
 }

@@ -313,42 +313,14 @@ func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler
 		}
 		return ll
 	}
-	// Proposal scales: the prior's sd (from a pilot of prior draws)
-	// and the hottest level's (from its states while sampling), with the
-	// precision interpolated linearly in t, as a Gaussian prior's and
-	// likelihood's would be.
-	pilot := 256
-	var pm, pv = make([]float64, dim), make([]float64, dim)
-	u := make([]float64, dim)
-	for k := 1; k <= pilot; k++ {
-		ps.SamplePrior(rng, u)
-		for i, x := range u {
-			d := x - pm[i]
-			pm[i] += d / float64(k)
-			pv[i] += d * (x - pm[i])
-		}
-	}
-	prec0 := make([]float64, dim)
-	precL := make([]float64, dim)
-	for i := range dim {
-		v0 := pv[i] / float64(pilot-1)
-		prec0[i] = 1 / v0
-		if c.ev.n > 1 {
-			vM := c.ev.m2[i] / float64(c.ev.n-1)
-			precL[i] = max(0, 1/vM-prec0[i])
-		}
-	}
+	prec0, precL := c.legPrecisions(rng, ps, dim)
 	scale := make([]float64, dim)
 	setScale := func(tk float64) {
 		for i := range scale {
 			scale[i] = 2.38 / math.Sqrt(float64(dim)) / math.Sqrt(prec0[i]+tk*precL[i])
 		}
 	}
-	type particle struct {
-		u      []float64
-		lp, ll float64
-	}
-	parts := make([]particle, P)
+	parts := make([]legParticle, P)
 	logw := make([]float64, P)
 	prop := make([]float64, dim)
 	for p := range parts {
@@ -385,33 +357,84 @@ func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler
 				continue // the last density's moves change no weight
 			}
 			for range es.MHSteps {
-				for i := range prop {
-					prop[i] = q.u[i] + scale[i]*rng.NormFloat64()
-				}
-				lp := t.LogPrior(prop, nil)
-				if !validLog(lp) {
-					continue
-				}
-				ll := loglik(prop)
-				if math.IsInf(ll, -1) {
-					continue
-				}
-				logA := lp + g*ll - q.lp - g*q.ll
-				if logA >= 0 || math.Log(rng.Float64()) < logA {
-					copy(q.u, prop)
-					q.lp, q.ll = lp, ll
-				}
+				q.move(rng, t, g, scale, prop, loglik)
 			}
 		}
 		tPrev = tk
 	}
+	leg.estimate(logw)
+	return leg, nil
+}
+
+// legParticle is a particle of the evidence's leg: its state u, the log
+// prior lp and the log-likelihood ll there.
+type legParticle struct {
+	u      []float64
+	lp, ll float64
+}
+
+// legPrecisions returns the leg's proposal precisions at t = 0 (prec0, the
+// prior's, from a pilot of prior draws with rng) and their growth to
+// t = 1 (precL, from the hottest level's states while sampling): the
+// precision at t is prec0 + t·precL, linear in t, as a Gaussian prior's
+// and likelihood's would be.
+func (c *Chain) legPrecisions(rng *rand.Rand, ps PriorSampler, dim int) (prec0, precL []float64) {
+	pilot := 256
+	var pm, pv = make([]float64, dim), make([]float64, dim)
+	u := make([]float64, dim)
+	for k := 1; k <= pilot; k++ {
+		ps.SamplePrior(rng, u)
+		for i, x := range u {
+			d := x - pm[i]
+			pm[i] += d / float64(k)
+			pv[i] += d * (x - pm[i])
+		}
+	}
+	prec0 = make([]float64, dim)
+	precL = make([]float64, dim)
+	for i := range dim {
+		v0 := pv[i] / float64(pilot-1)
+		prec0[i] = 1 / v0
+		if c.ev.n > 1 {
+			vM := c.ev.m2[i] / float64(c.ev.n-1)
+			precL[i] = max(0, 1/vM-prec0[i])
+		}
+	}
+	return prec0, precL
+}
+
+// move makes one random-walk Metropolis step of q, with proposal scales
+// scale (prop its scratch), on the density p(u)·L(u)^g of t.
+func (q *legParticle) move(rng *rand.Rand, t Target, g float64, scale, prop []float64, loglik func([]float64) float64) {
+	for i := range prop {
+		prop[i] = q.u[i] + scale[i]*rng.NormFloat64()
+	}
+	lp := t.LogPrior(prop, nil)
+	if !validLog(lp) {
+		return
+	}
+	ll := loglik(prop)
+	if math.IsInf(ll, -1) {
+		return
+	}
+	logA := lp + g*ll - q.lp - g*q.ll
+	if logA >= 0 || math.Log(rng.Float64()) < logA {
+		copy(q.u, prop)
+		q.lp, q.ll = lp, ll
+	}
+}
+
+// estimate sets leg's LogZ, SE and ESS from the particles' log weights
+// (LogZ −∞ and SE NaN when no weight is positive).
+func (leg *EvidenceLeg) estimate(logw []float64) {
+	P := len(logw)
 	mx := math.Inf(-1)
 	for _, w := range logw {
 		mx = max(mx, w)
 	}
 	if math.IsInf(mx, -1) {
 		leg.LogZ, leg.SE = math.Inf(-1), math.NaN()
-		return leg, nil
+		return
 	}
 	w := make([]float64, P)
 	var s, s2 float64
@@ -424,7 +447,6 @@ func (c *Chain) evidenceLeg(rng *rand.Rand, es EvidenceSettings, ps PriorSampler
 	leg.LogZ = mx + math.Log(mean)
 	leg.SE = diag.SD(w) / math.Sqrt(float64(P)) / mean
 	leg.ESS = s * s / s2
-	return leg, nil
 }
 
 // errEvidenceCut is evidenceLeg's error when the chain was told to stop.

@@ -330,6 +330,31 @@ func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM,
 		// replicas or paths far from equilibrium overstate the barrier.
 		newM = max(1, min(newM, maxM, 2*M))
 	}
+	xs := equalCostLadder(x, cost, total, newM)
+	if d.subsampled() {
+		p.sizes = nestedSizes(xs, n, int(math.Round(x[M]*float64(n))))
+		p.betas = make([]float64, len(p.sizes))
+		for m, s := range p.sizes {
+			p.betas[m] = float64(s) / float64(n)
+		}
+		p.betas[0] = 1
+		return p, len(p.sizes) >= 2
+	}
+	for m := 1; m < newM; m++ { // guard against rounding ties
+		if !(xs[m] < xs[m-1]) {
+			xs[m] = math.Nextafter(xs[m-1], 0)
+		}
+	}
+	p.betas = xs
+	return p, checkBetas(xs) == nil
+}
+
+// equalCostLadder returns newM+1 annealing parameters 1 = xs_0 > … >
+// xs_newM = x_M that cut the cumulative cost of the intervals of x (cost
+// per interval, total their sum) into equal parts: the cumulative cost,
+// piecewise linear in u = −log x, is inverted at equally spaced values.
+func equalCostLadder(x, cost []float64, total float64, newM int) []float64 {
+	M := len(x) - 1
 	// Cumulative cost at u_m = −log x_m, floored so that it increases
 	// strictly (an interval with no measured cost still gets a share).
 	u := make([]float64, M+1)
@@ -350,22 +375,7 @@ func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM,
 		f := (c - cum[j-1]) / (cum[j] - cum[j-1])
 		xs[k] = math.Exp(-(u[j-1] + f*(u[j]-u[j-1])))
 	}
-	if d.subsampled() {
-		p.sizes = nestedSizes(xs, n, int(math.Round(x[M]*float64(n))))
-		p.betas = make([]float64, len(p.sizes))
-		for m, s := range p.sizes {
-			p.betas[m] = float64(s) / float64(n)
-		}
-		p.betas[0] = 1
-		return p, len(p.sizes) >= 2
-	}
-	for m := 1; m < newM; m++ { // guard against rounding ties
-		if !(xs[m] < xs[m-1]) {
-			xs[m] = math.Nextafter(xs[m-1], 0)
-		}
-	}
-	p.betas = xs
-	return p, checkBetas(xs) == nil
+	return xs
 }
 
 // nestedSizes returns strictly decreasing subset sizes N_0 = n > N_1 > … >

@@ -154,6 +154,54 @@ func (w *WarmStart) GradEquivalents(n int) float64 {
 // elsewhere). If ctx is cancelled it returns ctx's error.
 func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, error) {
 	start := time.Now()
+	if err := opt.setDefaults(); err != nil {
+		return nil, err
+	}
+	dim, n := t.Dim(), t.NumObs()
+	if dim < 1 || n < 1 {
+		return nil, fmt.Errorf("tempering: warm start needs a target with parameters and observations, got dimension %d and %d observations", dim, n)
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, warmStream))
+	perm := rng.Perm(n)
+	sizes := subsetSizes(n, opt.MinSubset)
+	starts := warmStarts(t, rng, opt.Starts, dim)
+
+	workers := min(opt.Workers, max(opt.Starts, dim))
+	pool, err := clonePool(t, workers)
+	if err != nil {
+		return nil, fmt.Errorf("tempering: warm start: %w", err)
+	}
+	defer closePool(pool)
+
+	w := &WarmStart{}
+	optima, logPosts, err := w.climbStages(ctx, pool, perm, sizes, starts, opt.ModeGap)
+	if err != nil {
+		return nil, err
+	}
+	w.separateModes(pool[0], optima, logPosts, opt.ModeGap)
+	if err := w.laplace(ctx, pool); err != nil {
+		return nil, err
+	}
+	w.measureDrops(pool[0])
+	if err := w.drawInits(pool[0], rng, opt.Chains, opt.Dispersion); err != nil {
+		return nil, err
+	}
+	if opt.Proposal != nil && w.Unimodal() {
+		po := *opt.Proposal
+		if po.Workers == 0 {
+			po.Workers = opt.Workers
+		}
+		if _, err := w.FitProposal(ctx, t, po); err != nil {
+			return nil, err
+		}
+	}
+	w.Wall = time.Since(start)
+	return w, nil
+}
+
+// setDefaults replaces opt's zero fields by their defaults and checks the
+// result.
+func (opt *WarmStartOptions) setDefaults() error {
 	if opt.Starts == 0 {
 		opt.Starts = 4
 	}
@@ -174,35 +222,41 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	}
 	switch {
 	case opt.Starts < 1:
-		return nil, fmt.Errorf("tempering: warm start needs at least 1 start, got %d", opt.Starts)
+		return fmt.Errorf("tempering: warm start needs at least 1 start, got %d", opt.Starts)
 	case opt.MinSubset < 1:
-		return nil, fmt.Errorf("tempering: warm start's smallest subset must be ≥ 1, got %d", opt.MinSubset)
+		return fmt.Errorf("tempering: warm start's smallest subset must be ≥ 1, got %d", opt.MinSubset)
 	case opt.Chains < 1:
-		return nil, fmt.Errorf("tempering: warm start needs at least 1 chain, got %d", opt.Chains)
+		return fmt.Errorf("tempering: warm start needs at least 1 chain, got %d", opt.Chains)
 	case !(opt.Dispersion > 0) || math.IsInf(opt.Dispersion, 0):
-		return nil, fmt.Errorf("tempering: warm start's dispersion must be positive and finite, got %v", opt.Dispersion)
+		return fmt.Errorf("tempering: warm start's dispersion must be positive and finite, got %v", opt.Dispersion)
 	case !(opt.ModeGap > 0):
-		return nil, fmt.Errorf("tempering: warm start's mode gap must be positive, got %v", opt.ModeGap)
+		return fmt.Errorf("tempering: warm start's mode gap must be positive, got %v", opt.ModeGap)
 	case opt.Workers < 1:
-		return nil, fmt.Errorf("tempering: warm start needs at least 1 worker, got %d", opt.Workers)
+		return fmt.Errorf("tempering: warm start needs at least 1 worker, got %d", opt.Workers)
 	}
-	dim, n := t.Dim(), t.NumObs()
-	if dim < 1 || n < 1 {
-		return nil, fmt.Errorf("tempering: warm start needs a target with parameters and observations, got dimension %d and %d observations", dim, n)
-	}
-	rng := rand.New(rand.NewPCG(opt.Seed, warmStream))
-	perm := rng.Perm(n)
+	return nil
+}
+
+// subsetSizes returns the stages' subset sizes, smallest first: n, n/2,
+// n/4, … down to the last that is at least minSubset (n alone when n/2 is
+// below it), reversed.
+func subsetSizes(n, minSubset int) []int {
 	var sizes []int
 	for s := n; ; s /= 2 {
 		sizes = append(sizes, s)
-		if s/2 < opt.MinSubset {
+		if s/2 < minSubset {
 			break
 		}
 	}
 	slices.Reverse(sizes)
+	return sizes
+}
 
-	// Starting points: the target's own, then uniform in (−2, 2) (Stan's).
-	starts := make([][]float64, opt.Starts)
+// warmStarts returns the optimiser's starting points: the target's own
+// (up to 3, if it is a Starter), then uniform in (−2, 2)^dim (Stan's),
+// drawn from rng.
+func warmStarts(t Target, rng *rand.Rand, count, dim int) [][]float64 {
+	starts := make([][]float64, count)
 	st, hasStarter := t.(Starter)
 	for i := range starts {
 		u := make([]float64, dim)
@@ -215,15 +269,17 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 		starts[i] = u
 	}
+	return starts
+}
 
-	workers := min(opt.Workers, max(opt.Starts, dim))
-	pool, err := clonePool(t, workers)
-	if err != nil {
-		return nil, fmt.Errorf("tempering: warm start: %w", err)
-	}
-	defer closePool(pool)
-
-	w := &WarmStart{}
+// climbStages optimises from starts on the subsets perm[:size] for each
+// of sizes (the last, all the data), each stage from the optima of the
+// one before, and records each stage's work in w.Stages. Between stages
+// it keeps the optima that may still matter at the full data; it returns
+// the last stage's distinct optima, the best first, and their log
+// posterior densities.
+func (w *WarmStart) climbStages(ctx context.Context, pool []Target, perm, sizes []int, starts [][]float64, modeGap float64) ([][]float64, []float64, error) {
+	n := len(perm)
 	optima := starts
 	var logPosts []float64
 	for k, size := range sizes {
@@ -233,17 +289,17 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 		res, evals, err := optimiseAll(ctx, pool, subset, optima, size)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w.Stages = append(w.Stages, StageWork{Size: size, Evals: evals})
 		optima, logPosts = distinct(res)
 		if len(optima) == 0 {
-			return nil, fmt.Errorf("tempering: warm start: no start reached a finite log density on %d observations", size)
+			return nil, nil, fmt.Errorf("tempering: warm start: no start reached a finite log density on %d observations", size)
 		}
 		// Keep the optima that may still matter at the full data: the
 		// gap between optima grows about in proportion to the data.
 		keep := 1
-		for keep < len(optima) && (logPosts[0]-logPosts[keep])*float64(n)/float64(size) < 4*opt.ModeGap {
+		for keep < len(optima) && (logPosts[0]-logPosts[keep])*float64(n)/float64(size) < 4*modeGap {
 			keep++
 		}
 		if k == len(sizes)-1 {
@@ -251,13 +307,21 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 		optima, logPosts = optima[:keep], logPosts[:keep]
 	}
-	// Optima joined to the best by a path without a dip of more than one
-	// nat (a ridge along a length scale that the data do not pin down)
-	// are one mode; the others within ModeGap are modes of their own.
+	return optima, logPosts, nil
+}
+
+// separateModes sets w's Optima, OptimaLogPos, Modes and Mode from the
+// full data's optima (the best first). Optima joined to the best by a
+// path without a dip of more than one nat (a ridge along a length scale
+// that the data do not pin down) are one mode; the others within modeGap
+// are modes of their own. The path checks' evaluations, on t, count in
+// the last stage's work.
+func (w *WarmStart) separateModes(t Target, optima [][]float64, logPosts []float64, modeGap float64) {
+	dim := len(optima[0])
 	keepU, keepLP := optima[:1], logPosts[:1]
 	checks := 0
 	for k := 1; k < len(optima); k++ {
-		if logPosts[0]-logPosts[k] > opt.ModeGap {
+		if logPosts[0]-logPosts[k] > modeGap {
 			continue
 		}
 		low := min(logPosts[0], logPosts[k]) - 1
@@ -268,7 +332,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 				u[i] = (1-f)*optima[0][i] + f*optima[k][i]
 			}
 			checks++
-			lp, err := logPost(pool[0], nil, u, nil)
+			lp, err := logPost(t, nil, u, nil)
 			if err != nil || lp < low {
 				barrier = true
 				break
@@ -282,8 +346,13 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	w.Optima, w.OptimaLogPos = keepU, keepLP
 	w.Modes = len(keepU)
 	w.Mode = append([]float64(nil), optima[0]...)
+}
 
-	// The Hessian by forward differences of the gradient, in parallel.
+// laplace sets w's LogPost, Grad, SecondsPerGrad and Cov at w.Mode: the
+// Hessian by forward differences of the gradient, evaluated in parallel
+// on pool, and the Laplace covariance its negative's inverse.
+func (w *WarmStart) laplace(ctx context.Context, pool []Target) error {
+	dim := len(w.Mode)
 	grads := make([][]float64, dim+1)
 	lps := make([]float64, dim+1)
 	secs := make([]float64, dim+1)
@@ -292,7 +361,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	for j := range h {
 		h[j] = 1e-4 * max(1, math.Abs(w.Mode[j]))
 	}
-	err = onPool(ctx, pool, dim+1, func(t Target, j int) {
+	err := onPool(ctx, pool, dim+1, func(t Target, j int) {
 		u := append([]float64(nil), w.Mode...)
 		if j < dim {
 			u[j] += h[j]
@@ -304,12 +373,12 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		grads[j] = g
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	w.Stages[len(w.Stages)-1].Evals += dim + 1
 	for j := range dim + 1 {
 		if errs[j] != nil {
-			return nil, fmt.Errorf("tempering: warm start: the Hessian at the mode: %w", errs[j])
+			return fmt.Errorf("tempering: warm start: the Hessian at the mode: %w", errs[j])
 		}
 		w.SecondsPerGrad += secs[j] / float64(dim+1)
 	}
@@ -324,12 +393,17 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	}
 	cov, err := inversePD(negH)
 	if err != nil {
-		return nil, fmt.Errorf("tempering: warm start: %w", err)
+		return fmt.Errorf("tempering: warm start: %w", err)
 	}
 	w.Cov = cov
+	return nil
+}
 
-	// How Gaussian the posterior is along each parameter, two value
-	// evaluations each.
+// measureDrops sets w's Drops and NonGaussian: how Gaussian the posterior
+// is along each parameter, two value evaluations each on t.
+func (w *WarmStart) measureDrops(t Target) {
+	dim := len(w.Mode)
+	cov := w.Cov
 	w.Drops = make([][2]float64, dim)
 	u := make([]float64, dim)
 	for i := range dim {
@@ -337,7 +411,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 			copy(u, w.Mode)
 			u[i] += sgn * 2 * math.Sqrt(cov[i*dim+i])
 			drop := math.Inf(1)
-			if lp, err := logPost(pool[0], nil, u, nil); err == nil {
+			if lp, err := logPost(t, nil, u, nil); err == nil {
 				drop = w.LogPost - lp
 			}
 			w.Drops[i][side] = drop
@@ -347,19 +421,24 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 	}
 	w.Stages[len(w.Stages)-1].Evals += 2 * dim
+}
 
-	// Over-dispersed starting points, each with a finite log density.
+// drawInits sets w.Inits to chains over-dispersed starting points drawn
+// from N(Mode, s²·Cov) with rng, s = dispersion shrunk by 0.7 a try until
+// the log density on t is finite (the mode itself after 20 tries).
+func (w *WarmStart) drawInits(t Target, rng *rand.Rand, chains int, dispersion float64) error {
+	dim := len(w.Mode)
 	var chol mat.Cholesky
-	if !chol.Factorize(mat.NewSymDense(dim, append([]float64(nil), cov...))) {
-		return nil, errors.New("tempering: warm start: the Laplace covariance is not positive definite")
+	if !chol.Factorize(mat.NewSymDense(dim, append([]float64(nil), w.Cov...))) {
+		return errors.New("tempering: warm start: the Laplace covariance is not positive definite")
 	}
 	var L mat.TriDense
 	chol.LTo(&L)
 	z := make([]float64, dim)
-	for range opt.Chains {
+	for range chains {
 		u := make([]float64, dim)
 		ok := false
-		for try, s := 0, opt.Dispersion; try < 20; try, s = try+1, s*0.7 {
+		for try, s := 0, dispersion; try < 20; try, s = try+1, s*0.7 {
 			for j := range z {
 				z[j] = rng.NormFloat64()
 			}
@@ -370,7 +449,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 				}
 				u[i] = w.Mode[i] + s*v
 			}
-			if lp, err := logPost(pool[0], nil, u, nil); err == nil && !math.IsInf(lp, 0) && !math.IsNaN(lp) {
+			if lp, err := logPost(t, nil, u, nil); err == nil && !math.IsInf(lp, 0) && !math.IsNaN(lp) {
 				ok = true
 				break
 			}
@@ -380,17 +459,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 		w.Inits = append(w.Inits, u)
 	}
-	if opt.Proposal != nil && w.Unimodal() {
-		po := *opt.Proposal
-		if po.Workers == 0 {
-			po.Workers = opt.Workers
-		}
-		if _, err := w.FitProposal(ctx, t, po); err != nil {
-			return nil, err
-		}
-	}
-	w.Wall = time.Since(start)
-	return w, nil
+	return nil
 }
 
 // warmStream is the PCG stream of the warm start's randomness, apart from

@@ -59,45 +59,85 @@ const maxVarBytes = math.MaxUint32 - 3
 // written as VarNames gives it, with the name as given in a long_name
 // attribute.
 func Write(w io.Writer, d Draws) error {
-	nc := len(d.Values)
-	ns := 0
+	nc, ns, err := checkDraws(d)
+	if err != nil {
+		return err
+	}
+	vars := layoutVars(d, nc, ns)
+	bw := bufio.NewWriter(w)
+	bw.Write(fileHeader(d.Attrs, vars, nc, ns))
+	var buf [8]byte
+	for _, v := range vars {
+		switch v.index {
+		case -2, -1:
+			n := v.shape[0]
+			for i := range n {
+				binary.BigEndian.PutUint32(buf[:4], uint32(i))
+				bw.Write(buf[:4])
+			}
+			bw.Write(make([]byte, v.size-int64(n)*4))
+		default:
+			for _, ch := range d.Values {
+				for _, x := range ch {
+					binary.BigEndian.PutUint64(buf[:], math.Float64bits(x[v.index]))
+					bw.Write(buf[:])
+				}
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// checkDraws returns the numbers of chains and draws of d after checking
+// that its chains are of equal length, its draws of its names' length,
+// that the format holds them, and that its attributes' names are valid.
+func checkDraws(d Draws) (nc, ns int, err error) {
+	nc = len(d.Values)
 	if nc > 0 {
 		ns = len(d.Values[0])
 	}
 	nv := len(d.Names)
 	for c, ch := range d.Values {
 		if len(ch) != ns {
-			return fmt.Errorf("netcdf: chain %d holds %d draws, chain 1 %d: chains must be of equal length", c+1, len(ch), ns)
+			return 0, 0, fmt.Errorf("netcdf: chain %d holds %d draws, chain 1 %d: chains must be of equal length", c+1, len(ch), ns)
 		}
 		for s, v := range ch {
 			if len(v) != nv {
-				return fmt.Errorf("netcdf: draw %d of chain %d holds %d values for %d names", s+1, c+1, len(v), nv)
+				return 0, 0, fmt.Errorf("netcdf: draw %d of chain %d holds %d values for %d names", s+1, c+1, len(v), nv)
 			}
 		}
 	}
 	if nc > math.MaxInt32 || ns > math.MaxInt32 {
-		return fmt.Errorf("netcdf: %d chains × %d draws: a dimension holds at most %d", nc, ns, math.MaxInt32)
+		return 0, 0, fmt.Errorf("netcdf: %d chains × %d draws: a dimension holds at most %d", nc, ns, math.MaxInt32)
 	}
 	if int64(nc)*int64(ns)*8 > maxVarBytes {
-		return fmt.Errorf("netcdf: %d chains × %d draws need %d bytes a variable; the format holds %d", nc, ns, int64(nc)*int64(ns)*8, int64(maxVarBytes))
+		return 0, 0, fmt.Errorf("netcdf: %d chains × %d draws need %d bytes a variable; the format holds %d", nc, ns, int64(nc)*int64(ns)*8, int64(maxVarBytes))
 	}
 	for _, a := range d.Attrs {
 		if !validName(a.Name) {
-			return fmt.Errorf("netcdf: attribute name %q is not a valid netCDF name", a.Name)
+			return 0, 0, fmt.Errorf("netcdf: attribute name %q is not a valid netCDF name", a.Name)
 		}
 	}
-	names := VarNames(d.Names)
+	return nc, ns, nil
+}
 
-	type variable struct {
-		name  string
-		dims  []int32
-		shape []int
-		attrs []Attr
-		typ   int32
-		size  int64 // bytes, padded to 4
-		index int   // -2: the chain coordinate, -1: draw, else the variable
-	}
-	vars := []variable{
+// ncVar is a variable Write writes.
+type ncVar struct {
+	name  string
+	dims  []int32
+	shape []int
+	attrs []Attr
+	typ   int32
+	size  int64 // bytes, padded to 4
+	index int   // -2: the chain coordinate, -1: draw, else the variable
+}
+
+// layoutVars returns the variables of d's file, of nc chains and ns
+// draws, in the order they are written: the coordinates chain and draw
+// and one per name.
+func layoutVars(d Draws, nc, ns int) []ncVar {
+	names := VarNames(d.Names)
+	vars := []ncVar{
 		{name: "chain", dims: []int32{0}, shape: []int{nc}, typ: typeInt, size: pad4(int64(nc) * 4), index: -2},
 		{name: "draw", dims: []int32{1}, shape: []int{ns}, typ: typeInt, size: pad4(int64(ns) * 4), index: -1},
 	}
@@ -106,13 +146,19 @@ func Write(w io.Writer, d Draws) error {
 		if n != d.Names[v] {
 			attrs = []Attr{{"long_name", d.Names[v]}}
 		}
-		vars = append(vars, variable{name: n, dims: []int32{0, 1}, shape: []int{nc, ns}, attrs: attrs, typ: typeDouble, size: int64(nc) * int64(ns) * 8, index: v})
+		vars = append(vars, ncVar{name: n, dims: []int32{0, 1}, shape: []int{nc, ns}, attrs: attrs, typ: typeDouble, size: int64(nc) * int64(ns) * 8, index: v})
 	}
 	// The order of SciPy's writer (scipy.io.netcdf_file): by shape,
 	// largest first, compared as tuples; the order does not matter to
 	// readers, and following one writer lets the tests compare bytes.
-	slices.SortStableFunc(vars, func(a, b variable) int { return -slices.Compare(a.shape, b.shape) })
+	slices.SortStableFunc(vars, func(a, b ncVar) int { return -slices.Compare(a.shape, b.shape) })
+	return vars
+}
 
+// fileHeader returns the file's header: the dimensions chain (nc) and
+// draw (ns), the global attributes attrs and the variables vars, whose
+// data follow the header in their order.
+func fileHeader(attrs []Attr, vars []ncVar, nc, ns int) []byte {
 	var h header
 	h.bytes([]byte("CDF\x02"))
 	h.int32(0) // numrecs: no record dimension
@@ -122,7 +168,7 @@ func Write(w io.Writer, d Draws) error {
 	h.int32(int32(nc))
 	h.name("draw")
 	h.int32(int32(ns))
-	h.attrs(d.Attrs)
+	h.attrs(attrs)
 	h.int32(tagVariable)
 	h.int32(int32(len(vars)))
 	// The header's length does not depend on the offsets (8 bytes each),
@@ -145,29 +191,7 @@ func Write(w io.Writer, d Draws) error {
 		binary.BigEndian.PutUint64(h.b[offsetAt[i]:], uint64(begin))
 		begin += v.size
 	}
-
-	bw := bufio.NewWriter(w)
-	bw.Write(h.b)
-	var buf [8]byte
-	for _, v := range vars {
-		switch v.index {
-		case -2, -1:
-			n := v.shape[0]
-			for i := range n {
-				binary.BigEndian.PutUint32(buf[:4], uint32(i))
-				bw.Write(buf[:4])
-			}
-			bw.Write(make([]byte, v.size-int64(n)*4))
-		default:
-			for _, ch := range d.Values {
-				for _, x := range ch {
-					binary.BigEndian.PutUint64(buf[:], math.Float64bits(x[v.index]))
-					bw.Write(buf[:])
-				}
-			}
-		}
-	}
-	return bw.Flush()
+	return h.b
 }
 
 // VarNames returns the variable names Write gives names: each made a
@@ -285,21 +309,7 @@ func Read(b []byte) (Draws, error) {
 	}
 	wide := magic[3] == 2
 	r.int32() // numrecs
-	chainDim, drawDim := -1, -1
-	var dimLen []int
-	if tag, n := r.int32(), r.int32(); tag == tagDimension {
-		for i := int32(0); i < n && r.err == nil; i++ {
-			name := r.name()
-			l := r.int32()
-			switch name {
-			case "chain":
-				chainDim = int(i)
-			case "draw":
-				drawDim = int(i)
-			}
-			dimLen = append(dimLen, int(l))
-		}
-	}
+	chainDim, drawDim, dimLen := r.dims()
 	for _, a := range r.attrs() {
 		if a.typ == typeChar {
 			d.Attrs = append(d.Attrs, Attr{a.name, string(a.val)})
@@ -308,50 +318,9 @@ func Read(b []byte) (Draws, error) {
 	if r.err == nil && (chainDim < 0 || drawDim < 0) {
 		return d, errors.New("netcdf: no chain and draw dimensions")
 	}
-	type loc struct {
-		begin int64
-		name  string
-	}
-	var locs []loc
-	if tag, n := r.int32(), r.int32(); tag == tagVariable {
-		for i := int32(0); i < n && r.err == nil; i++ {
-			name := r.name()
-			nd := r.int32()
-			var dims []int32
-			for j := int32(0); j < nd && r.err == nil; j++ {
-				dims = append(dims, r.int32())
-			}
-			for _, a := range r.attrs() {
-				if a.name == "long_name" && a.typ == typeChar {
-					name = string(a.val)
-				}
-			}
-			typ := r.int32()
-			r.int32() // vsize
-			var begin int64
-			if wide {
-				begin = r.int64()
-			} else {
-				begin = int64(r.int32())
-			}
-			// Every variable must lie within the file (record variables,
-			// over a dimension of length 0, are not read and not checked).
-			size := int64(typeSize[typ])
-			for _, id := range dims {
-				if id < 0 || int(id) >= len(dimLen) {
-					return d, fmt.Errorf("netcdf: variable %q over dimension %d of %d", name, id, len(dimLen))
-				}
-				if size = size * int64(dimLen[id]); size > int64(len(b)) {
-					break
-				}
-			}
-			if r.err == nil && (size < 0 || begin < 0 || begin+size > int64(len(b))) {
-				return d, fmt.Errorf("netcdf: variable %q runs past the end of the file", name)
-			}
-			if typ == typeDouble && slices.Equal(dims, []int32{int32(chainDim), int32(drawDim)}) {
-				locs = append(locs, loc{begin, name})
-			}
-		}
+	locs, err := r.drawVars(wide, chainDim, drawDim, dimLen)
+	if err != nil {
+		return d, err
 	}
 	if r.err != nil {
 		return d, r.err
@@ -386,6 +355,83 @@ func Read(b []byte) (Draws, error) {
 		}
 	}
 	return d, nil
+}
+
+// dims reads the header's dimension list and returns the indices of the
+// dimensions chain and draw (−1 if absent) and every dimension's length.
+func (r *reader) dims() (chainDim, drawDim int, dimLen []int) {
+	chainDim, drawDim = -1, -1
+	if tag, n := r.int32(), r.int32(); tag == tagDimension {
+		for i := int32(0); i < n && r.err == nil; i++ {
+			name := r.name()
+			l := r.int32()
+			switch name {
+			case "chain":
+				chainDim = int(i)
+			case "draw":
+				drawDim = int(i)
+			}
+			dimLen = append(dimLen, int(l))
+		}
+	}
+	return chainDim, drawDim, dimLen
+}
+
+// varLoc is where a variable of the draws begins in the file, and its
+// name.
+type varLoc struct {
+	begin int64
+	name  string
+}
+
+// drawVars reads the header's variable list (with 64-bit offsets if wide)
+// and returns the double variables over (chain, draw), named by their
+// long_name attribute where they have one. It returns an error if a
+// variable is over a dimension that the list of lengths dimLen lacks or
+// lies past the end of the file.
+func (r *reader) drawVars(wide bool, chainDim, drawDim int, dimLen []int) ([]varLoc, error) {
+	var locs []varLoc
+	if tag, n := r.int32(), r.int32(); tag == tagVariable {
+		for i := int32(0); i < n && r.err == nil; i++ {
+			name := r.name()
+			nd := r.int32()
+			var dims []int32
+			for j := int32(0); j < nd && r.err == nil; j++ {
+				dims = append(dims, r.int32())
+			}
+			for _, a := range r.attrs() {
+				if a.name == "long_name" && a.typ == typeChar {
+					name = string(a.val)
+				}
+			}
+			typ := r.int32()
+			r.int32() // vsize
+			var begin int64
+			if wide {
+				begin = r.int64()
+			} else {
+				begin = int64(r.int32())
+			}
+			// Every variable must lie within the file (record variables,
+			// over a dimension of length 0, are not read and not checked).
+			size := int64(typeSize[typ])
+			for _, id := range dims {
+				if id < 0 || int(id) >= len(dimLen) {
+					return nil, fmt.Errorf("netcdf: variable %q over dimension %d of %d", name, id, len(dimLen))
+				}
+				if size = size * int64(dimLen[id]); size > int64(len(r.b)) {
+					break
+				}
+			}
+			if r.err == nil && (size < 0 || begin < 0 || begin+size > int64(len(r.b))) {
+				return nil, fmt.Errorf("netcdf: variable %q runs past the end of the file", name)
+			}
+			if typ == typeDouble && slices.Equal(dims, []int32{int32(chainDim), int32(drawDim)}) {
+				locs = append(locs, varLoc{begin, name})
+			}
+		}
+	}
+	return locs, nil
 }
 
 // reader reads a header; after the first error every read gives zeros.
