@@ -69,14 +69,7 @@ func TestGPFitReport(t *testing.T) {
 			t.Errorf("%s: report mean %v, Summary's %v", s.Name, r.Variables[i].Mean, s.Mean)
 		}
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := reportJSON(t, r)
 	for _, k := range []string{"command", "interrupted", "converged", "verdict", "warnings", "settings", "seed", "backend",
 		"sampler", "inner", "adapt", "units", "data", "ladder", "draws", "timings", "max_rhat", "variables", "levels", "swaps"} {
 		if _, ok := m[k]; !ok {
@@ -187,15 +180,7 @@ func TestReportStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(m["status"])
+		return fmt.Sprint(reportJSON(t, r)["status"])
 	}
 	if got := status(shortFit(t, GPOptions{})); got != "completed" {
 		t.Errorf("every draw made: status %q, want completed", got)
@@ -230,4 +215,19 @@ func TestReportStatus(t *testing.T) {
 	if got := status(fit); got != "interrupted" {
 		t.Errorf("cancelled: status %q, want interrupted", got)
 	}
+}
+
+// reportJSON returns r as summary.json holds it: marshalled, then read
+// back as a map.
+func reportJSON(t *testing.T, r *Report) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

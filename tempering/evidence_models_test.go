@@ -13,7 +13,6 @@ import (
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/mvn"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -70,14 +69,7 @@ func checkDroppedStage(t *testing.T, name string, e *tempering.Evidence, ref flo
 // estimate with one stage left out is rejected by the same check (under
 // the race detector, with short chains, only the last).
 func TestEvidenceMVN(t *testing.T) {
-	data, sigma, _, err := mvn.Synthetic(50, 3, 5, mvn.SynthOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMVNModel(t, 50, 3, 5)
 	ref, err := m.LogEvidence(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -204,14 +196,7 @@ func TestEvidenceGP(t *testing.T) {
 // TestEvidenceKeepsDraws checks that estimating the evidence changes no
 // draw: the same seed gives the same draws with and without it.
 func TestEvidenceKeepsDraws(t *testing.T) {
-	data, sigma, _, err := mvn.Synthetic(30, 2, 1, mvn.SynthOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMVNModel(t, 30, 2, 1)
 	for _, drv := range []tempering.Driver{tempering.PT, tempering.SPT} {
 		run := func(ev *tempering.EvidenceSettings) [][][]float64 {
 			res, err := tempering.Run(context.Background(), m, &tempering.Settings{
@@ -293,14 +278,7 @@ func TestEvidenceCalibration(t *testing.T) {
 // used to run to its end, ignoring the cancellation (a `gp --evidence`
 // run ignored SIGTERM for over a minute).
 func TestEvidenceCancel(t *testing.T) {
-	data, sigma, _, err := mvn.Synthetic(50, 3, 5, mvn.SynthOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMVNModel(t, 50, 3, 5)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const draws = 50

@@ -16,14 +16,7 @@ import (
 // checks the posterior mean against the analytic one, and that the
 // reordering ran.
 func TestMVNSubsampledWithReorder(t *testing.T) {
-	data, sigma, _, err := mvn.Synthetic(40, 3, 2, mvn.SynthOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMVNModel(t, 40, 3, 2)
 	post, err := m.Posterior(nil, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -56,4 +49,20 @@ func TestMVNSubsampledWithReorder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newMVNModel returns the MVN model on synthetic data (n observations of
+// dimension d, data seed seed, mvn.Synthetic's defaults) on the gonum
+// backend.
+func newMVNModel(t *testing.T, n, d int, seed uint64) *mvn.Model {
+	t.Helper()
+	data, sigma, _, err := mvn.Synthetic(n, d, seed, mvn.SynthOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mvn.New(linalg.Default(), data, sigma, mvn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
