@@ -325,7 +325,7 @@ func (c *Chain) restoreState(betas []float64, sizes []int, state []byte) error {
 		return errors.New("ladder")
 	}
 	if !slices.Equal(betas, c.betas) || !slices.Equal(sizes, c.sizes) {
-		if c.driver.subsampled() && slices.ContainsFunc(sizes, func(k int) bool { return k < 1 || k > len(c.perm) }) {
+		if !c.path.fits(sizes) {
 			return errors.New("ladder")
 		}
 		lv, err := c.newLevels(betas, sizes)
@@ -333,7 +333,7 @@ func (c *Chain) restoreState(betas []float64, sizes []int, state []byte) error {
 			return err
 		}
 		c.setLevels(lv)
-		if c.driver.swaps() {
+		if c.scheme.replicas() {
 			c.states = make([]*State, len(betas))
 			for m := range c.states {
 				c.states[m] = NewState(c.target.Dim())
@@ -352,12 +352,7 @@ func (c *Chain) restoreState(betas []float64, sizes []int, state []byte) error {
 		M := len(a.vec) / 3
 		a.sum, a.sq, a.n = a.vec[:M:M], a.vec[M:2*M:2*M], a.vec[2*M:]
 	}
-	if c.reorder != nil {
-		if err := c.reorder.Reorder(c.perm); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.path.resumed()
 }
 
 // consistent checks the shapes of a decoded chain against its ladder.
@@ -368,14 +363,6 @@ func (c *Chain) consistent() bool {
 	}
 	for _, s := range c.states {
 		if s == nil || len(s.U) != dim || len(s.GradLik) != dim || len(s.GradPrior) != dim {
-			return false
-		}
-	}
-	if c.work != nil && len(c.work.U) != dim {
-		return false
-	}
-	for _, k := range c.perm {
-		if k < 0 || k >= len(c.perm) {
 			return false
 		}
 	}
