@@ -284,6 +284,10 @@ func (c *Chain) BeginWarmup(iterations int) {
 	c.lad.resize(len(c.betas) - 1)
 }
 
+// warmingUp reports whether the chain is in a warm-up begun by
+// BeginWarmup.
+func (c *Chain) warmingUp() bool { return c.warm && c.begun }
+
 // Tunings returns each level kernel's current tuning (copies).
 func (c *Chain) Tunings() []Tuning {
 	t := make([]Tuning, len(c.kern))
@@ -343,16 +347,6 @@ func (c *Chain) step(m int, s *State) {
 // moveTo makes s's caches those of level m (path.moveTo), with gradient
 // if grad.
 func (c *Chain) moveTo(m int, s *State, grad bool) { c.path.moveTo(&c.dens[m], s, grad) }
-
-// warmBase is the least number of ordinary level-0 transitions per
-// iteration of TT and STT during warm-up. With none (NoBaseSteps,
-// Neal's form) level 0 moves only through accepted tempered
-// transitions: while the ladder and the level kernels are still
-// untuned these are rarely accepted, the chain stays where it started,
-// and every level kernel adapts on paths that start from that point
-// instead of the posterior's typical set. Warm-up iterations are
-// discarded, so this changes no draw's distribution.
-const warmBase = 1
 
 // dropTerm names a term of an acceptance ratio that tests may drop
 // deliberately (Settings.drop), to show that the exactness tests detect a

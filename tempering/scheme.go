@@ -166,11 +166,21 @@ func (s *transitionScheme) transitions(c *Chain, m int) int {
 // baseCount returns the number of level-0 transitions per iteration:
 // base, and during a warm-up begun by BeginWarmup at least warmBase.
 func (s *transitionScheme) baseCount(c *Chain) int {
-	if c.warm && c.begun {
+	if c.warmingUp() {
 		return max(s.base, warmBase)
 	}
 	return s.base
 }
+
+// warmBase is the least number of ordinary level-0 transitions per
+// iteration of TT and STT during warm-up. With none (NoBaseSteps,
+// Neal's form) level 0 moves only through accepted tempered
+// transitions: while the ladder and the level kernels are still
+// untuned these are rarely accepted, the chain stays where it started,
+// and every level kernel adapts on paths that start from that point
+// instead of the posterior's typical set. Warm-up iterations are
+// discarded, so this changes no draw's distribution.
+const warmBase = 1
 
 // round is a tempered transition, then the ordinary transitions at
 // level 0 (whatever its outcome).
