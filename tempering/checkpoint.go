@@ -80,9 +80,18 @@ type Checkpoint struct {
 	file ckptFile
 }
 
+// stateLayout is what a checkpoint's layout hash covers: the Chain and
+// the paths whose state it holds behind its path interface (layoutHash
+// records an interface by its name only).
+type stateLayout struct {
+	Chain  Chain
+	Power  powerPath
+	Subset subsetPath
+}
+
 // ckptFile is what a checkpoint file holds after its magic and version.
 type ckptFile struct {
-	Layout   []byte // layoutHash of Chain
+	Layout   []byte // layoutHash of stateLayout
 	Settings []byte // settingsHash of the run's resolved settings
 	RunDraws int    // Settings.Draws of the run
 	Iter     int
@@ -158,7 +167,7 @@ func parseCheckpoint(b []byte) (*Checkpoint, error) {
 		return nil, errors.New("tempering: checkpoint corrupt (malformed contents)")
 	}
 	f := &cp.file
-	if lh := layoutHash(reflect.TypeFor[Chain]()); !bytes.Equal(f.Layout, lh[:]) {
+	if lh := layoutHash(reflect.TypeFor[stateLayout]()); !bytes.Equal(f.Layout, lh[:]) {
 		return nil, errors.New("tempering: checkpoint written by a build with another sampler state layout")
 	}
 	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 || f.From < 0 || len(f.Chains) != f.To-f.From || f.To > f.Total {
@@ -651,7 +660,7 @@ func (k *ckptCoord) save(p *pendingCkpt) {
 	}
 	final := p.final == len(p.chains)
 	stopped := final && n < k.cfg.Draws
-	lh := layoutHash(reflect.TypeFor[Chain]())
+	lh := layoutHash(reflect.TypeFor[stateLayout]())
 	cp := &Checkpoint{Iteration: lo, Draws: n, RunDraws: k.cfg.Draws, Final: final, Stopped: stopped, Meta: k.set.Meta}
 	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: lo, N: n, Final: final, Stopped: stopped,
 		Meta: k.set.Meta, From: k.cfg.Shard.From, To: k.cfg.Shard.To, Total: k.cfg.Chains, Chains: p.chains}

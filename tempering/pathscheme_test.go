@@ -59,3 +59,23 @@ func TestChainKeepsNoDriver(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutCoversPaths: the checkpoint's layout hash covers the path of
+// every driver, which a chain's layout alone records by name only.
+func TestLayoutCoversPaths(t *testing.T) {
+	lt := reflect.TypeFor[stateLayout]()
+	for _, d := range allDrivers {
+		p, _, err := newPathScheme(&Settings{Sampler: Sampler{Driver: d}}, 1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt := reflect.TypeOf(p).Elem()
+		found := false
+		for i := range lt.NumField() {
+			found = found || lt.Field(i).Type == pt
+		}
+		if !found {
+			t.Errorf("%v: the checkpoint's layout leaves out its path %v", d, pt)
+		}
+	}
+}
