@@ -256,7 +256,7 @@ type ladderProposal struct {
 // a sum over the observations that level m drops, log p(x_D | θ̌) −
 // log p(x_D | θ̂), whose variance grows in proportion to their number
 // |D_m|: the variances add up along the ladder to a total that more
-// levels do not lower (measured on a 128-point MVN: STT acceptance 0.079
+// levels do not lower (measured on a 128-point MVN: TT acceptance 0.079
 // with 7 levels, 0.077 with 33). So that scheme equalises the variances
 // by cumulating them, and keeps its M unless fixedM is set.
 // The cumulative cost, piecewise linear in −log x, is inverted at
