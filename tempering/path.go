@@ -20,8 +20,9 @@ import "math"
 // (tally.go, ladderadapt.go) stay with the Chain; the path and the scheme
 // hold the arithmetic.
 
-// path is the family of level densities a chain samples. Its methods
-// neither count nor, except refresh, draw random numbers.
+// path is the family of level densities a chain samples. Only start and
+// refresh draw random numbers (the subsets); the evaluations its methods
+// make are counted by the densities.
 type path interface {
 	// sizes returns the initial number of observations each level of
 	// the ladder betas conditions on, out of n.
