@@ -201,7 +201,7 @@ func (p *subsetPath) draw(c *Chain) {
 			p.reorder = nil // an optimisation only: carry on without it
 			return
 		}
-		c.stats.Reorders++
+		c.countReorder()
 	}
 }
 
