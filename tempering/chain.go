@@ -7,12 +7,16 @@ import (
 )
 
 // Chain is one Markov chain of a driver: the states, densities and inner
-// kernels of all its levels, its random stream and its counters. Run builds
-// one per chain; a Chain can also be stepped by hand. A Chain is not safe for
-// concurrent use. After NewChain it is in warm-up until EndWarmup is called.
+// kernels of all its levels, its random stream and its counters. The
+// driver is a path (the levels' densities, path.go) and a scheme (how
+// the levels communicate, scheme.go), chosen when the chain is built;
+// the chain keeps the counts, the warm-up's bookkeeping and the ladder's
+// adaptation. Run builds one per chain; a Chain can also be stepped by
+// hand. A Chain is not safe for concurrent use. After NewChain it is in
+// warm-up until EndWarmup is called.
 type Chain struct {
-	driver   Driver
-	sched    SwapSchedule
+	path     path       // the levels' densities (path.go)
+	scheme   scheme     `ckpt:"-"` // how the levels communicate (scheme.go)
 	rng      *rand.Rand `ckpt:"-"`
 	target   Target     `ckpt:"-"`
 	kernel   Kernel     `ckpt:"-"`
@@ -20,15 +24,11 @@ type Chain struct {
 	sizes    []int      `ckpt:"-"`
 	dens     []Density  `ckpt:"-"`
 	kern     []LevelKernel
-	states   []*State // PT, SPT: the state at each level; otherwise states[0] only
-	work     *State   // TT, STT: the path of a tempered transition
-	perm     []int    // SPT, STT: backing array of the recursive subsets
+	states   []*State // the state at each level (scheme.replicas), or at level 0 only
 	needGrad bool
-	base     int       // TT, STT: level-0 transitions after each tempered transition
-	reorder  Reorderer `ckpt:"-"` // SPT, STT: the target, if it lays out data by perm
 	iter     int64
 	warm     bool
-	phase    []uint8 // round-trip phase per replica (PT, SPT)
+	phase    []uint8 // round-trip phase per replica (scheme.replicas)
 	stats    Stats
 	energy   float64 // StepInfo.Energy of level 0's last transition in this iteration (NaN: none)
 
@@ -36,14 +36,13 @@ type Chain struct {
 	// the levels, fixedM the user's M (0: chosen), maxM the cap on a
 	// chosen M (0: default), lad the rounds once BeginWarmup planned
 	// them, pool Run's pooling of all chains' estimates (nil: this
-	// chain's own), tterm the current tempered transition's terms t_m.
+	// chain's own).
 	adaptive     bool
 	fixedM, maxM int
 	lad          *ladderAdapt
 	pool         *ladderPool `ckpt:"-"`
 	poolID       int         `ckpt:"-"`
-	tterm        []float64
-	begun        bool // BeginWarmup was called during warm-up
+	begun        bool        // BeginWarmup was called during warm-up
 
 	// Run's stop: with halt.stop set, Step keeps the counts from before
 	// the iteration in snap, to restore them if the iteration is cut.
@@ -127,44 +126,27 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 	if len(start) != dim {
 		return nil, fmt.Errorf("tempering: starting point has length %d, target dimension is %d", len(start), dim)
 	}
-	if s.Driver.subsampled() && n < 1 {
-		return nil, fmt.Errorf("tempering: driver %v needs observations, target has %d", s.Driver, n)
+	p, sc, err := newPathScheme(s, dim, n)
+	if err != nil {
+		return nil, err
 	}
-	betas := []float64{1}
-	if s.Driver.tempered() {
-		betas = s.Betas
-	}
+	betas := s.Betas // [1] for None
 	L := len(betas)
 	c := &Chain{
-		driver:   s.Driver,
-		sched:    s.Swap,
+		path:     p,
+		scheme:   sc,
 		rng:      rng,
 		target:   t,
 		kernel:   s.Kernel,
 		needGrad: s.Kernel.NeedsGrad(),
-		base:     s.BaseSteps,
 		warm:     true,
-		adaptive: s.adaptLadder && s.Driver.tempered(),
+		adaptive: s.adaptLadder,
 		fixedM:   s.fixedM,
 		maxM:     s.MaxLevels,
 		evOn:     s.Evidence != nil,
 		drop:     s.drop,
 	}
-	var sizes []int
-	if s.Driver.subsampled() {
-		sizes = SubsetSizes(betas, n)
-		sizes[0] = n
-		c.perm = make([]int, n)
-		for i := range c.perm {
-			c.perm[i] = i
-		}
-	} else {
-		sizes = make([]int, L)
-		for m := range sizes {
-			sizes[m] = n
-		}
-	}
-	lv, err := c.newLevels(betas, sizes)
+	lv, err := c.newLevels(betas, p.sizes(betas, n))
 	if err != nil {
 		return nil, err
 	}
@@ -172,18 +154,12 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 	if s.InitTuning != nil {
 		c.kern[0].SetTuning(*s.InitTuning)
 	}
-	if s.Driver.subsampled() {
-		c.reorder, _ = t.(Reorderer)
-		c.drawSubsets()
-	}
-	switch s.Driver {
-	case PT, SPT:
+	p.start(c)
+	c.states = make([]*State, 1)
+	if sc.replicas() {
 		c.states = make([]*State, L)
 		c.phase = make([]uint8, L)
 		c.phase[0] = rtBottom
-	default:
-		c.states = make([]*State, 1)
-		c.work = NewState(dim)
 	}
 	for m := range c.states {
 		st := NewState(dim)
@@ -209,9 +185,8 @@ type levels struct {
 }
 
 // newLevels builds the densities, level kernels and counters of the
-// ladder betas with subset sizes sizes (N at every level for PT and TT).
-// The subsampled levels' subsets are prefixes of c.perm, which must
-// exist.
+// ladder betas with subset sizes sizes (N at every level on a power
+// path), each density the path's (path.configure).
 func (c *Chain) newLevels(betas []float64, sizes []int) (*levels, error) {
 	t := c.target
 	L := len(betas)
@@ -226,29 +201,7 @@ func (c *Chain) newLevels(betas []float64, sizes []int) (*levels, error) {
 		st.Beta, st.SubsetSize = betas[m], sizes[m]
 		d := &lv.dens[m]
 		d.target, d.level, d.stats, d.beta, d.halt = t, m, st, betas[m], &c.halt
-		if c.driver.subsampled() {
-			d.beta = 1
-			if m > 0 {
-				d.subset = c.perm[:sizes[m]]
-			} else if c.driver == SPT {
-				// All observations, in the order whose prefixes are the
-				// hotter levels' subsets, so that level 0's evaluations
-				// give their values too. (STT redraws the order every
-				// iteration, which level 0's cached values would not
-				// survive.)
-				d.subset = c.perm
-			}
-			// STT looks values up only when it moves a state without
-			// gradient: with a kernel that needs gradients, never.
-			if pl, ok := t.(PrefixLiker); ok && d.subset != nil && (c.driver == SPT || !c.needGrad) {
-				d.pl, d.preK, d.levels = pl, sizes[m+1:], L
-			}
-			// Only a level whose kernel uses gradients has one completed
-			// (with PerLevel's MH above the target, level 0 alone).
-			if gr, ok := t.(GradResumer); ok && c.driver == SPT && c.levelNeedsGrad(m) {
-				d.gr = gr
-			}
-		}
+		c.path.configure(c, d, m, sizes)
 		k, err := c.kernel.NewLevel(t.Dim(), betas[m])
 		if err != nil {
 			return nil, err
@@ -283,32 +236,6 @@ func (c *Chain) setLevels(lv *levels) {
 	c.stats.SwapAccepted = make([]int64, L-1)
 	c.stats.Sampling.SwapProposed = make([]int64, L-1)
 	c.stats.Sampling.SwapAccepted = make([]int64, L-1)
-	if c.driver == TT || c.driver == STT {
-		c.tterm = make([]float64, L-1)
-	}
-}
-
-// drawSubsets draws recursive subsets X_M ⊂ … ⊂ X_1 without replacement by
-// partial Fisher–Yates shuffles of nested prefixes of perm: X_m = perm[:N_m].
-// A later shuffle only permutes inside the prefix, so earlier sets keep
-// their content and each X_m is a uniform subset of X_{m−1}.
-func (c *Chain) drawSubsets() {
-	prev := len(c.perm)
-	for m := 1; m < len(c.sizes); m++ {
-		k := c.sizes[m]
-		for i := range k {
-			j := i + c.rng.IntN(prev-i)
-			c.perm[i], c.perm[j] = c.perm[j], c.perm[i]
-		}
-		prev = k
-	}
-	if c.reorder != nil {
-		if err := c.reorder.Reorder(c.perm); err != nil {
-			c.reorder = nil // an optimisation only: carry on without it
-			return
-		}
-		c.stats.Reorders++
-	}
 }
 
 // Step performs one iteration of the driver.
@@ -317,15 +244,8 @@ func (c *Chain) Step() {
 	if c.halt.stop != nil {
 		c.snap.copyFrom(&c.stats)
 	}
-	switch c.driver {
-	case None:
-		c.step(0, c.states[0])
-	case PT, SPT:
-		c.ptStep()
-	case TT, STT:
-		c.ttStep()
-		c.baseSteps()
-	}
+	c.path.refresh(c)
+	c.scheme.round(c)
 	if c.halt.cut {
 		// Stopped inside the iteration: it never happened, nor did its
 		// counts (its skipped evaluations would read as failures and
@@ -350,7 +270,7 @@ func (c *Chain) Step() {
 func (c *Chain) BeginWarmup(iterations int) {
 	c.begun = c.warm
 	for m, k := range c.kern {
-		k.Adapt(iterations * c.transitionsPerIteration(m))
+		k.Adapt(iterations * c.scheme.transitions(c, m))
 	}
 	c.lad = nil
 	if !c.adaptive || !c.warm {
@@ -364,19 +284,9 @@ func (c *Chain) BeginWarmup(iterations int) {
 	c.lad.resize(len(c.betas) - 1)
 }
 
-// transitionsPerIteration returns the number of inner-kernel transitions
-// one iteration makes at level m.
-func (c *Chain) transitionsPerIteration(m int) int {
-	switch c.driver {
-	case TT, STT:
-		if m == 0 {
-			return c.baseCount()
-		}
-		return 2
-	default:
-		return 1
-	}
-}
+// warmingUp reports whether the chain is in a warm-up begun by
+// BeginWarmup.
+func (c *Chain) warmingUp() bool { return c.warm && c.begun }
 
 // Tunings returns each level kernel's current tuning (copies).
 func (c *Chain) Tunings() []Tuning {
@@ -434,197 +344,9 @@ func (c *Chain) step(m int, s *State) {
 	}
 }
 
-// ptStep is one PT or SPT iteration: a transition at every level, then the
-// swaps of the schedule, then round-trip bookkeeping.
-func (c *Chain) ptStep() {
-	for m, s := range c.states {
-		c.step(m, s)
-	}
-	M := len(c.states) - 1
-	switch c.sched {
-	case DEO:
-		for m := 1 + int(c.iter&1); m <= M; m += 2 {
-			c.swap(m)
-		}
-	default:
-		for m := M; m >= 1; m-- {
-			c.swap(m)
-		}
-	}
-	c.afterSwaps()
-}
-
-// swap offers to exchange the states of levels m−1 and m, accepted with
-// log probability log h_m(θ_{m−1}) + log h_{m−1}(θ_m) − log h_m(θ_m) −
-// log h_{m−1}(θ_{m−1}). PT reuses the cached full-data log-likelihoods; SPT
-// evaluates each state's log-likelihood on the other level's subset (an
-// evaluation without gradient, counted at the level whose subset is used),
-// except that θ_{m−1}'s on X_m ⊂ X_{m−1} comes free from its evaluation on
-// X_{m−1} when the target is a PrefixLiker. With a kernel that needs
-// gradients and a GradResumer target, θ_m's evaluation on X_{m−1} also
-// gives the gradient it needs where it ends up: on X_{m−1} when it comes
-// down, on X_m (a prefix) when it came down in the previous swap of the
-// sweep and now stays.
-func (c *Chain) swap(m int) {
-	a, b := c.states[m-1], c.states[m]
-	lo, hi := &c.dens[m-1], &c.dens[m]
-	aLL, bLL := a.LogLik, b.LogLik
-	if c.driver == SPT && c.drop.term != staleSPTSwap {
-		var ok bool
-		if aLL, ok = hi.prefixLik(a); !ok {
-			aLL = hi.evalLik(a, nil)
-		}
-		bLL = lo.evalLik(b, nil)
-	}
-	aHi := hi.combine(aLL, a.LogPrior) // log h_m(θ_{m−1})
-	bLo := lo.combine(bLL, b.LogPrior) // log h_{m−1}(θ_m)
-	logA := aHi + bLo - b.LogDensity - a.LogDensity
-	if c.drop.drops(dropSwapLower, m) {
-		logA = aHi - b.LogDensity
-	}
-	c.observeSwap(m, logA, bLo-b.LogDensity, aHi-a.LogDensity)
-	if !(logA >= 0 || math.Log(c.rng.Float64()) < logA) {
-		// θ_m stays. If it came to level m in this sweep, it has no
-		// gradient there; its evaluation on X_{m−1} just now, of which X_m
-		// is a prefix, gives it (GradResumer targets).
-		if c.driver == SPT && !b.HasGrad {
-			hi.resumeGrad(b)
-		}
-		return
-	}
-	c.countSwapAccepted(m)
-	c.states[m-1], c.states[m] = b, a
-	a.LogDensity, b.LogDensity = aHi, bLo
-	if c.driver == SPT {
-		a.LogLik, b.LogLik = aLL, bLL
-		a.HasGrad, b.HasGrad = false, false
-		// θ_m, evaluated last, on X_{m−1}, gets its gradient there from
-		// that evaluation, unless the sweep's next swap evaluates it again
-		// (on X_{m−2}): then the rejection above or a later acceptance
-		// gives it. θ_{m−1} gets its gradient on X_m from level m's next
-		// transition.
-		if c.sched == DEO || m == 1 {
-			lo.resumeGrad(b)
-		}
-	}
-}
-
-// moveTo makes s's caches those of level m: free for TT (full-data
-// log-likelihood reused), one log-likelihood evaluation on X_m for STT,
-// with gradient if grad. Without it, s's cached gradient is invalid
-// afterwards for STT. Without gradient, an STT move to a hotter level is
-// free when s holds the value on X_m from its evaluation on X_{m−1}
-// (PrefixLiker targets).
-func (c *Chain) moveTo(m int, s *State, grad bool) {
-	d := &c.dens[m]
-	if c.driver != STT {
-		d.rebase(s)
-		return
-	}
-	if grad && !s.HasGrad {
-		d.Eval(s, true)
-		return
-	}
-	if !grad {
-		if ll, ok := d.prefixLik(s); ok {
-			s.LogLik = ll
-			s.LogDensity = d.combine(ll, s.LogPrior)
-			s.HasGrad = false
-			return
-		}
-	}
-	var g []float64
-	if grad {
-		g = s.GradLik
-	}
-	s.LogLik = d.evalLik(s, g)
-	s.LogDensity = d.combine(s.LogLik, s.LogPrior)
-	s.HasGrad = grad && !math.IsInf(s.LogDensity, -1)
-}
-
-// ttStep is one tempered transition in Neal (1996)'s form: from θ̂_0 = θ,
-// for m = 1..M the transition T̂_m at level m gives θ̂_m from θ̂_{m−1}; then
-// for m = M..1 the transition Ť_m at level m gives θ̌_{m−1} from θ̌_m
-// (θ̌_M = θ̂_M). θ̌_0 is accepted with log probability
-//
-//	Σ_m [log h_m(θ̂_{m−1}) − log h_{m−1}(θ̂_{m−1}) + log h_{m−1}(θ̌_{m−1}) − log h_m(θ̌_{m−1})].
-//
-// STT first draws fresh recursive subsets, shared by the ascent and the
-// descent. A path point with log density −∞ makes the ratio 0: the move is
-// rejected at once.
-func (c *Chain) ttStep() {
-	if c.driver == STT {
-		c.drawSubsets()
-	}
-	cur, w := c.states[0], c.work
-	M := len(c.betas) - 1
-	w.CopyFrom(cur)
-	w.preOK = false // values on the previous iteration's subsets
-	logR := 0.0
-	for m := 1; m <= M; m++ {
-		lower := w.LogDensity      // log h_{m−1}(θ̂_{m−1})
-		c.moveTo(m, w, c.needGrad) // log h_m(θ̂_{m−1})
-		if math.IsInf(w.LogDensity, -1) {
-			c.countTT(ttAborted, nil)
-			return
-		}
-		c.tterm[m-1] = w.LogDensity - lower
-		logR += c.tterm[m-1]
-		c.step(m, w)
-	}
-	for m := M; m >= 1; m-- {
-		c.step(m, w)
-		upper := w.LogDensity // log h_m(θ̌_{m−1})
-		// log h_{m−1}(θ̌_{m−1}). No transition runs at level 0 in this
-		// form: its value is enough, and a gradient there would cost a
-		// full-data evaluation with gradient every iteration.
-		c.moveTo(m-1, w, c.needGrad && m > 1)
-		if math.IsInf(w.LogDensity, -1) {
-			c.countTT(ttAborted, nil)
-			return
-		}
-		if !c.drop.drops(dropTTDescentLower, m) {
-			logR += w.LogDensity
-		}
-		logR -= upper
-		c.tterm[m-1] += w.LogDensity - upper
-	}
-	if !(logR >= 0 || math.Log(c.rng.Float64()) < logR) {
-		c.countTT(ttRejected, c.tterm)
-		return
-	}
-	c.countTT(ttAccepted, c.tterm)
-	cur.CopyFrom(w)
-}
-
-// baseSteps runs the configured ordinary transitions at level 0 after a
-// tempered transition (whatever its outcome); during warm-up at least one
-// (see warmBase).
-func (c *Chain) baseSteps() {
-	for range c.baseCount() {
-		c.step(0, c.states[0])
-	}
-}
-
-// baseCount returns the number of level-0 transitions per TT or STT
-// iteration: BaseSteps, and during a warm-up begun by BeginWarmup at
-// least warmBase.
-func (c *Chain) baseCount() int {
-	if c.warm && c.begun {
-		return max(c.base, warmBase)
-	}
-	return c.base
-}
-
-// warmBase is the least number of ordinary level-0 transitions per
-// iteration of TT and STT during warm-up. With none (NoBaseSteps,
-// Neal's form) level 0 moves only through accepted tempered
-// transitions: while the ladder and the level kernels are still
-// untuned these are rarely accepted, the chain stays where it started,
-// and every level kernel adapts on paths that start from that point
-// instead of the posterior's typical set. Warm-up iterations are
-// discarded, so this changes no draw's distribution.
-const warmBase = 1
+// moveTo makes s's caches those of level m (path.moveTo), with gradient
+// if grad.
+func (c *Chain) moveTo(m int, s *State, grad bool) { c.path.moveTo(&c.dens[m], s, grad) }
 
 // dropTerm names a term of an acceptance ratio that tests may drop
 // deliberately (Settings.drop), to show that the exactness tests detect a

@@ -80,9 +80,18 @@ type Checkpoint struct {
 	file ckptFile
 }
 
+// stateLayout is what a checkpoint's layout hash covers: the Chain and
+// the paths whose state it holds behind its path interface (layoutHash
+// records an interface by its name only).
+type stateLayout struct {
+	Chain  Chain
+	Power  powerPath
+	Subset subsetPath
+}
+
 // ckptFile is what a checkpoint file holds after its magic and version.
 type ckptFile struct {
-	Layout   []byte // layoutHash of Chain
+	Layout   []byte // layoutHash of stateLayout
 	Settings []byte // settingsHash of the run's resolved settings
 	RunDraws int    // Settings.Draws of the run
 	Iter     int
@@ -158,7 +167,7 @@ func parseCheckpoint(b []byte) (*Checkpoint, error) {
 		return nil, errors.New("tempering: checkpoint corrupt (malformed contents)")
 	}
 	f := &cp.file
-	if lh := layoutHash(reflect.TypeFor[Chain]()); !bytes.Equal(f.Layout, lh[:]) {
+	if lh := layoutHash(reflect.TypeFor[stateLayout]()); !bytes.Equal(f.Layout, lh[:]) {
 		return nil, errors.New("tempering: checkpoint written by a build with another sampler state layout")
 	}
 	if f.Iter < 0 || f.N < 0 || f.N > f.RunDraws || len(f.Chains) == 0 || f.From < 0 || len(f.Chains) != f.To-f.From || f.To > f.Total {
@@ -325,7 +334,7 @@ func (c *Chain) restoreState(betas []float64, sizes []int, state []byte) error {
 		return errors.New("ladder")
 	}
 	if !slices.Equal(betas, c.betas) || !slices.Equal(sizes, c.sizes) {
-		if c.driver.subsampled() && slices.ContainsFunc(sizes, func(k int) bool { return k < 1 || k > len(c.perm) }) {
+		if !c.path.fits(sizes) {
 			return errors.New("ladder")
 		}
 		lv, err := c.newLevels(betas, sizes)
@@ -333,7 +342,7 @@ func (c *Chain) restoreState(betas []float64, sizes []int, state []byte) error {
 			return err
 		}
 		c.setLevels(lv)
-		if c.driver.swaps() {
+		if c.scheme.replicas() {
 			c.states = make([]*State, len(betas))
 			for m := range c.states {
 				c.states[m] = NewState(c.target.Dim())
@@ -352,12 +361,7 @@ func (c *Chain) restoreState(betas []float64, sizes []int, state []byte) error {
 		M := len(a.vec) / 3
 		a.sum, a.sq, a.n = a.vec[:M:M], a.vec[M:2*M:2*M], a.vec[2*M:]
 	}
-	if c.reorder != nil {
-		if err := c.reorder.Reorder(c.perm); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.path.resumed()
 }
 
 // consistent checks the shapes of a decoded chain against its ladder.
@@ -368,14 +372,6 @@ func (c *Chain) consistent() bool {
 	}
 	for _, s := range c.states {
 		if s == nil || len(s.U) != dim || len(s.GradLik) != dim || len(s.GradPrior) != dim {
-			return false
-		}
-	}
-	if c.work != nil && len(c.work.U) != dim {
-		return false
-	}
-	for _, k := range c.perm {
-		if k < 0 || k >= len(c.perm) {
 			return false
 		}
 	}
@@ -664,7 +660,7 @@ func (k *ckptCoord) save(p *pendingCkpt) {
 	}
 	final := p.final == len(p.chains)
 	stopped := final && n < k.cfg.Draws
-	lh := layoutHash(reflect.TypeFor[Chain]())
+	lh := layoutHash(reflect.TypeFor[stateLayout]())
 	cp := &Checkpoint{Iteration: lo, Draws: n, RunDraws: k.cfg.Draws, Final: final, Stopped: stopped, Meta: k.set.Meta}
 	cp.file = ckptFile{Layout: lh[:], Settings: settingsHash(k.cfg), RunDraws: k.cfg.Draws, Iter: lo, N: n, Final: final, Stopped: stopped,
 		Meta: k.set.Meta, From: k.cfg.Shard.From, To: k.cfg.Shard.To, Total: k.cfg.Chains, Chains: p.chains}

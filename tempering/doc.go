@@ -43,6 +43,13 @@
 // iteration, so that the chain leaves its starting point while the
 // tempered transitions are still rarely accepted.
 //
+// A driver is a path, the levels' densities (tempered full-data
+// densities for PT and TT, nested subsets for SPT and STT, the target
+// alone for None), times a communication scheme, how the levels
+// exchange states (swaps for None, PT and SPT; tempered transitions for
+// TT and STT), as in Pigeons.jl; the chain keeps the counts, the
+// warm-up's bookkeeping and the ladder's adaptation apart from both.
+//
 // # Adaptive ladder
 //
 // With Settings.Ladder zero (LadderAdaptive), no explicit Betas and a

@@ -93,8 +93,9 @@ type ladderAdapt struct {
 	round  int   // rounds completed
 	active bool  // still in the rounds
 
-	// Accumulators over the round, per pair (PT, SPT: index m−1 for the
-	// pair m−1, m) or per level (TT, STT: index m−1 for level m):
+	// Accumulators over the round, per pair (swaps: index m−1 for the
+	// pair m−1, m) or per level (tempered transitions: index m−1 for
+	// level m):
 	// sum, sum of squares and count.
 	sum, sq, n []float64 `ckpt:"-"` // views of vec
 	vec        []float64 // the three concatenated, sent to the pool
@@ -233,74 +234,51 @@ func (p *ladderPool) leave(id int) {
 // ladderProposal is a new ladder computed from a round's estimates.
 type ladderProposal struct {
 	betas []float64
-	sizes []int // subsampled drivers; nil otherwise
-	// barrier: PT, SPT: Λ = Σ_m r_m; TT, STT: Σ_m sd(t_m).
-	// logRatioVar: TT, STT: Σ_m Var(t_m). costs: the intervals' r_m or
-	// sd(t_m) on the ladder the round ran on.
+	sizes []int
+	// barrier: swaps: Λ = Σ_m r_m; tempered transitions: Σ_m sd(t_m)
+	// (Σ_m Var(t_m) on a subset path). logRatioVar: tempered
+	// transitions: Σ_m Var(t_m). costs: the intervals' costs on the
+	// ladder the round ran on.
 	barrier, logRatioVar float64
 	costs                []float64
 }
 
-// annealing returns the annealing parameter of each level: β_m for PT and
-// TT, N_m/N for SPT and STT.
-func annealing(d Driver, betas []float64, sizes []int, n int) []float64 {
-	x := make([]float64, len(betas))
-	for m := range x {
-		if d.subsampled() {
-			x[m] = float64(sizes[m]) / float64(n)
-		} else {
-			x[m] = betas[m]
-		}
-	}
-	return x
-}
-
 // proposeLadder computes the next ladder from pooled accumulators (sum,
 // sq, n per pair or level, as ladderAdapt keeps them) over the current
-// ladder (annealing parameters x, x_0 = 1 > … > x_M). Each interval
-// (x_m, x_{m−1}) gets a cost c_m: the swap rejection rate r_m = 1 − mean
-// acceptance probability (PT, SPT) or the standard deviation of the
-// level's term t_m of the tempered-transition log ratio (TT), which both
-// grow in proportion to the interval's width for narrow intervals, or
-// the variance of t_m (STT). STT's term is, for a model of independent
-// observations, a sum over the observations that level m drops,
-// log p(x_D | θ̌) − log p(x_D | θ̂), whose variance grows in proportion
-// to their number |D_m|: the variances add up along the ladder to a total
-// that more levels do not lower (measured on a 128-point MVN: TT
-// acceptance 0.079 with 7 levels, 0.077 with 33). So STT equalises the
-// variances by cumulating them, and keeps its M unless fixedM is set.
+// ladder (annealing coordinates x, x_0 = 1 > … > x_M, path.annealing).
+// Each interval (x_m, x_{m−1}) gets a cost c_m from the scheme
+// (scheme.cost): the swap rejection rate r_m = 1 − mean acceptance
+// probability (swaps) or the standard deviation of the level's term t_m
+// of the tempered-transition log ratio (tempered transitions on a power
+// path), which both grow in proportion to the interval's width for
+// narrow intervals, or the variance of t_m (tempered transitions on a
+// subset path). That term is, for a model of independent observations,
+// a sum over the observations that level m drops, log p(x_D | θ̌) −
+// log p(x_D | θ̂), whose variance grows in proportion to their number
+// |D_m|: the variances add up along the ladder to a total that more
+// levels do not lower (measured on a 128-point MVN: TT acceptance 0.079
+// with 7 levels, 0.077 with 33). So that scheme equalises the variances
+// by cumulating them, and keeps its M unless fixedM is set.
 // The cumulative cost, piecewise linear in −log x, is inverted at
 // equally spaced values, so that every new interval has the same cost;
 // the ends x_0 = 1 and x_M = β* stay. The new M is fixedM if positive,
-// otherwise ⌈2Λ⌉ (PT, SPT: NRPT's optimum of about 2Λ + 1 levels) or
-// ⌈S²/2⌉ with S = Σ sd(t_m) (TT: equal variances S²/M² per level give
-// a log ratio of variance S²/M, 2 or less), between 1 and maxM and at
-// most twice the current M (early rounds overstate barriers); STT keeps
-// the current M.
-// For the subsampled drivers the sizes N_m = round(x_m N) are forced to
-// decrease strictly (N_0 = N, N_M as before), with M lowered if N_0 − N_M
-// is smaller. ok is false when the round gave no information (then the
-// ladder should stay).
-func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM, maxM int) (p ladderProposal, ok bool) {
+// otherwise the scheme's (scheme.levels). The path turns the new
+// coordinates into a ladder (path.place): on a subset path the sizes
+// N_m = round(x_m N) are forced to decrease strictly (N_0 = N, N_M as
+// before), with M lowered if N_0 − N_M is smaller. ok is false when the
+// round gave no information (then the ladder should stay).
+func proposeLadder(pa path, sc scheme, x []float64, n int, sum, sq, cnt []float64, fixedM, maxM int) (p ladderProposal, ok bool) {
 	M := len(x) - 1
 	cost := make([]float64, M)
 	known, total := 0, 0.0
 	for i := range M {
-		if cnt[i] < 1 || (!d.swaps() && cnt[i] < 2) {
+		c, v, ok := sc.cost(sum[i], sq[i], cnt[i])
+		if !ok {
 			cost[i] = math.NaN()
 			continue
 		}
-		mean := sum[i] / cnt[i]
-		if d.swaps() {
-			cost[i] = min(1, max(0, 1-mean))
-		} else {
-			v := max(0, sq[i]/cnt[i]-mean*mean) * cnt[i] / (cnt[i] - 1)
-			p.logRatioVar += v
-			cost[i] = math.Sqrt(v)
-			if d == STT {
-				cost[i] = v
-			}
-		}
+		p.logRatioVar += v
+		cost[i] = c
 		total += cost[i]
 		known++
 	}
@@ -317,36 +295,12 @@ func proposeLadder(d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM,
 	p.costs = append([]float64(nil), cost...)
 
 	newM := fixedM
-	if newM <= 0 && d == STT {
-		newM = M // see below: more levels do not lower STT's variance
-	}
 	if newM <= 0 {
-		if d.swaps() {
-			newM = int(math.Ceil(2 * total))
-		} else {
-			newM = int(math.Ceil(total * total / ttTargetVar))
-		}
-		// At most doubling per round: the first rounds are short, and
-		// replicas or paths far from equilibrium overstate the barrier.
-		newM = max(1, min(newM, maxM, 2*M))
+		newM = sc.levels(total, M, maxM)
 	}
 	xs := equalCostLadder(x, cost, total, newM)
-	if d.subsampled() {
-		p.sizes = nestedSizes(xs, n, int(math.Round(x[M]*float64(n))))
-		p.betas = make([]float64, len(p.sizes))
-		for m, s := range p.sizes {
-			p.betas[m] = float64(s) / float64(n)
-		}
-		p.betas[0] = 1
-		return p, len(p.sizes) >= 2
-	}
-	for m := 1; m < newM; m++ { // guard against rounding ties
-		if !(xs[m] < xs[m-1]) {
-			xs[m] = math.Nextafter(xs[m-1], 0)
-		}
-	}
-	p.betas = xs
-	return p, checkBetas(xs) == nil
+	p.betas, p.sizes, ok = pa.place(xs, x, n)
+	return p, ok
 }
 
 // equalCostLadder returns newM+1 annealing parameters 1 = xs_0 > … >
@@ -433,12 +387,12 @@ func (c *Chain) endRound() {
 		maxM = DefaultMaxLevels
 	}
 	remaining := a.total - int(c.stats.WarmupIterations-a.start)
-	x := annealing(c.driver, c.betas, c.sizes, n)
-	if p, ok := proposeLadder(c.driver, x, n, sum[:M], sum[M:2*M], sum[2*M:3*M], c.fixedM, maxM); ok && c.rebuild(p.betas, p.sizes, remaining) {
+	x := c.path.annealing(c.betas, c.sizes, n)
+	if p, ok := proposeLadder(c.path, c.scheme, x, n, sum[:M], sum[M:2*M], sum[2*M:3*M], c.fixedM, maxM); ok && c.rebuild(p.betas, p.sizes, remaining) {
 		a.barrier, a.logRatioVar, a.costs = p.barrier, p.logRatioVar, p.costs
 	} else {
 		for m, k := range c.kern {
-			k.Adapt(remaining * c.transitionsPerIteration(m))
+			k.Adapt(remaining * c.scheme.transitions(c, m))
 		}
 	}
 	a.resize(len(c.betas) - 1)
@@ -459,26 +413,19 @@ func nearestLevel(x []float64, v float64) int {
 	return best
 }
 
-// rebuild replaces the chain's ladder by betas (and, for the subsampled
-// drivers, sizes) for the last remaining warm-up iterations. Level 0
-// keeps its kernel and the adaptation under way; each hotter new
-// level's kernel starts from the tuning of the old level nearest in
-// annealing parameter, rescaled to its own (scaleTuning), and adapts for
-// the rest of warm-up; for PT and SPT
-// its state is a copy of that level's (or, if its density is −∞ there,
+// rebuild replaces the chain's ladder by betas and subset sizes sizes
+// for the last remaining warm-up iterations. Level 0 keeps its kernel
+// and the adaptation under way; each hotter new level's kernel starts
+// from the tuning of the old level nearest in annealing parameter,
+// rescaled to its own (scaleTuning), and adapts for the rest of warm-up;
+// where the scheme keeps a state at every level (swaps) its state is a copy of that level's (or, if its density is −∞ there,
 // of the next nearest), evaluated on the new level, with a fresh replica
 // number (round-trip tracking restarts). It reports false, changing
 // nothing, if it cannot.
 func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
 	n := c.target.NumObs()
-	if sizes == nil {
-		sizes = make([]int, len(betas))
-		for m := range sizes {
-			sizes[m] = n
-		}
-	}
-	oldX := annealing(c.driver, c.betas, c.sizes, n)
-	newX := annealing(c.driver, betas, sizes, n)
+	oldX := c.path.annealing(c.betas, c.sizes, n)
+	newX := c.path.annealing(betas, sizes, n)
 	lv, err := c.newLevels(betas, sizes)
 	if err != nil {
 		return false
@@ -490,7 +437,7 @@ func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
 	lv.kern[0] = c.kern[0]
 	L := len(betas)
 	var states []*State
-	if c.driver.swaps() {
+	if c.scheme.replicas() {
 		states = make([]*State, L)
 		dim := c.target.Dim()
 		for k := range L {
@@ -533,7 +480,7 @@ func (c *Chain) rebuild(betas []float64, sizes []int, remaining int) bool {
 		k++
 		j := nearestLevel(oldX, newX[k])
 		kern.SetTuning(scaleTuning(tunings[j], oldX[j]/newX[k]))
-		kern.Adapt(remaining * c.transitionsPerIteration(k))
+		kern.Adapt(remaining * c.scheme.transitions(c, k))
 	}
 	return true
 }

@@ -71,7 +71,7 @@ func TestProposeLadderM(t *testing.T) {
 	for _, r := range []float64{0.1, 0.3, 0.6, 0.9} {
 		// acceptance 1 − r at every pair: Λ = 3r
 		sum := []float64{100 * (1 - r), 100 * (1 - r), 100 * (1 - r)}
-		p, ok := proposeLadder(PT, x, 0, sum, make([]float64, 3), cnt, 0, 32)
+		p, ok := proposeFor(t, PT, x, 0, sum, make([]float64, 3), cnt, 0, 32)
 		if !ok {
 			t.Fatal("no proposal")
 		}
@@ -89,7 +89,7 @@ func TestProposeLadderM(t *testing.T) {
 	}
 	// Equal rejection at geometric spacing: the new ladder stays geometric.
 	sum := []float64{50, 50, 50}
-	p, _ := proposeLadder(PT, x, 0, sum, make([]float64, 3), cnt, 3, 32)
+	p, _ := proposeFor(t, PT, x, 0, sum, make([]float64, 3), cnt, 3, 32)
 	for m, b := range p.betas {
 		if math.Abs(b-math.Pow(0.125, float64(m)/3)) > 1e-12 {
 			t.Errorf("equal costs: ladder %v, want geometric", p.betas)
@@ -98,30 +98,30 @@ func TestProposeLadderM(t *testing.T) {
 	}
 	// All the barrier in the coldest pair: the new levels crowd into it.
 	sum = []float64{10, 100, 100}
-	p, _ = proposeLadder(PT, x, 0, sum, make([]float64, 3), cnt, 3, 32)
+	p, _ = proposeFor(t, PT, x, 0, sum, make([]float64, 3), cnt, 3, 32)
 	if !(p.betas[2] > 0.5) {
 		t.Errorf("barrier in (0.5, 1): ladder %v should place two levels above 0.5", p.betas)
 	}
 	// TT: sd 1 per level, S = 3: M = ⌈9/2⌉ = 5; S = 12 caps at 5.
 	tsum := []float64{0, 0, 0}
 	tsq := []float64{99, 99, 99} // variance 99/99 = 1 with n = 100, mean 0
-	p, _ = proposeLadder(TT, x, 0, tsum, tsq, cnt, 0, 32)
+	p, _ = proposeFor(t, TT, x, 0, tsum, tsq, cnt, 0, 32)
 	if M := len(p.betas) - 1; M != 5 || math.Abs(p.logRatioVar-3) > 1e-9 {
 		t.Errorf("TT S = 3: M = %d, Σ var = %v; want 5, 3", M, p.logRatioVar)
 	}
 	tsq = []float64{99 * 16, 99 * 16, 99 * 16}
-	p, _ = proposeLadder(TT, x, 0, tsum, tsq, cnt, 0, 5)
+	p, _ = proposeFor(t, TT, x, 0, tsum, tsq, cnt, 0, 5)
 	if M := len(p.betas) - 1; M != 5 {
 		t.Errorf("TT S = 12, cap 5: M = %d", M)
 	}
 	// STT keeps M and equalises variances (cumulated, not their square
 	// roots): variances 1, 1, 4 → the hottest interval is split in two.
-	p, _ = proposeLadder(STT, []float64{1, 0.5, 0.25, 0.125}, 64, tsum, []float64{99, 99, 396}, cnt, 0, 32)
+	p, _ = proposeFor(t, STT, []float64{1, 0.5, 0.25, 0.125}, 64, tsum, []float64{99, 99, 396}, cnt, 0, 32)
 	if M := len(p.sizes) - 1; M != 3 || p.sizes[1] > 32 || p.sizes[2] < 9 || math.Abs(p.logRatioVar-6) > 1e-9 {
 		t.Errorf("STT proposal sizes %v, Σ var %v: want M = 3, levels moved hotter, Σ var 6", p.sizes, p.logRatioVar)
 	}
 	// SPT: strictly decreasing sizes, betas N_m/N.
-	p, _ = proposeLadder(SPT, []float64{1, 0.5, 0.25, 0.125}, 64, []float64{10, 90, 90}, make([]float64, 3), cnt, 0, 32)
+	p, _ = proposeFor(t, SPT, []float64{1, 0.5, 0.25, 0.125}, 64, []float64{10, 90, 90}, make([]float64, 3), cnt, 0, 32)
 	for m := 1; m < len(p.sizes); m++ {
 		if !(p.sizes[m] < p.sizes[m-1]) || p.betas[m] != float64(p.sizes[m])/64 {
 			t.Errorf("SPT proposal sizes %v betas %v", p.sizes, p.betas)
@@ -131,7 +131,7 @@ func TestProposeLadderM(t *testing.T) {
 		t.Errorf("SPT proposal moved the ends: %v", p.sizes)
 	}
 	// No offers at all: no proposal.
-	if _, ok := proposeLadder(PT, x, 0, make([]float64, 3), make([]float64, 3), make([]float64, 3), 0, 32); ok {
+	if _, ok := proposeFor(t, PT, x, 0, make([]float64, 3), make([]float64, 3), make([]float64, 3), 0, 32); ok {
 		t.Error("proposal from an empty round")
 	}
 }
@@ -270,7 +270,7 @@ func TestAdaptiveSubsets(t *testing.T) {
 			if !(sz[m] < sz[m-1]) {
 				t.Errorf("%v: sizes %v not strictly decreasing", d, sz)
 			}
-			if got := c.dens[m].Subset(); len(got) != sz[m] || &got[0] != &c.perm[0] {
+			if got := c.dens[m].Subset(); len(got) != sz[m] || &got[0] != &subsetPerm(c)[0] {
 				t.Errorf("%v: level %d's subset is not the prefix perm[:%d]", d, m, sz[m])
 			}
 			if b := c.Betas()[m]; b != float64(sz[m])/40 {
@@ -419,3 +419,16 @@ func TestScaleTuning(t *testing.T) {
 		t.Errorf("scaleTuning with a metric: %+v", tu)
 	}
 }
+
+// proposeFor is proposeLadder with the path and scheme of driver d.
+func proposeFor(t *testing.T, d Driver, x []float64, n int, sum, sq, cnt []float64, fixedM, maxM int) (ladderProposal, bool) {
+	t.Helper()
+	p, s, err := newPathScheme(&Settings{Sampler: Sampler{Driver: d}}, 1, max(n, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proposeLadder(p, s, x, n, sum, sq, cnt, fixedM, maxM)
+}
+
+// subsetPerm returns the permutation whose prefixes are c's subsets.
+func subsetPerm(c *Chain) []int { return c.path.(*subsetPath).perm }

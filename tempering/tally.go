@@ -101,6 +101,10 @@ func (c *Chain) countTT(o ttOutcome, terms []float64) {
 	}
 }
 
+// countReorder counts a reordering of the target's observations to the
+// path's new subsets.
+func (c *Chain) countReorder() { c.stats.Reorders++ }
+
 // endIteration counts a completed iteration, in warm-up or after it, and
 // ends a round of the ladder's adaptation when one is due.
 func (c *Chain) endIteration() {
