@@ -13,13 +13,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// DefaultMVNSigma0 is the prior standard deviation of each θ_d that
+// MVNOptions' zero Sigma0 means (mvn.DefaultSigma0).
+const DefaultMVNSigma0 = mvn.DefaultSigma0
+
 // MVNOptions configures FitMVN. The zero value is valid.
 type MVNOptions struct {
 	// Backend names the linear-algebra backend; "" means the fastest
 	// compiled in (linalg.FastestName).
 	Backend string
 	// Sigma0 is the prior standard deviation of each θ_d; 0 means
-	// mvn.DefaultSigma0.
+	// DefaultMVNSigma0.
 	Sigma0 float64
 	// Settings are the sampler's settings; nil means DefaultGPSettings()
 	// (whose stop rule judges exp(θ): give Settings with a stop rule of
@@ -148,7 +152,7 @@ func newMVNFit(ctx context.Context, data *MVNData, sigma *mat.SymDense, opt MVNO
 	}
 	f := &MVNFit{Data: data, Sigma: sigma, Sigma0: opt.Sigma0, Backend: opt.Backend, Settings: st}
 	if f.Sigma0 == 0 {
-		f.Sigma0 = mvn.DefaultSigma0
+		f.Sigma0 = DefaultMVNSigma0
 	}
 	if f.Backend == "" {
 		f.Backend = linalg.FastestName()

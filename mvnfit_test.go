@@ -149,3 +149,22 @@ func TestFitMVNErrors(t *testing.T) {
 	}
 	fit.Close()
 }
+
+// TestFitMVNStartError: with a prior so narrow that its density at the
+// chains' starting points underflows, the fit says which chain cannot
+// start and why (a *StartError on the prior), not only that the sampler
+// met a log density of −∞.
+func TestFitMVNStartError(t *testing.T) {
+	ctx := context.Background()
+	data, sigma, _, err := SyntheticMVNData(ctx, 20, 2, 1, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := mvnSettings()
+	st.Warmup = tempering.NoWarmup
+	fit, err := FitMVN(ctx, data, sigma, MVNOptions{Backend: "gonum", Sigma0: 1e-300, Settings: st, WarmStart: WarmStartOff})
+	var se *StartError
+	if fit != nil || !errors.As(err, &se) || !se.Prior || se.Chain != 1 || !math.IsInf(se.Value, -1) {
+		t.Fatalf("fit %v, error %v; want none and chain 1's prior density −Inf", fit != nil, err)
+	}
+}

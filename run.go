@@ -72,7 +72,7 @@ func runChains(sctx context.Context, t tempering.Target, st tempering.Settings) 
 // them (no error, unless it ran out before the chains' first iteration),
 // and a cancellation of ctx is an error that says how many draws per
 // chain were kept. t, when the run failed before any draw, explains why
-// a chain could not start (the model's own error at its starting point).
+// a chain could not start (a *StartError).
 func (r chainsRun) settle(ctx, sctx context.Context, t tempering.Target, chains int) (failed, maxTime bool, err error) {
 	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrMaxTime)
 	res, err := r.res, r.err
@@ -118,13 +118,38 @@ type starter interface {
 	Start(c, chains int, u []float64)
 }
 
-// explainStart returns the model's own error at the first chain's
-// starting point whose density cannot be evaluated (the sampler reports
-// only "log density −∞"), or nil when every start evaluates (or t does
-// not choose its starts).
+// StartError is a fit's error when a chain cannot start: the model
+// cannot be evaluated at the chain's starting point (Err), or its log
+// likelihood or, if Prior, its log prior density there is Value, not a
+// finite number.
+type StartError struct {
+	Chain int // 1, 2, …
+	Prior bool
+	Value float64
+	Err   error
+}
+
+// Error says which chain cannot start, and why.
+func (e *StartError) Error() string {
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("chain %d cannot start: the model cannot be evaluated at its starting point: %v", e.Chain, e.Err)
+	case e.Prior:
+		return fmt.Sprintf("chain %d cannot start: the log prior density at its starting point is %v", e.Chain, e.Value)
+	}
+	return fmt.Sprintf("chain %d cannot start: the log likelihood at its starting point is %v", e.Chain, e.Value)
+}
+
+// Unwrap returns the model's error, if any.
+func (e *StartError) Unwrap() error { return e.Err }
+
+// explainStart returns a *StartError for the first chain whose starting
+// point's density cannot be evaluated (the sampler reports only "log
+// density −∞"), or nil when every start evaluates (or t does not choose
+// its starts).
 func explainStart(t tempering.Target, chains int) error {
 	s, ok := t.(starter)
-	if !ok || t == nil {
+	if !ok {
 		return nil
 	}
 	u := make([]float64, t.Dim())
@@ -132,13 +157,13 @@ func explainStart(t tempering.Target, chains int) error {
 		s.Start(c, chains, u)
 		ll, err := t.LogLik(nil, u, nil)
 		if err != nil {
-			return fmt.Errorf("chain %d cannot start: the model cannot be evaluated at its starting point: %w", c+1, err)
+			return &StartError{Chain: c + 1, Err: err}
 		}
 		if math.IsNaN(ll) || math.IsInf(ll, 0) {
-			return fmt.Errorf("chain %d cannot start: the log likelihood at its starting point is %v", c+1, ll)
+			return &StartError{Chain: c + 1, Value: ll}
 		}
 		if lp := t.LogPrior(u, nil); math.IsNaN(lp) || math.IsInf(lp, 0) {
-			return fmt.Errorf("chain %d cannot start: the log prior density at its starting point is %v", c+1, lp)
+			return &StartError{Chain: c + 1, Prior: true, Value: lp}
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/mvn"
+	"github.com/subtemper/subtemper/tempering"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,6 +33,15 @@ type (
 	// MVNData is a set of N observations of dimension D of the
 	// multivariate normal model (mvn.Data).
 	MVNData = mvn.Data
+	// Settings are a sampler's settings (tempering.Settings), as
+	// GPOptions and MVNOptions take them.
+	Settings = tempering.Settings
+	// Result is a sampler's result (tempering.Result), as GPFit and
+	// MVNFit hold it.
+	Result = tempering.Result
+	// WarmStart is the posterior mode a fit started from and the Laplace
+	// approximation there (tempering.WarmStart).
+	WarmStart = tempering.WarmStart
 )
 
 // ReadGPData reads a regression dataset from comma-separated values, as

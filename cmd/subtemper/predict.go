@@ -346,7 +346,7 @@ func predictInterruptible(ctx context.Context, predict func() (*gp.Predictive, e
 // closeUnlessInterrupted closes fit, unless ctx was cancelled: a
 // prediction abandoned by predictInterruptible may still hold it, and the
 // process is about to exit.
-func closeUnlessInterrupted(ctx context.Context, fit *subtemper.GPFit) {
+func closeUnlessInterrupted(ctx context.Context, fit interface{ Close() error }) {
 	if ctx.Err() == nil {
 		fit.Close()
 	}

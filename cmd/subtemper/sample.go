@@ -240,8 +240,8 @@ func (s *samplerFlags) check() (*tempering.Settings, linalg.Backend, error) {
 		Control: tempering.Control{Chains: s.chains, Warmup: warmup, Draws: s.draws, Thin: s.thin, Seed: s.seed, RecordTimes: true},
 	}
 	if s.minESS > 0 {
-		// Judged on the command's natural units: sampleJob gives the
-		// rule its transform, FitGP the GP's θ in the data's units.
+		// Judged on the command's natural units: FitGP gives the rule
+		// the GP's θ in the data's units; the MVN's θ is its own.
 		st.Stop = diag.StopRule{MinESS: s.minESS}
 	}
 	return st, be, nil
@@ -331,7 +331,7 @@ type job struct {
 	fs       *flagSet
 	flags    *samplerFlags
 	settings *tempering.Settings
-	target   tempering.Target
+	nObs     int // the number of observations N
 	backend  string
 	names    []string               // natural-unit variable names
 	natural  func(dst, u []float64) // sampling space → natural units
@@ -368,20 +368,9 @@ type job struct {
 	ckpt *ckptFlags
 }
 
-// beforeWrite, when set (by tests), runs just before runJob writes the
+// beforeWrite, when set (by tests), runs just before finishJob writes the
 // files.
 var beforeWrite func()
-
-// runJob samples, writes the files and prints the summary. It returns
-// errInterrupted (after writing everything) if ctx was cancelled.
-func runJob(ctx context.Context, io *stdio, j *job) error {
-	defer raiseProcs(j.settings.Chains)()
-	s, err := sampleJob(ctx, io, j)
-	if err != nil {
-		return err
-	}
-	return finishJob(ctx, io, j, s)
-}
 
 // sampled is a finished sampling run, before its summary.
 type sampled struct {
@@ -389,76 +378,6 @@ type sampled struct {
 	wall, procCPU time.Duration
 	timedOut      bool // --max-time ended sampling
 	pr            *progress
-}
-
-// sampleJob runs the warm start (when on) and the sampler on j's target.
-func sampleJob(ctx context.Context, io *stdio, j *job) (sampled, error) {
-	f := j.flags
-	st := j.settings
-	fixStagedPaths(j)
-	maxTime, err := f.parseMaxTime()
-	if err != nil {
-		return sampled{}, err
-	}
-	warm, err := f.warmStartOn(j.target.NumObs())
-	if err != nil {
-		return sampled{}, err
-	}
-	// --max-time bounds the warm start and the sampling; the phases
-	// after them (the summary, the fit, predictions, the files) run on
-	// ctx, which only Ctrl-C cancels.
-	sctx := ctx
-	start := time.Now()
-	if maxTime > 0 {
-		var cancel context.CancelFunc
-		sctx, cancel = context.WithTimeoutCause(ctx, maxTime, errMaxTime)
-		defer cancel()
-	}
-	if f.minESS > 0 {
-		st.Stop = diag.StopRule{MinESS: f.minESS, Transform: j.natural}
-	}
-	var ws *tempering.WarmStart
-	if warm {
-		announceWarmStart(io, j, j.target.NumObs())
-		ws, err = findMode(sctx, j, !warmKeep(f.fs).Kernel)
-		if err != nil {
-			if ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime) {
-				return sampled{}, errMaxTimeMode(f)
-			}
-			return sampled{}, err
-		}
-		applyWarmStart(j, ws)
-	}
-	pr := announceSampling(io, j, ws)
-	cpu0, cpuOK := tempering.ProcessCPU()
-	res, err := runSampler(sctx, j.target, st)
-	wall := time.Since(start)
-	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), errMaxTime)
-	if timedOut && errors.Is(err, errInterrupted) {
-		return sampled{}, errMaxTimeSetup(f)
-	}
-	if timedOut && err == nil && res.Interrupted {
-		// Not an interruption: the run ends where --max-time said, its
-		// draws are judged, saved and used as any run's.
-		res.Interrupted = false
-		reportMaxTime(io, j, res)
-	} else {
-		timedOut = false
-	}
-	var procCPU time.Duration
-	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
-		procCPU = cpu1 - cpu0
-	}
-	if pr != nil {
-		pr.stop(err == nil && res.StoppedAt > 0)
-	}
-	if errors.Is(err, errInterrupted) {
-		return sampled{}, err
-	}
-	if err != nil {
-		return sampled{}, samplingFailed(j, err)
-	}
-	return sampled{res: res, wall: wall, procCPU: procCPU, timedOut: timedOut, pr: pr}, nil
 }
 
 // announceWarmStart says that the search for the mode begins.
@@ -486,13 +405,11 @@ func reportMaxTime(io *stdio, j *job, res *tempering.Result) {
 	}
 }
 
-// samplingFailed is the error of a run whose sampler failed: the reason a
-// chain cannot start, if one cannot, and the job's hint.
+// samplingFailed is the error of a run whose sampler failed (the fit
+// says why a chain cannot start, if one cannot), with the job's hint.
 func samplingFailed(j *job, err error) error {
-	if j.target != nil {
-		if cause := explainStart(j.target, j.settings.Chains); cause != nil {
-			err = cause
-		}
+	if se := (*subtemper.StartError)(nil); errors.As(err, &se) && se.Prior {
+		err = fmt.Errorf("%w (check --prior-sd and the data's scale)", err)
 	}
 	if j.startHint != "" {
 		return fmt.Errorf("sampling failed: %w; %s", err, j.startHint)
@@ -537,7 +454,7 @@ func announceSampling(io *stdio, j *job, ws *tempering.WarmStart) *progress {
 			j.command, plural.Count(st.Chains, "chain", "chains"), f.warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
 			strings.ToUpper(f.sampler), kernelNames(f), j.backend, stop)
 	}
-	if w := ladderWarning(f, j.target.NumObs()); w != "" && chatty {
+	if w := ladderWarning(f, j.nObs); w != "" && chatty {
 		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)
 	}
 	if !chatty || !(io.errIsTerminal || f.progress) {

@@ -10,37 +10,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// starter is implemented by targets that choose each chain's starting
-// point (internal/targets).
-type starter interface {
-	Start(c, chains int, u []float64)
-}
-
-// explainStart returns the model's own error at the first chain's starting
-// point whose density cannot be evaluated (the sampler reports only "log
-// density −∞"), or nil when every start evaluates.
-func explainStart(t tempering.Target, chains int) error {
-	s, ok := t.(starter)
-	if !ok {
-		return nil
-	}
-	u := make([]float64, t.Dim())
-	for c := range chains {
-		s.Start(c, chains, u)
-		ll, err := t.LogLik(nil, u, nil)
-		if err != nil {
-			return fmt.Errorf("chain %d cannot start: the model cannot be evaluated at its starting point: %w", c+1, err)
-		}
-		if math.IsNaN(ll) || math.IsInf(ll, 0) {
-			return fmt.Errorf("chain %d cannot start: the log likelihood at its starting point is %v", c+1, ll)
-		}
-		if lp := t.LogPrior(u, nil); math.IsNaN(lp) || math.IsInf(lp, 0) {
-			return fmt.Errorf("chain %d cannot start: the log prior density at its starting point is %v (check --prior-sd and the data's scale)", c+1, lp)
-		}
-	}
-	return nil
-}
-
 // ladderWarning describes a degenerate subsampled ladder (spt, stt): levels
 // whose subsets have equal sizes, or of a single observation; "" if none.
 func ladderWarning(f *samplerFlags, n int) string {

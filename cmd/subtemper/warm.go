@@ -54,34 +54,7 @@ type warmInfo = subtemper.WarmStartReport
 
 // newWarmInfo describes ws for summary.json and map.json.
 func newWarmInfo(j *job, ws *tempering.WarmStart) *warmInfo {
-	return subtemper.NewWarmStartReport(ws, j.names, j.target.NumObs())
-}
-
-// findMode runs the warm start on j's target for j's chains, fitting an
-// independence proposal too if fitProposal.
-func findMode(ctx context.Context, j *job, fitProposal bool) (*tempering.WarmStart, error) {
-	st := j.settings
-	ws, err := tempering.FindMode(ctx, j.target, subtemper.WarmStartOptions(*st, fitProposal))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, interruptedDuring("the search for the posterior mode")
-		}
-		return nil, fmt.Errorf("the search for the posterior mode failed: %w", err)
-	}
-	return ws, nil
-}
-
-// applyWarmStart starts j's run from ws: the driver becomes none (the
-// kernel alone) on one mode unless --sampler was given, the kernel
-// tempering.WarmKernel unless one was chosen by flags, the warm-up
-// tempering.WarmStartWarmup unless --warmup was given (see warmKeep); and
-// the flags are updated so that the summary tells what ran.
-func applyWarmStart(j *job, ws *tempering.WarmStart) {
-	st := j.settings
-	if ws.Unimodal() {
-		*st = warmKeep(j.flags.fs).Settings(*st, ws)
-	}
-	noteWarmStart(j, ws)
+	return subtemper.NewWarmStartReport(ws, j.names, j.nObs)
 }
 
 // warmKeep says what of the flags' settings a warm start keeps: the
@@ -284,7 +257,7 @@ func runMAP(ctx context.Context, io *stdio, j *job, data *gp.Data, opt subtemper
 		return err
 	}
 	if err != nil {
-		return gpFitFailed(j, phase, err)
+		return fitFailed(j, phase, err)
 	}
 	defer closeUnlessInterrupted(ctx, fit)
 	adoptFit(j, fit)
