@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/tempering"
 	"gonum.org/v1/gonum/stat"
@@ -41,7 +41,7 @@ func ladderWarning(f *samplerFlags, n int) string {
 // paper's priors put length scales, σf and σn near 1, and values near
 // 10¹⁵⁰ overflow once squared), the likely cause of a model that cannot
 // be evaluated; "" otherwise.
-func scaleNote(d *gp.Data) string {
+func scaleNote(d *subtemper.GPData) string {
 	worst, name, sd := 0.0, "", 0.0
 	col := make([]float64, d.N)
 	for j := -1; j < d.D; j++ {
