@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -202,9 +201,6 @@ func fmtDuration(d time.Duration) string {
 	h := int(d.Hours())
 	return fmt.Sprintf("%d h %02d min", h, int(d.Minutes())-60*h)
 }
-
-// errMaxTime marks a run that --max-time stopped.
-var errMaxTime = errors.New("--max-time reached")
 
 // minDraws returns the fewest draws any chain of res holds.
 func minDraws(res *tempering.Result) int {
