@@ -28,6 +28,16 @@
 //	  → diag       R-hat, ESS, summaries
 //	  → linalg     the backends (gonum always; openblas, cuda with build tags)
 //
+// Besides FitGP: FitMVN samples the paper's other model, the mean of a
+// multivariate normal of known covariance (its MVNFit holds the exact
+// posterior beside the draws); EvalGP evaluates the GP's log density at
+// one θ; SyntheticGPData and SyntheticMVNData draw the paper's synthetic
+// data, WriteGPData and WriteMVNData write them, ReadGPData, ReadMVNData
+// and ReadMVNSigma read data. The types these pass (GPData, GPPrior,
+// GPKernel, MVNData, Settings, Result, WarmStart) are named here too, so
+// that a program going through them, as the CLI does, needs no other
+// package of the module.
+//
 // For choosing between models, a fit run with tempering.Settings.Evidence
 // (PT or SPT) gives the log evidence (GPFit.LogEvidence) and any fit
 // gives PSIS-LOO (GPFit.LOO); docs/MODELCHOICE.md has their validation.
