@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/subtemper/subtemper/linalg"
@@ -166,5 +167,20 @@ func TestFitMVNStartError(t *testing.T) {
 	var se *StartError
 	if fit != nil || !errors.As(err, &se) || !se.Prior || se.Chain != 1 || !math.IsInf(se.Value, -1) {
 		t.Fatalf("fit %v, error %v; want none and chain 1's prior density −Inf", fit != nil, err)
+	}
+}
+
+// TestFitGPStartError: on inputs of scale 1e300 the GP cannot be
+// evaluated at the chains' starting points; the fit's error is the
+// model's own (a *StartError wrapping it, got while the model is still
+// open), not the sampler's "log density −∞" nor a closed model's.
+func TestFitGPStartError(t *testing.T) {
+	data := &GPData{N: 3, D: 1, X: []float64{1e300, 2e300, 3e300}, Y: []float64{1, 2, 0}}
+	st := mvnSettings()
+	st.Warmup = tempering.NoWarmup
+	fit, err := FitGP(context.Background(), data, GPOptions{Backend: "gonum", Settings: st, WarmStart: WarmStartOff})
+	var se *StartError
+	if fit != nil || !errors.As(err, &se) || se.Chain != 1 || se.Err == nil || strings.Contains(err.Error(), "closed") {
+		t.Fatalf("fit %v, error %v; want none and chain 1's model error", fit != nil, err)
 	}
 }
