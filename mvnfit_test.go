@@ -184,3 +184,36 @@ func TestFitGPStartError(t *testing.T) {
 		t.Fatalf("fit %v, error %v; want none and chain 1's model error", fit != nil, err)
 	}
 }
+
+// TestFitMVNWarmStart: started from the posterior mode, the fit reports
+// the search as a phase and holds the mode, which for the Gaussian
+// posterior is the exact posterior mean; the chains then run from it.
+func TestFitMVNWarmStart(t *testing.T) {
+	ctx := context.Background()
+	data, sigma, _, err := SyntheticMVNData(ctx, 300, 2, 4, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	fit, err := FitMVN(ctx, data, sigma, MVNOptions{Backend: "gonum", Settings: mvnSettings(), WarmStart: WarmStartOn,
+		OnPhase: func(p string) { phases = append(phases, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fit.Close()
+	if want := []string{"the model's set-up", "the search for the posterior mode", "the chains' set-up"}; !slices.Equal(phases, want) {
+		t.Errorf("phases %q, want %q", phases, want)
+	}
+	mean, sd := exactMVNPosterior(t, data, sigma, 1)
+	if fit.Mode == nil {
+		t.Fatal("no mode")
+	}
+	for i := range mean {
+		if math.Abs(fit.Mode.Mode[i]-mean[i]) > 1e-3*sd[i] {
+			t.Errorf("θ_%d: mode %v, exact posterior mean %v (sd %v)", i+1, fit.Mode.Mode[i], mean[i], sd[i])
+		}
+	}
+	if len(fit.Draws) != 2 || len(fit.Draws[0]) == 0 {
+		t.Fatalf("the fit holds %d chains", len(fit.Draws))
+	}
+}
