@@ -37,7 +37,6 @@ var throughFlagsOrOutput = map[string]string{
 	"predict.go":      "output: predictions.csv, predictions.json and the held-out metrics",
 	"predict_plot.go": "output: the prediction figures",
 	"compare.go":      "output: the comparison of saved fits (ELPD differences)",
-	"diag.go":         "input and output: the diag command reads a draws file and prints diag's summary and verdict",
 	"checkpoint.go":   "flags and files: --checkpoint, --run-chains, --resume → tempering's checkpointing; the checkpoint files; merge (tempering.MergeCheckpoints, which the root does not front yet)",
 }
 
