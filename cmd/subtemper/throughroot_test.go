@@ -36,7 +36,6 @@ var throughFlagsOrOutput = map[string]string{
 	"plots.go":        "output: the figures",
 	"predict.go":      "output: predictions.csv, predictions.json and the held-out metrics",
 	"predict_plot.go": "output: the prediction figures",
-	"compare.go":      "output: the comparison of saved fits (ELPD differences)",
 	"checkpoint.go":   "flags and files: --checkpoint, --run-chains, --resume → tempering's checkpointing; the checkpoint files; merge (tempering.MergeCheckpoints, which the root does not front yet)",
 }
 
