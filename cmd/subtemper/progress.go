@@ -230,3 +230,29 @@ func announceSampling(io *stdio, j *job, ws *subtemper.WarmStart) *progress {
 	}
 	return pr
 }
+
+// ladderWarning describes a degenerate subsampled ladder (spt, stt): levels
+// whose subsets have equal sizes, or of a single observation; "" if none.
+func ladderWarning(f *samplerFlags, n int) string {
+	if f.sampler != "spt" && f.sampler != "stt" {
+		return ""
+	}
+	betas, err := tempering.Ladder(f.effectiveLevels(), f.betaMin)
+	if err != nil {
+		return ""
+	}
+	sizes := tempering.SubsetSizes(betas, n)
+	equal, ones := 0, 0
+	for m := 1; m < len(sizes); m++ {
+		if sizes[m] == sizes[m-1] {
+			equal++
+		}
+		if sizes[m] == 1 {
+			ones++
+		}
+	}
+	if equal == 0 && ones == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: the ladder degenerates over N = %d: subset sizes %v (%d adjacent levels of equal size, %d of a single observation); use fewer --levels or a larger --beta-min", n, sizes, equal, ones)
+}
