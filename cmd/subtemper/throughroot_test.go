@@ -32,7 +32,7 @@ var throughFlagsOrOutput = map[string]string{
 	"output.go":       "output: the printed summary",
 	"progress.go":     "output: the start line, its warnings and the progress bar",
 	"summarycut.go":   "output: the summary's diagnostics, cut short after Ctrl-C",
-	"predict.go":      "output: predictions.csv, predictions.json and the held-out metrics",
+	"predict.go":      "flags and output: --backend; predictions.csv, predictions.json and the held-out metrics",
 	"predict_plot.go": "output: the prediction figures",
 	"checkpoint.go":   "flags and files: --checkpoint, --run-chains, --resume → tempering's checkpointing; the checkpoint files; merge (tempering.MergeCheckpoints, which the root does not front yet)",
 }
