@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
 	"github.com/subtemper/subtemper/tempering"
@@ -26,8 +27,7 @@ type MVNOptions struct {
 	// DefaultMVNSigma0.
 	Sigma0 float64
 	// Settings are the sampler's settings; nil means DefaultGPSettings()
-	// (whose stop rule judges exp(θ): give Settings with a stop rule of
-	// your own).
+	// with its stop rule judging θ itself (the GP's judges exp(u)).
 	Settings *tempering.Settings
 	// WarmStart, WarmKeep and MaxTime are GPOptions': whether the
 	// chains start from the posterior mode (WarmStartAuto: from
@@ -147,6 +147,7 @@ func newMVNFit(ctx context.Context, data *MVNData, sigma *mat.SymDense, opt MVNO
 		return nil, tempering.Settings{}, fmt.Errorf("subtemper: unknown warm-start mode %d", int(opt.WarmStart))
 	}
 	st := DefaultGPSettings()
+	st.Stop = diag.StopRule{MinESS: DefaultMinESS}
 	if opt.Settings != nil {
 		st = *opt.Settings
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/mvn"
 	"github.com/subtemper/subtemper/tempering"
@@ -215,5 +216,26 @@ func TestFitMVNWarmStart(t *testing.T) {
 	}
 	if len(fit.Draws) != 2 || len(fit.Draws[0]) == 0 {
 		t.Fatalf("the fit holds %d chains", len(fit.Draws))
+	}
+}
+
+// TestFitMVNDefaults: without settings the fit runs DefaultGPSettings'
+// sampler, its stop rule judging θ itself, not the GP's exp(u) (whose
+// folded R̂ differs from θ's).
+func TestFitMVNDefaults(t *testing.T) {
+	ctx := context.Background()
+	data, sigma, _, err := SyntheticMVNData(ctx, 100, 2, 2, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, err := FitMVN(ctx, data, sigma, MVNOptions{Backend: "gonum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fit.Close()
+	def := DefaultGPSettings()
+	rule, ok := fit.Settings.Stop.(diag.StopRule)
+	if !ok || rule.Transform != nil || rule.MinESS != DefaultMinESS || fit.Settings.Driver != def.Driver || fit.Settings.Chains != def.Chains {
+		t.Errorf("settings: driver %v, %d chains, stop rule %+v (ok %v); want %v, %d, MinESS %v on θ itself", fit.Settings.Driver, fit.Settings.Chains, rule, ok, def.Driver, def.Chains, float64(DefaultMinESS))
 	}
 }
