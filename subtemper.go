@@ -28,6 +28,16 @@
 //	  → diag       R-hat, ESS, summaries
 //	  → linalg     the backends (gonum always; openblas, cuda with build tags)
 //
+// Besides FitGP: FitMVN samples the paper's other model, the mean of a
+// multivariate normal of known covariance (its MVNFit holds the exact
+// posterior beside the draws); EvalGP evaluates the GP's log density at
+// one θ; SyntheticGPData and SyntheticMVNData draw the paper's synthetic
+// data, WriteGPData and WriteMVNData write them, ReadGPData, ReadMVNData
+// and ReadMVNSigma read data. The types these pass (GPData, GPPrior,
+// GPKernel, MVNData, Settings, Result, WarmStart) are named here too, so
+// that a program going through them, as the CLI does, needs no other
+// package of the module.
+//
 // For choosing between models, a fit run with tempering.Settings.Evidence
 // (PT or SPT) gives the log evidence (GPFit.LogEvidence) and any fit
 // gives PSIS-LOO (GPFit.LOO); docs/MODELCHOICE.md has their validation.
@@ -46,7 +56,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
@@ -409,23 +418,15 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 	}
 	f.Settings = st
 	opt.phase("the chains' set-up")
-	// A copy whose OnStart also records that a chain is set up and
-	// iterating (MaxTime's error tells the set-up from sampling).
-	var started atomic.Bool
-	rs := st
-	rs.OnStart = func(chain int) {
-		started.Store(true)
-		if st.OnStart != nil {
-			st.OnStart(chain)
-		}
+	r := runChains(sctx, t, st)
+	f.Wall, f.SamplingCPU = time.Since(start), r.cpu
+	failed, maxTime, err := r.settle(ctx, sctx, t, st.Chains)
+	if failed {
+		f.Close()
+		return nil, err
 	}
-	cpu0, cpuOK := tempering.ProcessCPU()
-	res, err := tempering.Run(sctx, t, &rs)
-	f.Wall = time.Since(start)
-	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
-		f.SamplingCPU = cpu1 - cpu0
-	}
-	return f.finish(ctx, sctx, res, err, started.Load())
+	f.Result, f.Draws, f.StoppedByMaxTime = r.res, r.res.Draws, maxTime
+	return f, err
 }
 
 // ErrMaxTime is the cause of the context that GPOptions.MaxTime ends;
@@ -491,65 +492,16 @@ func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settin
 	if opt.WarmKeep != nil {
 		keep = *opt.WarmKeep
 	}
-	ws, err := tempering.FindMode(ctx, t, WarmStartOptions(*st, !keep.Kernel && !opt.MAP))
-	if ctx.Err() != nil {
-		if err != nil {
-			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
-		} else {
-			err = context.Cause(ctx)
-		}
-	}
+	ws, err := findWarm(ctx, t, st, keep, !keep.Kernel && !opt.MAP, opt.MAP)
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("subtemper: the search for the posterior mode: %w", err)
+		return err
 	}
 	f.Mode = ws
-	if opt.MAP {
-		return nil
+	if !opt.MAP {
+		f.Settings = *st
 	}
-	*st = keep.Settings(*st, ws)
-	f.Settings = *st
 	return nil
-}
-
-// finish records tempering.Run's result in f: with MaxTime reached
-// (sctx's cause ErrMaxTime, ctx not cancelled) the draws are the fit's, with
-// no error; cancelled, the draws so far with the context's error.
-func (f *GPFit) finish(ctx, sctx context.Context, res *tempering.Result, err error, started bool) (*GPFit, error) {
-	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrMaxTime)
-	if err == nil && res == nil {
-		err = context.Cause(sctx)
-	}
-	if err != nil {
-		if sctx.Err() != nil && !errors.Is(err, context.Cause(sctx)) {
-			err = fmt.Errorf("%w (%w)", context.Cause(sctx), err)
-		}
-		f.Close()
-		return nil, err
-	}
-	f.Result, f.Draws = res, res.Draws
-	n := -1
-	for _, ch := range res.Draws {
-		if n < 0 || len(ch) < n {
-			n = len(ch)
-		}
-	}
-	if timedOut && res.Interrupted {
-		res.Interrupted = false
-		f.StoppedByMaxTime = true
-		if !started {
-			return f, fmt.Errorf("subtemper: the chains' set-up outlasted the maximum time: %w", ErrMaxTime)
-		}
-		return f, nil
-	}
-	if res.Interrupted {
-		cause := context.Cause(ctx)
-		if cause == nil {
-			cause = context.Canceled
-		}
-		return f, fmt.Errorf("subtemper: sampling interrupted with %d draws per chain (the fit holds them): %w", max(n, 0), cause)
-	}
-	return f, nil
 }
 
 // pinThreads sets OpenBLAS's threads to n on the openblas backend, unless

@@ -45,6 +45,8 @@ args[gp-warm-on-pt]="${gpq[*]} --warm-start on --sampler pt --draws 200 --min-es
 args[gp-paper]="${gpq[*]} --paper --warmup 50 --draws 100"
 args[mvn-default]="mvn --n 200 --dims 3"
 args[mvn-paper]="mvn --n 200 --dims 3 --paper --warmup 50 --draws 100"
+args[mvn-warm-on]="mvn --n 200 --dims 3 --warm-start on"
+args[mvn-warm-auto]="mvn --n 1100 --dims 2"
 for drv in none pt spt tt stt; do
 	for inner in hmc nuts mh; do
 		args[gp-$drv-$inner]="${gpq[*]} ${short[*]} --sampler $drv --inner $inner"

@@ -202,31 +202,42 @@ func (b *blockingTarget) Clone() (tempering.Target, error) {
 	return b, nil
 }
 
-// TestRunSamplerSetup: a cancellation while tempering.Run sets up its
-// chains (which does not look at the context) returns within setupGrace
-// plus a little, with errInterrupted.
-func TestRunSamplerSetup(t *testing.T) {
+// runBlocking is a fit as runFit calls it: the phases and hooks of
+// FitGP and FitMVN around a tempering.Run of bt.
+func runBlocking(ctx context.Context, bt *blockingTarget) func(h fitHooks) (*tempering.Result, error) {
+	return func(h fitHooks) (*tempering.Result, error) {
+		st := &tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None, Kernel: tempering.MH{Sigma: 1}}, Control: tempering.Control{Chains: 1, Draws: 10, Seed: 1}}
+		h.onSettings(st)
+		h.onPhase(phaseChains)
+		return tempering.Run(ctx, bt, st)
+	}
+}
+
+// TestRunFitSetup: a cancellation while the fit sets up its chains
+// (tempering.Run's set-up does not look at the context) returns within
+// setupGrace plus a little, with errInterrupted during the chains'
+// set-up.
+func TestRunFitSetup(t *testing.T) {
 	bt := &blockingTarget{release: make(chan struct{})}
 	defer close(bt.release) // lets the abandoned Run end
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	st := &tempering.Settings{Sampler: tempering.Sampler{Driver: tempering.None, Kernel: tempering.MH{Sigma: 1}}, Control: tempering.Control{Chains: 1, Draws: 10, Seed: 1}}
 	start := time.Now()
-	_, err := runSampler(ctx, bt, st)
+	_, phase, err := runFit(ctx, runBlocking(ctx, bt))
 	took := time.Since(start)
-	if !errors.Is(err, errInterrupted) {
-		t.Fatalf("runSampler: %v", err)
+	if !errors.Is(err, errInterrupted) || phase != phaseChains || !strings.Contains(err.Error(), phaseChains) {
+		t.Fatalf("runFit: phase %q, %v", phase, err)
 	}
 	if took > 100*time.Millisecond+setupGrace+500*time.Millisecond {
-		t.Errorf("runSampler returned after %v", took)
+		t.Errorf("runFit returned after %v", took)
 	}
 
 	// Not cancelled: the result as tempering.Run gives it.
 	bt2 := &blockingTarget{release: make(chan struct{})}
 	close(bt2.release)
-	res, err := runSampler(context.Background(), bt2, st)
+	res, _, err := runFit(context.Background(), runBlocking(context.Background(), bt2))
 	if err != nil || res.Interrupted || len(res.Draws[0]) != 10 {
-		t.Fatalf("runSampler: %v, %+v", err, res)
+		t.Fatalf("runFit: %v, %+v", err, res)
 	}
 }
 

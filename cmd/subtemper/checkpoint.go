@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/subtemper/subtemper"
-	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -132,7 +131,7 @@ func (c *ckptFlags) resumeArgs(fs *flagSet) ([]string, *tempering.Checkpoint, er
 
 // prepare sets the checkpoints of the run with flags fs on data: its
 // meta, and, resuming, checks that the data are the checkpoint's.
-func (c *ckptFlags) prepare(fs *flagSet, finalOut string, data *gp.Data, backend string) error {
+func (c *ckptFlags) prepare(fs *flagSet, finalOut string, data *subtemper.GPData, backend string) error {
 	if _, err := c.interval(); err != nil {
 		return err
 	}

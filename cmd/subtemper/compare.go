@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper"
 )
 
 // compareFlags are the flags of the compare command.
@@ -265,7 +265,7 @@ func compareFits(dirs []string) (*compareJSON, error) {
 			if fits[i].ELPD == nil {
 				continue
 			}
-			d, se, err := diag.ELPDDiff(fits[i].pointwis, fits[b].pointwis)
+			d, se, err := subtemper.ELPDDiff(fits[i].pointwis, fits[b].pointwis)
 			if err != nil {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("elpd_loo difference of %s and %s: %v", fits[i].Dir, fits[b].Dir, err))
 				continue

@@ -4,20 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goio "io"
 	"strings"
 
-	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/fileio"
-	"github.com/subtemper/subtemper/internal/netcdf"
 	"github.com/subtemper/subtemper/internal/plural"
 )
 
 // diagOutput is `diag --json`'s output.
 type diagOutput struct {
 	// Converged and Verdict: every R-hat < 1.01 and bulk- and tail-ESS
-	// ≥ 100 per chain (diag.Judge).
+	// ≥ 100 per chain (subtemper.Diagnose).
 	Converged bool           `json:"converged"`
 	Verdict   string         `json:"verdict"`
 	Variables []variableJSON `json:"variables"`
@@ -58,16 +56,16 @@ chains not all equal), which JSON cannot write.`)
 	if len(pos) != 1 {
 		return usagef("want exactly one FILE.csv or FILE.nc argument (or - for stdin), got %d (run `subtemper diag --help`)", len(pos))
 	}
-	var d *diag.Draws
+	var d *subtemper.Draws
 	label := pos[0]
 	if strings.HasSuffix(pos[0], ".nc") {
-		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*diag.Draws, error) { return readDrawsNetCDF(r, pos[0]) })
+		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*subtemper.Draws, error) { return subtemper.ReadDrawsNetCDF(r, pos[0]) })
 	} else if pos[0] == "-" {
 		label = "<stdin>"
-		d, err = diag.ReadCSVWith(io.in, label, diag.CSVOptions{Truncate: truncate})
+		d, err = subtemper.ReadDrawsCSV(io.in, label, truncate)
 	} else {
-		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*diag.Draws, error) {
-			return diag.ReadCSVWith(r, pos[0], diag.CSVOptions{Truncate: truncate})
+		d, err = readInput(ctx, "the draws file", pos[0], "", 2, func(r *fileio.Reader) (*subtemper.Draws, error) {
+			return subtemper.ReadDrawsCSV(r, pos[0], truncate)
 		})
 	}
 	if errors.Is(err, errInterrupted) {
@@ -76,11 +74,10 @@ chains not all equal), which JSON cannot write.`)
 	if err != nil {
 		return inputErr(err)
 	}
-	sums, err := diag.Summarize(d)
+	sums, v, err := subtemper.Diagnose(d)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", label, errmsg.Trim(err, "diag: "))}
 	}
-	v := diag.Judge(sums, len(d.Chains))
 	out := diagOutput{Converged: v.Converged, Verdict: v.String(), Variables: make([]variableJSON, len(sums))}
 	for i, s := range sums {
 		out.Variables[i] = newVariableJSON(s)
@@ -97,35 +94,4 @@ chains not all equal), which JSON cannot write.`)
 	printSummaryTable(io.out, out.Variables, false)
 	fmt.Fprintf(io.out, "\n%s\n", out.Verdict)
 	return nil
-}
-
-// readDrawsNetCDF reads draws from a netCDF-3 file (netcdf.Read) read
-// from r, named path, as the CSV reader returns them: chains labelled 1,
-// 2, …
-func readDrawsNetCDF(r goio.Reader, path string) (*diag.Draws, error) {
-	b, err := goio.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	nd, err := netcdf.Read(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, errmsg.Trim(err, "netcdf: "))
-	}
-	if len(nd.Names) == 0 {
-		return nil, fmt.Errorf("%s: no double variable over the dimensions (chain, draw)", path)
-	}
-	d := &diag.Draws{Names: nd.Names, Chains: make([]int, len(nd.Values)), Values: make([][][]float64, len(nd.Names))}
-	for c := range d.Chains {
-		d.Chains[c] = c + 1
-	}
-	for v := range d.Values {
-		d.Values[v] = make([][]float64, len(nd.Values))
-		for c, ch := range nd.Values {
-			d.Values[v][c] = make([]float64, len(ch))
-			for s, x := range ch {
-				d.Values[v][c][s] = x[v]
-			}
-		}
-	}
-	return d, nil
 }

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/linalg"
 )
 
 // evalOutput is `eval gp --json`'s output.
@@ -23,30 +22,14 @@ type evalOutput struct {
 	LogJacobian           num   `json:"log_jacobian"`
 }
 
-// evalGP evaluates the model at θ: the log marginal likelihood of all
-// observations and its gradient with respect to u = log θ, the log prior
-// density of u (which includes the log-Jacobian, as gp.Model.LogPrior
-// does) and the log-Jacobian Σ log θ.
-func evalGP(m *gp.Model, theta []float64) (*evalOutput, error) {
-	u, err := gp.LogTheta(nil, theta)
-	if err != nil {
-		return nil, err
-	}
-	grad := make([]float64, len(u))
-	ll, err := m.LogLik(nil, u, grad)
-	if err != nil {
-		return nil, err
-	}
-	out := &evalOutput{LogMarginalLikelihood: num(ll), Gradient: make([]num, len(grad)), LogPrior: num(m.LogPrior(u, nil))}
-	for i, g := range grad {
+// newEvalOutput is `eval gp --json`'s output of the evaluation ev.
+func newEvalOutput(ev *subtemper.GPEval) *evalOutput {
+	out := &evalOutput{LogMarginalLikelihood: num(ev.LogMarginalLikelihood), Gradient: make([]num, len(ev.Gradient)),
+		LogPrior: num(ev.LogPrior), LogJacobian: num(ev.LogJacobian)}
+	for i, g := range ev.Gradient {
 		out.Gradient[i] = num(g)
 	}
-	var jac float64
-	for _, v := range u {
-		jac += v
-	}
-	out.LogJacobian = num(jac)
-	return out, nil
+	return out
 }
 
 // fmtFull formats a value of eval's table with 10 significant digits, or
@@ -84,7 +67,7 @@ units (no standardisation):
 	fs.float(&f.sf, "sf", 0, "signal standard deviation σf > 0 (required)")
 	fs.float(&f.sn, "sn", 0, "noise standard deviation σn > 0 (required)")
 	fs.float(&f.jitter, "jitter", 0, "constant added to the kernel matrix diagonal on top of σn²")
-	fs.str(&f.backend, "backend", linalg.DefaultName, "linear-algebra backend: "+strings.Join(linalg.Names(), ", ")+" (compiled into this binary)")
+	defineEvalBackend(fs, &f.backend)
 	fs.boolean(&f.asJSON, "json", false, "print JSON instead of a table")
 	fs.str(&f.maxMemory, "max-memory", "", maxMemoryHelp)
 	f.model.define(fs)
@@ -103,7 +86,7 @@ func cmdEval(ctx context.Context, args []string, io *stdio) error {
 	if len(pos) != 1 || pos[0] != "gp" {
 		return usagef("want the model as the one argument: subtemper eval gp --data FILE.csv ... (only gp can be evaluated)")
 	}
-	ell, be, err := f.check(fs)
+	ell, err := f.check(fs)
 	if err != nil {
 		return err
 	}
@@ -111,23 +94,22 @@ func cmdEval(ctx context.Context, args []string, io *stdio) error {
 	if err != nil {
 		return err
 	}
-	d, err := f.readData(ctx, be, len(ell))
+	d, err := f.readData(ctx, len(ell))
 	if err != nil {
 		return err
 	}
-	m, err := gp.New(be, d, opt)
-	if err != nil {
+	theta := append(append([]float64(nil), ell...), f.sf, f.sn)
+	ev, err := subtemper.EvalGP(d, theta, opt)
+	if me := (*subtemper.ModelError)(nil); errors.As(err, &me) {
 		return inputErr(err)
 	}
-	defer m.Close()
-	theta := append(append([]float64(nil), ell...), f.sf, f.sn)
-	out, err := evalGP(m, theta)
 	if err != nil {
 		if note := scaleNote(d); note != "" {
 			return fmt.Errorf("%w; %s: rescale the data (gp --standardize does so for sampling)", err, note)
 		}
 		return err
 	}
+	out := newEvalOutput(ev)
 	if f.asJSON {
 		return writeJSON(io.out, out)
 	}
@@ -135,72 +117,74 @@ func cmdEval(ctx context.Context, args []string, io *stdio) error {
 }
 
 // check checks the flags that give θ and the backend, and returns the
-// length scales and the backend.
-func (f *evalFlags) check(fs *flagSet) ([]float64, linalg.Backend, error) {
+// length scales.
+func (f *evalFlags) check(fs *flagSet) ([]float64, error) {
 	if f.data == "" {
-		return nil, nil, usagef("--data FILE.csv is required")
+		return nil, usagef("--data FILE.csv is required")
 	}
 	if !fs.isSet("lengthscales") {
-		return nil, nil, usagef("--lengthscales l1,...,lD is required")
+		return nil, usagef("--lengthscales l1,...,lD is required")
 	}
 	for _, n := range []string{"sf", "sn"} {
 		if !fs.isSet(n) {
-			return nil, nil, usagef("--%s is required", n)
+			return nil, usagef("--%s is required", n)
 		}
 	}
 	ell, err := parseFloatList("lengthscales", f.ls)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for i, l := range ell {
 		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, nil, usagef("--lengthscales: item %d is %v; length scales must be positive and finite", i+1, l)
+			return nil, usagef("--lengthscales: item %d is %v; length scales must be positive and finite", i+1, l)
 		}
 	}
 	if err := checkPositive("sf", f.sf); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := checkPositive("sn", f.sn); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !(f.jitter >= 0) || math.IsInf(f.jitter, 0) {
-		return nil, nil, usagef("--jitter must be ≥ 0 and finite, got %v", f.jitter)
+		return nil, usagef("--jitter must be ≥ 0 and finite, got %v", f.jitter)
 	}
-	be, err := linalg.Get(f.backend)
-	if err != nil {
-		return nil, nil, usagef("--backend %q is not compiled into this binary (available: %s)", f.backend, strings.Join(linalg.Names(), ", "))
+	if err := checkBackend(f.backend); err != nil {
+		return nil, err
 	}
-	return ell, be, nil
+	return ell, nil
 }
 
-// modelOptions returns the model's jitter, prior and kernel.
-func (f *evalFlags) modelOptions() (gp.Options, error) {
+// modelOptions returns the model's backend, jitter, prior and kernel.
+func (f *evalFlags) modelOptions() (subtemper.GPEvalOptions, error) {
 	prior, err := f.model.prior()
 	if err != nil {
-		return gp.Options{}, err
+		return subtemper.GPEvalOptions{}, err
 	}
 	kern, err := f.model.kernelFamily()
 	if err != nil {
-		return gp.Options{}, err
+		return subtemper.GPEvalOptions{}, err
 	}
-	return gp.Options{Jitter: f.jitter, Prior: prior, Kernel: kern}, nil
+	return subtemper.GPEvalOptions{Backend: f.backend, Jitter: f.jitter, Prior: prior, Kernel: kern}, nil
 }
 
-// readData reads --data for a model on be, checking the memory the model
-// takes and that the data have nell inputs, one per length scale.
-func (f *evalFlags) readData(ctx context.Context, be linalg.Backend, nell int) (*gp.Data, error) {
+// readData reads --data, checking the memory the model takes on the
+// backend and that the data have nell inputs, one per length scale.
+func (f *evalFlags) readData(ctx context.Context, nell int) (*subtemper.GPData, error) {
 	copt, err := f.model.csvOptions(f.target)
 	if err != nil {
 		return nil, err
 	}
-	d, err := readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) { return gp.ReadCSV(r, f.data, copt) })
+	d, err := readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*subtemper.GPData, error) {
+		d, _, err := subtemper.ReadGPData(r, f.data, copt)
+		return d, err
+	})
 	if errors.Is(err, errInterrupted) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	if err := checkEvalMemory(f.data, f.maxMemory, be, d); err != nil {
+	if err := checkEvalMemory(f.data, f.maxMemory, f.backend, d); err != nil {
 		return nil, err
 	}
 	if nell != d.D {
@@ -216,7 +200,7 @@ func (f *evalFlags) readData(ctx context.Context, be linalg.Backend, nell int) (
 
 // printEval prints eval's table of out, the evaluation at theta of the
 // model of d, read from the file data.
-func printEval(w io.Writer, data string, d *gp.Data, theta []float64, out *evalOutput) error {
+func printEval(w io.Writer, data string, d *subtemper.GPData, theta []float64, out *evalOutput) error {
 	fmt.Fprintf(w, "GP on %s: N = %d, D = %d, target %q, θ = %s\n\n", data, d.N, d.D, d.TargetName(), fmtVec(theta))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "log marginal likelihood\t%s\n", fmtFull(out.LogMarginalLikelihood))

@@ -8,12 +8,9 @@ import (
 	"strings"
 
 	"github.com/subtemper/subtemper"
-	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/tempering"
 )
 
 // Defaults of the gp command's built-in synthetic dataset, and the
@@ -137,7 +134,7 @@ func runGP(ctx context.Context, io *stdio, fs *flagSet, f *gpFlags) error {
 	if err := f.prepareOut(); err != nil {
 		return err
 	}
-	data, desc, line, err := f.loadData(ctx, be, csvOpt, prior, kern)
+	data, desc, line, err := f.loadData(ctx, be.Name(), csvOpt, prior, kern)
 	if err != nil {
 		return err
 	}
@@ -145,7 +142,7 @@ func runGP(ctx context.Context, io *stdio, fs *flagSet, f *gpFlags) error {
 		return err
 	}
 	opt := subtemper.GPOptions{Backend: be.Name(), Standardize: f.standardize, Prior: prior, Jitter: f.jitter, Kernel: kern, MAP: f.mapOnly}
-	j, save, err := f.newJob(ctx, io, fs, st, be, data, desc, line)
+	j, save, err := f.newJob(ctx, io, fs, st, be.Name(), data, desc, line)
 	if err != nil {
 		return err
 	}
@@ -193,16 +190,16 @@ func (f *gpFlags) checkSource(fs *flagSet) error {
 // loadData reads --data (or draws the synthetic data, written to --out as
 // data.csv) and describes them: for summary.json (the source; the rest is
 // the fit's GPFit.DataReport) and in one line for humans.
-func (f *gpFlags) loadData(ctx context.Context, be linalg.Backend, csvOpt gp.CSVOptions, prior gp.Prior, kern gp.Kernel) (*gp.Data, map[string]any, string, error) {
+func (f *gpFlags) loadData(ctx context.Context, backend string, csvOpt subtemper.GPDataOptions, prior subtemper.GPPrior, kern subtemper.GPKernel) (*subtemper.GPData, map[string]any, string, error) {
 	if f.data == "" {
-		if err := f.checkGPMemory(be, nil); err != nil {
+		if err := f.checkGPMemory(backend, nil); err != nil {
 			return nil, nil, "", err
 		}
 		return f.syntheticData(ctx)
 	}
-	var csvInfo gp.CSVInfo
-	data, err := readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*gp.Data, error) {
-		d, info, err := gp.ReadCSVInfo(r, f.data, csvOpt)
+	var csvInfo subtemper.GPDataInfo
+	data, err := readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*subtemper.GPData, error) {
+		d, info, err := subtemper.ReadGPData(r, f.data, csvOpt)
 		csvInfo = info
 		return d, err
 	})
@@ -212,7 +209,7 @@ func (f *gpFlags) loadData(ctx context.Context, be linalg.Backend, csvOpt gp.CSV
 	if err != nil {
 		return nil, nil, "", inputErr(err)
 	}
-	if err := f.checkGPMemory(be, data); err != nil {
+	if err := f.checkGPMemory(backend, data); err != nil {
 		return nil, nil, "", err
 	}
 	desc := map[string]any{"source": "file", "file": f.data}
@@ -238,23 +235,10 @@ func (f *gpFlags) loadData(ctx context.Context, be linalg.Backend, csvOpt gp.CSV
 	return data, desc, line + modelLine(kern, prior), nil
 }
 
-// modelLine describes a kernel and prior that are not the defaults, for
-// the data's line ("" for the defaults).
-func modelLine(kern gp.Kernel, prior gp.Prior) string {
-	line := ""
-	if kern != gp.SE {
-		line += "; kernel " + kern.String()
-	}
-	if paper, _ := (gp.Prior{}).WithDefaults(); prior != paper {
-		line += "; prior " + priorLine(prior)
-	}
-	return line
-}
-
 // syntheticData draws the built-in synthetic data (the paper's §4.2
 // generator), writes them to --out as data.csv, and describes them.
-func (f *gpFlags) syntheticData(ctx context.Context) (*gp.Data, map[string]any, string, error) {
-	data, trueTheta, err := gp.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, gp.Prior{})
+func (f *gpFlags) syntheticData(ctx context.Context) (*subtemper.GPData, map[string]any, string, error) {
+	data, trueTheta, err := subtemper.SyntheticGPData(ctx, f.n, f.dims, f.dataSeed)
 	if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
 		return nil, nil, "", err
 	}
@@ -263,7 +247,7 @@ func (f *gpFlags) syntheticData(ctx context.Context) (*gp.Data, map[string]any, 
 	}
 	desc := map[string]any{"source": "synthetic", "data_seed": f.dataSeed, "true_theta": trueTheta}
 	line := fmt.Sprintf("synthetic (paper §4.2 generator), N = %d, D = %d, data seed %d, drawn from θ = %s", data.N, data.D, f.dataSeed, fmtVec(trueTheta))
-	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(gp.WriteCSVFile(p, data), "gp: ") })
+	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(subtemper.WriteGPData(p, data), "gp: ") })
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -273,7 +257,7 @@ func (f *gpFlags) syntheticData(ctx context.Context) (*gp.Data, map[string]any, 
 // newJob assembles the gp command's job: names, units, the done hook that
 // saves the fit and predicts (also returned), the messages of an
 // interrupted prediction.
-func (f *gpFlags) newJob(ctx context.Context, io *stdio, fs *flagSet, st *tempering.Settings, be linalg.Backend, data *gp.Data, desc map[string]any, line string) (*job, func([][][]float64) error, error) {
+func (f *gpFlags) newJob(ctx context.Context, io *stdio, fs *flagSet, st *subtemper.Settings, backend string, data *subtemper.GPData, desc map[string]any, line string) (*job, func([][][]float64) error, error) {
 	inputs := make([]string, data.D)
 	for j := range inputs {
 		inputs[j] = data.InputName(j)
@@ -299,7 +283,7 @@ func (f *gpFlags) newJob(ctx context.Context, io *stdio, fs *flagSet, st *temper
 	}
 	names = append(names, "sf", "sn")
 	j := &job{
-		command: "gp", fs: fs, flags: &f.samplerFlags, settings: st, backend: be.Name(),
+		command: "gp", fs: fs, flags: &f.samplerFlags, settings: st, backend: backend, nObs: data.N,
 		names: names, units: units, data: desc, dataLine: line,
 	}
 	flags := flagValues(fs)
@@ -319,13 +303,13 @@ func (f *gpFlags) newJob(ctx context.Context, io *stdio, fs *flagSet, st *temper
 	} else {
 		j.doneCut = "interrupted during the prediction: every draw was made, but no predictions were written; run again with --out DIR to keep the fit, then `subtemper predict --fit DIR` makes them"
 	}
-	j.done = func(res *tempering.Result) error { return save(res.Draws) }
+	j.done = func(res *subtemper.Result) error { return save(res.Draws) }
 	return j, save, nil
 }
 
 // linesList lists the lines of the rows --drop-na dropped: ": lines 6,
 // 7, …" ("" if none).
-func linesList(info gp.CSVInfo) string {
+func linesList(info subtemper.GPDataInfo) string {
 	if info.Dropped == 0 {
 		return ""
 	}

@@ -156,3 +156,16 @@ func priorLine(p gp.Prior) string {
 	return fmt.Sprintf("%s, σf ~ Gamma(%s, rate %s), σn ~ Gamma(%s, rate %s)",
 		ell, fmtNum(p.SignalShape), fmtNum(p.SignalRate), fmtNum(p.NoiseShape), fmtNum(p.NoiseRate))
 }
+
+// modelLine describes a kernel and prior that are not the defaults, for
+// the data's line ("" for the defaults).
+func modelLine(kern gp.Kernel, prior gp.Prior) string {
+	line := ""
+	if kern != gp.SE {
+		line += "; kernel " + kern.String()
+	}
+	if paper, _ := (gp.Prior{}).WithDefaults(); prior != paper {
+		line += "; prior " + priorLine(prior)
+	}
+	return line
+}

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/internal/memlimit"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/mvn"
 )
 
 // maxMemoryHelp is the help of --max-memory.
@@ -64,7 +62,7 @@ func (s *samplerFlags) checkRunMemory(model memlimit.Item, params int) error {
 // data's size or, with --data, that of data, read from the file (the
 // data's own memory is small beside the model's: N·(D+1) numbers against
 // N² per chain).
-func (f *gpFlags) checkGPMemory(be linalg.Backend, data *gp.Data) error {
+func (f *gpFlags) checkGPMemory(backend string, data *subtemper.GPData) error {
 	n, d, what := f.n, f.dims, fmt.Sprintf("the GP model (--n %d --dims %d)", f.n, f.dims)
 	fix := "use a smaller --n"
 	if data != nil {
@@ -72,13 +70,13 @@ func (f *gpFlags) checkGPMemory(be linalg.Backend, data *gp.Data) error {
 		what = fmt.Sprintf("the GP model (%s: %d rows, %d inputs)", f.data, n, d)
 		fix = "use fewer rows of --data (a random subset)"
 	}
-	model := memlimit.Item{What: what, Bytes: memlimit.GP(n, d, f.chains, f.data == "", be.Name() == "cuda"), Fix: fix}
+	model := memlimit.Item{What: what, Bytes: memlimit.GP(n, d, f.chains, f.data == "", backend == "cuda"), Fix: fix}
 	return f.checkRunMemory(model, d+2)
 }
 
 // checkMVNMemory checks the memory of the mvn command's run: the synthetic
 // data's size or, with --data, that of data, read from the file.
-func (f *mvnFlags) checkMVNMemory(data *mvn.Data) error {
+func (f *mvnFlags) checkMVNMemory(data *subtemper.MVNData) error {
 	n, d, what := f.n, f.dims, fmt.Sprintf("the MVN model (--n %d --dims %d)", f.n, f.dims)
 	fix := "use a smaller --n or --dims"
 	if data != nil {
@@ -91,14 +89,14 @@ func (f *mvnFlags) checkMVNMemory(data *mvn.Data) error {
 }
 
 // checkEvalMemory checks the memory of eval's model of data, read from the
-// file at path.
-func checkEvalMemory(path, maxMemory string, be linalg.Backend, data *gp.Data) error {
+// file at path, on the backend named.
+func checkEvalMemory(path, maxMemory, backend string, data *subtemper.GPData) error {
 	limit, src, err := memoryLimit(maxMemory)
 	if err != nil {
 		return err
 	}
 	model := memlimit.Item{What: fmt.Sprintf("the GP model (%s: %d rows, %d inputs)", path, data.N, data.D),
-		Bytes: memlimit.GP(data.N, data.D, 0, false, be.Name() == "cuda"), Fix: "use fewer rows of --data"}
+		Bytes: memlimit.GP(data.N, data.D, 0, false, backend == "cuda"), Fix: "use fewer rows of --data"}
 	if err := memlimit.Check([]memlimit.Item{model}, limit, src); err != nil {
 		return usageError{err}
 	}

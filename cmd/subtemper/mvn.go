@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/internal/errmsg"
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
-	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/mvn"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -49,7 +48,7 @@ target and mh above it, adapted during warm-up); with --paper HMC uses the paper
 	fs.group("Data")
 	fs.str(&f.data, "data", "", "CSV file of observations: header row, one column per dimension; \"\" uses synthetic data")
 	fs.str(&f.sigma, "sigma", "", "CSV file of Σ (D rows of D numbers, optional header); required with --data; \"\" with synthetic data means AR(1), ρ = 0.5")
-	fs.float(&f.priorSD, "prior-sd", mvn.DefaultSigma0, "prior standard deviation `σ0` of each θ_d (also used to draw synthetic θ)")
+	fs.float(&f.priorSD, "prior-sd", subtemper.DefaultMVNSigma0, "prior standard deviation `σ0` of each θ_d (also used to draw synthetic θ)")
 	fs.integer(&f.n, "n", mvnDefaultN, "synthetic data: number of observations N")
 	fs.integer(&f.dims, "dims", mvnDefaultDims, "synthetic data: dimension D")
 	fs.uint64(&f.dataSeed, "data-seed", 1, "synthetic data: seed of the generator")
@@ -58,7 +57,8 @@ target and mh above it, adapted during warm-up); with --paper HMC uses the paper
 	return fs
 }
 
-// cmdMVN is the mvn command.
+// cmdMVN is the mvn command: flags → subtemper.MVNOptions → FitMVN →
+// the summary, the draws and the files.
 func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 	f, fs, err := parseFlags(mvnFlagSet, args, io)
 	if err != nil {
@@ -80,17 +80,12 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 	if err != nil {
 		return err
 	}
-	m, err := mvnModel(ctx, be, data, sigma, f.priorSD, desc)
-	if err != nil {
-		return err
-	}
-	defer m.Close()
 	names := make([]string, data.D)
 	for i := range names {
 		names[i] = fmt.Sprintf("theta_%d", i+1)
 	}
 	j := &job{
-		command: "mvn", fs: fs, flags: &f.samplerFlags, settings: st, target: m, backend: be.Name(),
+		command: "mvn", fs: fs, flags: &f.samplerFlags, settings: st, nObs: data.N, backend: be.Name(),
 		names: names, units: "θ itself: no transform", data: desc, dataLine: line,
 		natural: func(dst, u []float64) { copy(dst, u) },
 		priorU: func(_ int, x float64) (float64, bool) {
@@ -98,7 +93,52 @@ func cmdMVN(ctx context.Context, args []string, io *stdio) error {
 			return math.Exp(-0.5*z*z) / (f.priorSD * math.Sqrt(2*math.Pi)), true
 		},
 	}
-	return runJob(ctx, io, j)
+	return fitMVNJob(ctx, io, j, data, sigma, f.priorSD)
+}
+
+// fitMVNJob is the mvn command's run: FitMVN with the flags' settings and
+// the CLI's reporting hooks, then the summary, the files and the printed
+// summary (finishJob). The exact posterior's mean and standard deviations
+// go into the data's description.
+func fitMVNJob(ctx context.Context, io *stdio, j *job, data *subtemper.MVNData, sigma *mat.SymDense, priorSD float64) error {
+	fixStagedPaths(j)
+	defer raiseProcs(j.settings.Chains)()
+	rc, err := runControl(j, data.N)
+	if err != nil {
+		return err
+	}
+	opt := subtemper.MVNOptions{Backend: j.backend, Sigma0: priorSD, Settings: j.settings, WarmStart: rc.warm, WarmKeep: rc.keep, MaxTime: rc.maxTime}
+	if opt.WarmStart == subtemper.WarmStartOn {
+		announceWarmStart(io, j, data.N)
+	}
+	var pr *progress
+	opt.BeforeSampling = func(fit *subtemper.MVNFit, st *subtemper.Settings) {
+		if ctx.Err() != nil {
+			return // the command may have given up on this run
+		}
+		if fit.PostMean != nil {
+			j.data["posterior_mean"], j.data["posterior_sd"] = fit.PostMean, fit.PostSD
+		}
+		pr = startSampling(io, j, fit.Mode, st)
+	}
+	fit, phase, err := runFit(ctx, func(h fitHooks) (*subtemper.MVNFit, error) {
+		opt.OnPhase = h.onPhase
+		before := opt.BeforeSampling
+		opt.BeforeSampling = func(fit *subtemper.MVNFit, st *subtemper.Settings) {
+			before(fit, st)
+			h.onSettings(st)
+		}
+		return subtemper.FitMVN(ctx, data, sigma, opt)
+	})
+	var sr sampled
+	if fit != nil {
+		defer closeUnlessInterrupted(ctx, fit)
+		sr = sampled{res: fit.Result, wall: fit.Wall, procCPU: fit.SamplingCPU, timedOut: fit.StoppedByMaxTime}
+	}
+	if sr, err = settleFit(ctx, io, j, fit != nil, phase, err, sr, pr); err != nil {
+		return err
+	}
+	return finishJob(ctx, io, j, sr)
 }
 
 // checkData checks the flags that choose the data: --prior-sd, and --n
@@ -127,10 +167,10 @@ func (f *mvnFlags) checkData(fs *flagSet) error {
 
 // loadData reads the observations and Σ, or makes synthetic ones, and
 // returns them with their description for the report (desc) and its line.
-func (f *mvnFlags) loadData(ctx context.Context) (data *mvn.Data, sigma *mat.SymDense, desc map[string]any, line string, err error) {
+func (f *mvnFlags) loadData(ctx context.Context) (data *subtemper.MVNData, sigma *mat.SymDense, desc map[string]any, line string, err error) {
 	synthetic := f.data == ""
 	if !synthetic {
-		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*mvn.Data, error) { return mvn.ReadCSV(r, f.data) })
+		data, err = readInput(ctx, "--data", f.data, f.maxMemory, 1, func(r *fileio.Reader) (*subtemper.MVNData, error) { return subtemper.ReadMVNData(r, f.data) })
 		if errors.Is(err, errInterrupted) {
 			return nil, nil, nil, "", err
 		}
@@ -148,7 +188,7 @@ func (f *mvnFlags) loadData(ctx context.Context) (data *mvn.Data, sigma *mat.Sym
 			return nil, nil, nil, "", err
 		}
 	} else {
-		sigma, err = readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, data.D) })
+		sigma, err = readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return subtemper.ReadMVNSigma(r, f.sigma, data.D) })
 		if err != nil {
 			return nil, nil, nil, "", usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 		}
@@ -168,17 +208,16 @@ func (f *mvnFlags) loadData(ctx context.Context) (data *mvn.Data, sigma *mat.Sym
 // syntheticData draws the synthetic observations (with Σ from --sigma,
 // or AR(1)), writes them to --out's data.csv, and returns them with Σ and
 // the data's line, recording them in desc.
-func (f *mvnFlags) syntheticData(ctx context.Context, desc map[string]any) (*mvn.Data, *mat.SymDense, string, error) {
-	var opt mvn.SynthOptions
-	opt.Sigma0 = f.priorSD
+func (f *mvnFlags) syntheticData(ctx context.Context, desc map[string]any) (*subtemper.MVNData, *mat.SymDense, string, error) {
+	var given mat.Symmetric // nil: AR(1)
 	if f.sigma != "" {
-		s, err := readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return mvn.ReadSigmaCSV(r, f.sigma, f.dims) })
+		s, err := readInput(ctx, "--sigma", f.sigma, f.maxMemory, 1, func(r *fileio.Reader) (*mat.SymDense, error) { return subtemper.ReadMVNSigma(r, f.sigma, f.dims) })
 		if err != nil {
 			return nil, nil, "", usageError{fmt.Errorf("--sigma: %w", errmsg.Trim(err, "mvn: "))}
 		}
-		opt.Sigma = s
+		given = s
 	}
-	data, sigma, theta, err := mvn.SyntheticContext(ctx, f.n, f.dims, f.dataSeed, opt)
+	data, sigma, theta, err := subtemper.SyntheticMVNData(ctx, f.n, f.dims, f.dataSeed, f.priorSD, given)
 	if err := checkInterrupted(ctx, "synthetic-data generation", err); errors.Is(err, errInterrupted) {
 		return nil, nil, "", err
 	}
@@ -195,36 +234,9 @@ func (f *mvnFlags) syntheticData(ctx context.Context, desc map[string]any) (*mvn
 	if data.D <= 8 {
 		line += ", drawn from θ = " + fmtVec(theta)
 	}
-	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(mvn.WriteCSVFile(p, data), "mvn: ") })
+	written, err := saveSynthetic(f.out, desc, func(p string) error { return errmsg.Trim(subtemper.WriteMVNData(p, data), "mvn: ") })
 	if err != nil {
 		return nil, nil, "", err
 	}
 	return data, sigma, line + written, nil
-}
-
-// mvnModel sets up the model of data with covariance sigma and prior
-// standard deviation priorSD on be, recording the exact posterior's mean
-// and standard deviations in desc.
-func mvnModel(ctx context.Context, be linalg.Backend, data *mvn.Data, sigma *mat.SymDense, priorSD float64, desc map[string]any) (*mvn.Model, error) {
-	m, err := interruptible(ctx, "the model's set-up", func() (*mvn.Model, error) { return mvn.New(be, data, sigma, mvn.Options{Sigma0: priorSD}) })
-	if errors.Is(err, errInterrupted) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	post, err := interruptible(ctx, "the model's set-up", func() (*mvn.Posterior, error) { return m.Posterior(nil, 1) })
-	if errors.Is(err, errInterrupted) {
-		m.Close()
-		return nil, err
-	}
-	if err == nil {
-		sd := make([]float64, data.D)
-		for i := range sd {
-			sd[i] = math.Sqrt(post.Cov.At(i, i))
-		}
-		desc["posterior_mean"] = post.Mean
-		desc["posterior_sd"] = sd
-	}
-	return m, nil
 }

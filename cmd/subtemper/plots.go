@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/figures"
-	"github.com/subtemper/subtemper/tempering"
 )
 
 // The run's figures are the figures package's: figures.WriteGP for the
@@ -24,7 +24,7 @@ var figureNames = figures.Names()
 // It returns at once when ctx is cancelled, with the figures drawn so far
 // (each whole) and an error that wraps ctx's: the figures.WriteContext
 // contract.
-func writePlots(ctx context.Context, dir string, j *job, res *tempering.Result, nat [][][]float64, sum *runSummary) ([]string, error) {
+func writePlots(ctx context.Context, dir string, j *job, res *subtemper.Result, nat [][][]float64, sum *runSummary) ([]string, error) {
 	if fit := j.fit; fit != nil && fit.Result == res {
 		return figures.WriteGPContext(ctx, dir, fit, sum)
 	}
@@ -39,7 +39,7 @@ const figuresPhase = "figures"
 // figuresInterrupted marks the run as interrupted (during the figures,
 // if it was not already) and says which figures were drawn (drawn: their
 // paths).
-func figuresInterrupted(sum *runSummary, res *tempering.Result, drawn []string) {
+func figuresInterrupted(sum *runSummary, res *subtemper.Result, drawn []string) {
 	if !sum.Interrupted {
 		sum.InterruptedDuring = figuresPhase
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/subtemper/subtemper/internal/fileio"
 	"github.com/subtemper/subtemper/internal/plural"
 	"github.com/subtemper/subtemper/linalg"
-	"github.com/subtemper/subtemper/linalg/openblas"
 )
 
 // predictProbs are the quantiles written to predictions.csv; with --plots
@@ -104,11 +103,6 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	shown := func(p string) string { return filepath.Join(shownDir, filepath.Base(p)) }
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usagef("--out %s: %v", dir, err)
-	}
-	if fit.Backend == "openblas" && os.Getenv("OPENBLAS_NUM_THREADS") == "" {
-		// One draw per goroutine, GOMAXPROCS of them: a multithreaded
-		// OpenBLAS in each would oversubscribe the cores.
-		openblas.SetThreads(1)
 	}
 	start := time.Now()
 	probs := predictProbs
@@ -273,8 +267,8 @@ to predictions.json.`)
 	if err := checkNonNegInt("predict-draws", f.draws); err != nil {
 		return err
 	}
-	if _, err := linalg.Get(f.backend); err != nil {
-		return usagef("--backend %q is not compiled into this binary (available: %s)", f.backend, strings.Join(linalg.Names(), ", "))
+	if err := checkBackend(f.backend); err != nil {
+		return err
 	}
 	fit, err := subtemper.LoadGPFit(f.fit, f.backend)
 	if errors.Is(err, subtemper.ErrIncompleteFit) {
@@ -346,7 +340,7 @@ func predictInterruptible(ctx context.Context, predict func() (*gp.Predictive, e
 // closeUnlessInterrupted closes fit, unless ctx was cancelled: a
 // prediction abandoned by predictInterruptible may still hold it, and the
 // process is about to exit.
-func closeUnlessInterrupted(ctx context.Context, fit *subtemper.GPFit) {
+func closeUnlessInterrupted(ctx context.Context, fit interface{ Close() error }) {
 	if ctx.Err() == nil {
 		fit.Close()
 	}

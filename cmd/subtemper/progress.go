@@ -1,13 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/internal/plural"
+	"github.com/subtemper/subtemper/tempering"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 )
@@ -184,4 +190,69 @@ func (pr *progress) stop(stoppedEarly bool) {
 		pr.bar.EnableTriggerComplete()
 	}
 	pr.p.Wait()
+}
+
+// announceSampling prints what the warm start found (ws, if any) and the
+// run's start line, and starts the progress bar (nil without one),
+// wiring it into j.settings.
+func announceSampling(io *stdio, j *job, ws *subtemper.WarmStart) *progress {
+	f, st := j.flags, j.settings
+	chatty := !f.quiet
+	stop := ""
+	if f.minESS > 0 {
+		stop = fmt.Sprintf(", stopping early once every ESS ≥ %.0f", max(f.minESS, diag.ESSPerChainMin*float64(st.Chains)))
+	}
+	expected := f.warmup + expectedDraws(st, f.minESS, drawESS(st, ws))*st.Thin
+	if ws != nil && chatty {
+		printWarmStart(io.err, j, ws, expected-f.warmup)
+	}
+	perChain := f.warmup + st.Draws*st.Thin
+	if chatty {
+		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s%s; Ctrl-C stops and keeps the draws so far\n",
+			j.command, plural.Count(st.Chains, "chain", "chains"), f.warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
+			strings.ToUpper(f.sampler), kernelNames(f), j.backend, stop)
+	}
+	if w := ladderWarning(f, j.nObs); w != "" && chatty {
+		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)
+	}
+	if !chatty || !(io.errIsTerminal || f.progress) {
+		return nil
+	}
+	pr := startProgress(io.err, st.Chains, f.warmup, expected, perChain, f.progress)
+	st.Progress = pr.callback
+	if rule, ok := st.Stop.(diag.StopRule); ok {
+		// The bar's ETA follows the rule's checks: where the ESS
+		// seen so far says the run will end.
+		need := max(rule.MinESS, diag.ESSPerChainMin*float64(st.Chains))
+		every := cmp.Or(st.StopEvery, tempering.DefaultStopEvery)
+		rule.Observe = func(n int, least float64) { pr.foresee(n, least, need, every, max(1, st.Thin)) }
+		st.Stop = rule
+	}
+	return pr
+}
+
+// ladderWarning describes a degenerate subsampled ladder (spt, stt): levels
+// whose subsets have equal sizes, or of a single observation; "" if none.
+func ladderWarning(f *samplerFlags, n int) string {
+	if f.sampler != "spt" && f.sampler != "stt" {
+		return ""
+	}
+	betas, err := tempering.Ladder(f.effectiveLevels(), f.betaMin)
+	if err != nil {
+		return ""
+	}
+	sizes := tempering.SubsetSizes(betas, n)
+	equal, ones := 0, 0
+	for m := 1; m < len(sizes); m++ {
+		if sizes[m] == sizes[m-1] {
+			equal++
+		}
+		if sizes[m] == 1 {
+			ones++
+		}
+	}
+	if equal == 0 && ones == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: the ladder degenerates over N = %d: subset sizes %v (%d adjacent levels of equal size, %d of a single observation); use fewer --levels or a larger --beta-min", n, sizes, equal, ones)
 }

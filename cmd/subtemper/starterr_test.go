@@ -10,7 +10,8 @@ import (
 
 // TestModelErrorReachesUser: GP data on a scale of 1e300 and --prior-sd
 // 1e-300 used to end in "starting point … has log density −∞"; the model's
-// own message now says what is wrong. A ladder that collapses to one
+// own message now says what is wrong (the model's, evaluated while it is
+// open, not "model is closed"). A ladder that collapses to one
 // observation is warned about (it used to pass without a word).
 func TestModelErrorReachesUser(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.csv")
@@ -23,7 +24,7 @@ func TestModelErrorReachesUser(t *testing.T) {
 		{[]string{"mvn", "--prior-sd", "1e-300", "--draws", "5", "--warmup", "none", "--quiet"}, "--prior-sd"},
 	} {
 		r := runBin(t, "", c.args...)
-		if r.code != 1 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "log density −∞") {
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "log density −∞") || strings.Contains(r.stderr, "is closed") {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
