@@ -24,6 +24,9 @@ var (
 	largeWide    = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal   = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
 	largeForce   = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
+	surSteps     = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
+	surLocal     = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
+	surNear      = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
 )
@@ -150,7 +153,11 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	cpu0, _ := tempering.ProcessCPU()
 	n := t.NumObs()
 	if method != "default" {
-		ws, err := tempering.FindMode(ctx, t, subtemper.WarmStartOptions(st, method == "warm"))
+		wo := subtemper.WarmStartOptions(st, method == "warm" || method == "warm-sur")
+		if method == "warm-sur" {
+			wo.Proposal.Surrogate = true
+		}
+		ws, err := tempering.FindMode(ctx, t, wo)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +193,12 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			st.Kernel = k
 			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d\n", k.DF, k.Wide, k.Local)
 		}
-		if ws.Unimodal() && method != "warm" {
+		if p := ws.Proposal; method == "warm-sur" && ws.Unimodal() && p != nil && p.Surrogate != nil {
+			st.Kernel = tempering.SurrogateTransition{Surrogate: p.Surrogate, Steps: *surSteps, Local: *surLocal, Near: *surNear}
+			st.Transform, st.Draws, st.Warmup = p.Transform, subtemper.IndependenceDraws, *largeWarmup
+			ws.Apply(&st)
+		}
+		if ws.Unimodal() && method != "warm" && method != "warm-sur" {
 			st.Kernel, st.Warmup = nil, 0
 			switch method {
 			case "warm-hmc", "warm-dense":

@@ -28,6 +28,9 @@ type exactCase struct {
 	local int
 	// wide is the fitted kernel's Independence.Wide.
 	wide float64
+	// surrogate makes the fitted kernel SurrogateTransition on the
+	// proposal's surrogate instead.
+	surrogate bool
 	// drop, if set, makes the chains a broken variant that leaves a
 	// term out of an acceptance ratio (Settings.drop).
 	drop dropHook
@@ -98,6 +101,14 @@ func exactCases() []exactCase {
 		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}})
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000},
 		exactCase{name: "imh-misfit-wide/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Wide: 0.3, WideScale: 9}, driver: None, draws: 30000})
+	// Surrogate transitions: on the surrogate fitted with the proposal, as
+	// large fits run, and on one fitted to a wrong density (shifted and
+	// too narrow), whose chain is slower but still exact.
+	cs = append(cs,
+		exactCase{name: "warm-fit-sur/none", driver: None, draws: 6000, warm: true, fit: true, surrogate: true, transform: gp.VarianceSplit{}},
+		exactCase{name: "sur-misfit/none", kernel: SurrogateTransition{Surrogate: misfitSurrogate()}, driver: None, draws: 6000},
+		exactCase{name: "sur-misfit-local/none", kernel: SurrogateTransition{Surrogate: misfitSurrogate(), Steps: 10, Independent: -1, Local: 1}, driver: None, draws: 6000},
+		exactCase{name: "sur-misfit-near/none", kernel: SurrogateTransition{Surrogate: misfitSurrogate(), Near: 0.5}, driver: None, draws: 6000})
 	return cs
 }
 
@@ -124,13 +135,16 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 		}
 		s.Warmup = 0
 		if c.fit {
-			p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: seed, Transform: c.transform})
+			p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: seed, Transform: c.transform, Surrogate: c.surrogate})
 			if err != nil {
 				return nil, "", err
 			}
 			k := p.Kernel()
 			k.Local, k.Wide = c.local, c.wide
 			s.Kernel = k
+			if c.surrogate {
+				s.Kernel = SurrogateTransition{Surrogate: p.Surrogate}
+			}
 		}
 		ws.Apply(s)
 	}
@@ -221,6 +235,9 @@ func TestExactnessDetectsBrokenRatio(t *testing.T) {
 		// Not a hook: a transform whose log-Jacobian is left out. Its
 		// bias shows at 15 MCSE with 6000 draws, under 4 with 300: the
 		// race detector's run keeps them all.
+		// Not a hook either: surrogate transitions accepted on the exact
+		// density's ratio alone, leaving the surrogate's out.
+		{"surrogate-uncorrected", dropHook{}, exactCase{name: "sur-misfit/none", kernel: uncorrectedSurrogate{SurrogateTransition{Surrogate: misfitSurrogate()}}, driver: None, draws: 6000, raceDraws: 6000}},
 		{"transform-without-jacobian", dropHook{}, exactCase{name: "sinh/none", kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptDiag}, driver: None, draws: 6000, raceDraws: 6000, transform: sinhFirst{noJacobian: true}}},
 	} {
 		t.Run(b.name, func(t *testing.T) {

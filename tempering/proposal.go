@@ -38,6 +38,10 @@ type ProposalOptions struct {
 	// Workers is the number of evaluations run at once, each on its own
 	// clone of the target. Zero means GOMAXPROCS.
 	Workers int
+	// Surrogate also fits Proposal.Surrogate: the kept proposal times a
+	// Gaussian-process regression of the log importance weights of every
+	// draw evaluated (FitSurrogate).
+	Surrogate bool
 }
 
 // ProposalRound is one round of FitProposal: Draws log-density evaluations
@@ -66,6 +70,9 @@ type Proposal struct {
 	// evaluation without gradient on all observations, with Workers
 	// running at once.
 	SecondsPerEval float64
+	// Surrogate approximates the log posterior in the chains' space
+	// (ProposalOptions.Surrogate); nil if not fitted.
+	Surrogate *Surrogate
 }
 
 // ESS returns the proposal's importance ESS fraction (ImportanceESS).
@@ -128,6 +135,8 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 	var secs float64
 	var pool [][]float64 // every round's draws
 	var poolW []float64  // and their weights
+	var allX [][]float64 // every draw evaluated
+	var allLP []float64  // and its log density
 	r := newTDraw(center, cov, opt.Scale, opt.DF)
 	if r == nil {
 		return nil, errors.New("tempering: proposal fit: the Laplace covariance is not positive definite")
@@ -147,6 +156,7 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		if err != nil {
 			return nil, err
 		}
+		allX, allLP = append(allX, xs...), append(allLP, lp...)
 		wts, ess := importanceWeights(lp, lq)
 		if wts == nil {
 			return nil, errors.New("tempering: proposal fit: no proposal had a finite log density")
@@ -168,6 +178,11 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		}
 	}
 	p.SecondsPerEval = secs / float64(p.Evals())
+	if opt.Surrogate {
+		if p.Surrogate, err = FitSurrogate(p.Center, p.Cov, p.Scale, p.DF, allX, allLP); err != nil {
+			return nil, fmt.Errorf("tempering: proposal fit: %w", err)
+		}
+	}
 	w.Proposal = p
 	return p, nil
 }
