@@ -27,6 +27,7 @@ var (
 	surSteps     = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
 	surLocal     = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear      = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
+	largeSplit   = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
 )
@@ -157,6 +158,9 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		if method == "warm-sur" {
 			wo.Proposal.Surrogate = true
 		}
+		if wo.Proposal != nil {
+			wo.Proposal.Split = *largeSplit
+		}
 		ws, err := tempering.FindMode(ctx, t, wo)
 		if err != nil {
 			return nil, err
@@ -166,7 +170,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		}
 		if p := ws.Proposal; p != nil {
 			r.warmEquiv += float64(p.Evals()) * cost.Value(n) / cost.Grad(n)
-			fmt.Fprintf(os.Stderr, "proposal: rounds %+v\n", p.Rounds)
+			fmt.Fprintf(os.Stderr, "proposal: rounds %+v split %.2f\n", p.Rounds, p.Split)
 		}
 		cpu1, _ := tempering.ProcessCPU()
 		r.warmCPU = (cpu1 - cpu0).Seconds()

@@ -28,6 +28,8 @@ type exactCase struct {
 	local int
 	// wide is the fitted kernel's Independence.Wide.
 	wide float64
+	// split fits the proposal as a split-t (ProposalOptions.Split).
+	split bool
 	// surrogate makes the fitted kernel SurrogateTransition on the
 	// proposal's surrogate instead.
 	surrogate bool
@@ -100,6 +102,8 @@ func exactCases() []exactCase {
 		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}})
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000},
+		exactCase{name: "warm-fit-imh-split/none", driver: None, draws: 6000, warm: true, fit: true, split: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}},
+		exactCase{name: "imh-misfit-split/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, Split: []float64{0.6, 1.5, 1.2, 0.8, 1, 2}, DF: 4}, driver: None, draws: 30000},
 		exactCase{name: "imh-misfit-wide/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Wide: 0.3, WideScale: 9}, driver: None, draws: 30000})
 	// Surrogate transitions: on the surrogate fitted with the proposal, as
 	// large fits run, and on one fitted to a wrong density (shifted and
@@ -135,7 +139,7 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 		}
 		s.Warmup = 0
 		if c.fit {
-			p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: seed, Transform: c.transform, Surrogate: c.surrogate})
+			p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: seed, Transform: c.transform, Surrogate: c.surrogate, Split: c.split})
 			if err != nil {
 				return nil, "", err
 			}
@@ -235,6 +239,8 @@ func TestExactnessDetectsBrokenRatio(t *testing.T) {
 		// Not a hook: a transform whose log-Jacobian is left out. Its
 		// bias shows at 15 MCSE with 6000 draws, under 4 with 300: the
 		// race detector's run keeps them all.
+		// Nor here: a split-t proposal whose density leaves the split out.
+		{"split-t-symmetric-density", dropHook{}, exactCase{name: "imh-misfit-split/none", kernel: symmetricQ{Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, Split: []float64{0.6, 1.5, 1.2, 0.8, 1, 2}, DF: 4}}, driver: None, draws: 30000}},
 		// Not a hook either: surrogate transitions accepted on the exact
 		// density's ratio alone, leaving the surrogate's out.
 		{"surrogate-uncorrected", dropHook{}, exactCase{name: "sur-misfit/none", kernel: uncorrectedSurrogate{SurrogateTransition{Surrogate: misfitSurrogate()}}, driver: None, draws: 6000, raceDraws: 6000}},

@@ -26,6 +26,15 @@ type Independence struct {
 	// Center is the proposal's location (len Dim) and Cov its scale
 	// matrix (Dim×Dim, row-major, symmetric positive definite).
 	Center, Cov []float64
+	// Split makes the proposal a split-t (Geweke's): where it is set
+	// (len 2·Dim), the coordinates z = L⁻¹(u − Center) whitened by the
+	// scale matrix's Cholesky factor L have the scales Split[2i] below
+	// zero and Split[2i+1] above it, each side drawn with probability
+	// proportional to its scale, so the density stays continuous and its
+	// normalisation does not depend on u. It covers a posterior that
+	// reaches further on one side of its mode than on the other (a long
+	// tail). Nil means a symmetric t.
+	Split []float64
 	// Scale multiplies Cov. Zero means 1.
 	Scale float64
 	// DF is the Student-t's degrees of freedom (> 0; +Inf: Gaussian).
@@ -94,7 +103,10 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if k.Local < 0 {
 		return nil, fmt.Errorf("tempering: independence kernel's local steps must be ≥ 0, got %d", k.Local)
 	}
-	l := &indepLevel{center: append([]float64(nil), k.Center...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
+	if err := checkSplit(k.Split, dim); err != nil {
+		return nil, err
+	}
+	l := &indepLevel{center: append([]float64(nil), k.Center...), split: append([]float64(nil), k.Split...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
 	a := make([]float64, dim*dim)
 	for i, v := range k.Cov {
 		a[i] = v * scale / beta
@@ -105,15 +117,36 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	return l, nil
 }
 
+// checkSplit returns an error unless split is nil or 2·dim positive
+// finite scales.
+func checkSplit(split []float64, dim int) error {
+	if split == nil {
+		return nil
+	}
+	if len(split) != 2*dim {
+		return fmt.Errorf("tempering: independence kernel's split needs %d scales, got %d", 2*dim, len(split))
+	}
+	for _, v := range split {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("tempering: independence kernel's split scales must be positive and finite, got %v", v)
+		}
+	}
+	return nil
+}
+
 type indepLevel struct {
-	center    []float64
-	df        float64
-	wide      float64 // the wide component's weight (0: none)
-	wideScale float64 // its scale matrix over the narrow one's
-	local     int
-	chol      []float64 // lower Cholesky factor of the scale matrix
-	z         []float64
-	prop      *State
+	center []float64
+	split  []float64 // nil, or the split-t's scales below and above the centre
+	// symmetricQ leaves the split out of the proposal's density (but not
+	// out of its draws): a broken variant that only tests build.
+	symmetricQ bool
+	df         float64
+	wide       float64 // the wide component's weight (0: none)
+	wideScale  float64 // its scale matrix over the narrow one's
+	local      int
+	chol       []float64 // lower Cholesky factor of the scale matrix
+	z          []float64
+	prop       *State
 }
 
 func (l *indepLevel) Init(d *Density, s *State) { d.Eval(s, false) }
@@ -178,7 +211,15 @@ func (l *indepLevel) mahal(u []float64) float64 {
 			v -= l.chol[i*D+k] * l.z[k]
 		}
 		l.z[i] = v / l.chol[i*D+i]
-		m += l.z[i] * l.z[i]
+		z := l.z[i]
+		if l.split != nil && !l.symmetricQ {
+			if z > 0 {
+				z /= l.split[2*i+1]
+			} else {
+				z /= l.split[2*i]
+			}
+		}
+		m += z * z
 	}
 	return m
 }
@@ -204,7 +245,7 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State) StepInfo 
 	if l.wide > 0 && rng.Float64() < l.wide {
 		sc *= math.Sqrt(l.wideScale)
 	}
-	l.offset(rng, l.center, sc, q.U)
+	l.offset(rng, l.center, sc, l.split, q.U)
 	info := StepInfo{StepSize: 1}
 	if math.IsInf(d.Eval(q, false), -1) {
 		info.Failed = true
@@ -220,12 +261,15 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State) StepInfo 
 	return info
 }
 
-// offset sets out = base + sc·L·z, z standard normal and L the scale
-// matrix's Cholesky factor.
-func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, out []float64) {
+// offset sets out = base + sc·L·z, z standard normal (split by split's
+// scales where it is not nil) and L the scale matrix's Cholesky factor.
+func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, split []float64, out []float64) {
 	D := len(base)
 	for i := range D {
 		l.z[i] = rng.NormFloat64()
+		if split != nil {
+			l.z[i] = splitSign(rng, l.z[i], split[2*i], split[2*i+1])
+		}
 	}
 	for i := D - 1; i >= 0; i-- {
 		var v float64
@@ -241,7 +285,7 @@ func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, out []fl
 func (l *indepLevel) localStep(rng *rand.Rand, d *Density, s *State) {
 	q := l.prop
 	q.CopyFrom(s)
-	l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), q.U)
+	l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), nil, q.U)
 	if math.IsInf(d.Eval(q, false), -1) {
 		return
 	}
@@ -249,6 +293,17 @@ func (l *indepLevel) localStep(rng *rand.Rand, d *Density, s *State) {
 		q.Replica = s.Replica
 		s.CopyFrom(q)
 	}
+}
+
+// splitSign turns a standard normal v into the split-t's whitened
+// coordinate with the scales lo below and hi above the centre: the side
+// drawn with probability proportional to its scale, so the density stays
+// continuous at the centre.
+func splitSign(rng *rand.Rand, v, lo, hi float64) float64 {
+	if rng.Float64()*(lo+hi) < hi {
+		return math.Abs(v) * hi
+	}
+	return -math.Abs(v) * lo
 }
 
 // gammaRand draws from Gamma(shape a, rate 1) by Marsaglia and Tsang's

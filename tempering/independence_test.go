@@ -66,3 +66,17 @@ func TestIndependenceWideSettings(t *testing.T) {
 		}
 	}
 }
+
+// symmetricQ is Independence with the split left out of the proposal's
+// density but not out of its draws: a broken variant for
+// TestExactnessDetectsBrokenRatio.
+type symmetricQ struct{ Independence }
+
+func (k symmetricQ) NewLevel(dim int, beta float64) (LevelKernel, error) {
+	l, err := k.Independence.NewLevel(dim, beta)
+	if err != nil {
+		return nil, err
+	}
+	l.(*indepLevel).symmetricQ = true
+	return l, nil
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -38,6 +39,14 @@ type ProposalOptions struct {
 	// Workers is the number of evaluations run at once, each on its own
 	// clone of the target. Zero means GOMAXPROCS.
 	Workers int
+	// Split widens the kept proposal into a split-t (Independence.Split)
+	// centred at the mode where the posterior reaches further than the
+	// fitted covariance says: along each axis of the covariance's
+	// Cholesky factor and each side of the mode, its log density is
+	// evaluated at 2, 4 and 6 of the axis's units (6·Dim evaluations),
+	// and the side's scale is the largest δ/√(2·fall) there, at least 1
+	// and at most 4 (Geweke's split-t).
+	Split bool
 	// Surrogate also fits Proposal.Surrogate: the kept proposal times a
 	// Gaussian-process regression of the log importance weights of every
 	// draw evaluated (FitSurrogate).
@@ -58,7 +67,10 @@ type ProposalRound struct {
 type Proposal struct {
 	Transform   Transform
 	Center, Cov []float64
-	DF, Scale   float64
+	// Split is the split-t's scales (Independence.Split); nil for a
+	// symmetric t.
+	Split     []float64
+	DF, Scale float64
 	// Rounds holds each round's work and the importance ESS of the
 	// proposal it drew from, the first round (the Laplace approximation)
 	// first.
@@ -70,6 +82,9 @@ type Proposal struct {
 	// evaluation without gradient on all observations, with Workers
 	// running at once.
 	SecondsPerEval float64
+	// SplitEvals is the number of log-density evaluations the split's
+	// fit made (ProposalOptions.Split).
+	SplitEvals int
 	// Surrogate approximates the log posterior in the chains' space
 	// (ProposalOptions.Surrogate); nil if not fitted.
 	Surrogate *Surrogate
@@ -80,7 +95,7 @@ func (p *Proposal) ESS() float64 { return p.ImportanceESS }
 
 // Evals returns the number of log-density evaluations the fit made.
 func (p *Proposal) Evals() int {
-	n := 0
+	n := p.SplitEvals
 	for _, r := range p.Rounds {
 		n += r.Draws
 	}
@@ -89,7 +104,7 @@ func (p *Proposal) Evals() int {
 
 // Kernel returns the Independence kernel that proposes from p.
 func (p *Proposal) Kernel() Independence {
-	return Independence{Center: append([]float64(nil), p.Center...), Cov: append([]float64(nil), p.Cov...), Scale: p.Scale, DF: p.DF}
+	return Independence{Center: append([]float64(nil), p.Center...), Cov: append([]float64(nil), p.Cov...), Split: append([]float64(nil), p.Split...), Scale: p.Scale, DF: p.DF}
 }
 
 // FitProposal fits an independence proposal to t's posterior near the
@@ -178,6 +193,16 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		}
 	}
 	p.SecondsPerEval = secs / float64(p.Evals())
+	if opt.Split {
+		mode := w.Mode
+		if opt.Transform != nil {
+			mode = make([]float64, dim)
+			opt.Transform.FromTarget(w.Mode, mode)
+		}
+		if err := p.fitSplit(ctx, clones, mode); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Surrogate {
 		if p.Surrogate, err = FitSurrogate(p.Center, p.Cov, p.Scale, p.DF, allX, allLP); err != nil {
 			return nil, fmt.Errorf("tempering: proposal fit: %w", err)
@@ -186,6 +211,68 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 	w.Proposal = p
 	return p, nil
 }
+
+// splitDistances are the distances, in units of the covariance's axes,
+// at which fitSplit measures the posterior's fall.
+var splitDistances = []float64{2, 4, 6}
+
+// fitSplit centres p at mode and sets its split scales from the log
+// density's fall along each axis of p.Cov's Cholesky factor, both ways
+// (ProposalOptions.Split), evaluated on pool.
+func (p *Proposal) fitSplit(ctx context.Context, pool []Target, mode []float64) error {
+	D := len(mode)
+	l := make([]float64, D*D)
+	if !cholesky(p.Cov, l, D) {
+		return errors.New("tempering: proposal fit: the fitted covariance is not positive definite")
+	}
+	nd := len(splitDistances)
+	pts := make([][]float64, 0, 2*D*nd+1)
+	pts = append(pts, mode)
+	for i := range D {
+		for _, sign := range []float64{-1, 1} {
+			for _, d := range splitDistances {
+				x := slices.Clone(mode)
+				for r := i; r < D; r++ {
+					x[r] += sign * d * l[r*D+i]
+				}
+				pts = append(pts, x)
+			}
+		}
+	}
+	lp := make([]float64, len(pts))
+	if err := onPool(ctx, pool, len(pts), func(t Target, k int) {
+		v, err := logPost(t, nil, pts[k], nil)
+		if err != nil {
+			v = math.Inf(-1)
+		}
+		lp[k] = v
+	}); err != nil {
+		return err
+	}
+	p.Center, p.Split = slices.Clone(mode), make([]float64, 2*D)
+	for i := range D {
+		for side := range 2 {
+			sc := 1.0
+			for j, d := range splitDistances {
+				fall := lp[0] - lp[1+(2*i+side)*nd+j]
+				switch {
+				case math.IsNaN(fall) || math.IsInf(fall, 1):
+					continue // beyond the posterior's support: no wider
+				case fall <= d*d/(2*splitMax*splitMax):
+					sc = splitMax
+				default:
+					sc = max(sc, d/math.Sqrt(2*fall))
+				}
+			}
+			p.Split[2*i+side] = sc
+		}
+	}
+	p.SplitEvals = len(pts)
+	return nil
+}
+
+// splitMax is the widest split scale fitSplit gives.
+const splitMax = 4.0
 
 func (o *ProposalOptions) fill() error {
 	if o.Draws == 0 {

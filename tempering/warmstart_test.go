@@ -295,3 +295,46 @@ func TestFitProposalWorkers(t *testing.T) {
 		t.Errorf("1 worker: %v %v; 3 workers: %v %v", got[0].Center, got[0].Rounds, got[1].Center, got[1].Rounds)
 	}
 }
+
+// TestFitProposalSplit checks the split-t's scales on skewTarget against
+// the log-Gamma(2, 1) density's own fall along u_0 from its mode (longer
+// on the left, shorter on the right than a Gaussian's), and u_1's,
+// a standard normal's, whose scales stay 1 within the fitted variance's
+// error.
+func TestFitProposalSplit(t *testing.T) {
+	ws, err := FindMode(context.Background(), skewTarget{}, WarmStartOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ws.FitProposal(context.Background(), skewTarget{}, ProposalOptions{Seed: 2, Draws: 4000, Rounds: 2, EnoughESS: 2, Split: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Center[0] != ws.Mode[0] || p.Center[1] != ws.Mode[1] {
+		t.Errorf("split-t centre %v, want the mode %v", p.Center, ws.Mode)
+	}
+	f := func(u float64) float64 { return 2*u - math.Exp(u) }
+	m, sd := math.Log(2), math.Sqrt(p.Cov[0])
+	want := [2]float64{1, 1}
+	for _, d := range []float64{2, 4, 6} {
+		for side, sign := range []float64{-1, 1} {
+			fall := f(m) - f(m+sign*d*sd)
+			want[side] = max(want[side], min(splitMax, d/math.Sqrt(2*fall)))
+		}
+	}
+	if want[0] < 1.3 || want[1] != 1 {
+		t.Fatalf("the oracle's scales %v: want a long left side and a short right one", want)
+	}
+	if math.Abs(p.Split[0]-want[0]) > 0.02 || math.Abs(p.Split[1]-want[1]) > 0.02 {
+		t.Errorf("u_0's split scales %.3f, %.3f, want %.3f, %.3f", p.Split[0], p.Split[1], want[0], want[1])
+	}
+	if p.Split[2] > 1.1 || p.Split[3] > 1.1 {
+		t.Errorf("u_1's split scales %.3f, %.3f, want about 1 (a Gaussian)", p.Split[2], p.Split[3])
+	}
+	if p.SplitEvals != 13 || p.Evals() != 8013 {
+		t.Errorf("split evaluations %d, all %d: want 13 (the mode and 3 on each side of 2 axes) and 8013", p.SplitEvals, p.Evals())
+	}
+	if k := p.Kernel(); len(k.Split) != 4 || k.Split[0] != p.Split[0] {
+		t.Errorf("kernel split %v, want the proposal's %v", k.Split, p.Split)
+	}
+}
