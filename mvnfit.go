@@ -106,12 +106,8 @@ func FitMVN(ctx context.Context, data *MVNData, sigma *mat.SymDense, opt MVNOpti
 		return nil, err
 	}
 	pinThreads(f.Backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
-	sctx := ctx
-	if opt.MaxTime > 0 {
-		var cancel context.CancelFunc
-		sctx, cancel = context.WithTimeoutCause(ctx, opt.MaxTime, ErrMaxTime)
-		defer cancel()
-	}
+	sctx, cancel := maxTimeContext(ctx, opt.MaxTime)
+	defer cancel()
 	start := time.Now()
 	if opt.warm(data.N) {
 		opt.phase("the search for the posterior mode")

@@ -391,12 +391,8 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 		return nil, fmt.Errorf("subtemper: the model's set-up: %w", err)
 	}
 	pinThreads(f.Backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
-	sctx := ctx
-	if opt.MaxTime > 0 {
-		var cancel context.CancelFunc
-		sctx, cancel = context.WithTimeoutCause(ctx, opt.MaxTime, ErrMaxTime)
-		defer cancel()
-	}
+	sctx, cancel := maxTimeContext(ctx, opt.MaxTime)
+	defer cancel()
 	start := time.Now()
 	t := m
 	if opt.warm(data.N) {
@@ -719,4 +715,14 @@ func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOpti
 		return nil, fmt.Errorf("subtemper: %w", err)
 	}
 	return p, nil
+}
+
+// maxTimeContext returns ctx ended after d with the cause ErrMaxTime
+// (GPOptions.MaxTime, MVNOptions.MaxTime), or ctx itself if d is zero,
+// with the function that releases it.
+func maxTimeContext(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, ErrMaxTime)
 }

@@ -4,13 +4,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/gp"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -28,6 +31,7 @@ var (
 	surLocal     = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear      = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
 	largeSplit   = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
+	largeProfile = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
 )
@@ -176,6 +180,9 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		r.warmCPU = (cpu1 - cpu0).Seconds()
 		r.modes = ws.Modes
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
+		if *largeProfile {
+			printProfile(t, ws)
+		}
 		st = subtemper.WarmSettings(st, ws, false)
 		if p := ws.Proposal; *largeForce && p != nil && ws.Unimodal() {
 			if _, ok := st.Kernel.(tempering.Independence); !ok {
@@ -245,4 +252,30 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	// The posterior means of u and their MCSE, to set methods side by side.
 	fmt.Fprintf(os.Stderr, "largefit N=%d %s: means %.5f\nlargefit N=%d %s: mcse %.5f\n", n, method, e.Means, n, method, e.MCSE)
 	return r, nil
+}
+
+// printProfile prints, to stderr, the fall of t's log posterior from the
+// warm start's mode along each of gp.VarianceSplit's coordinates a =
+// ½log(σf²+σn²) and b = log(σn²/σf²), the others held at the mode.
+func printProfile(t tempering.Target, ws *tempering.WarmStart) {
+	tr := gp.VarianceSplit{}
+	ch := tempering.Reparam(t, tr)
+	v := make([]float64, len(ws.Mode))
+	tr.FromTarget(ws.Mode, v)
+	lp := func(x []float64) float64 {
+		ll, err := ch.LogLik(nil, x, nil)
+		if err != nil {
+			return math.Inf(-1)
+		}
+		return ll + ch.LogPrior(x, nil)
+	}
+	top := lp(v)
+	for i, name := range []string{"a", "b"} {
+		k := len(v) - 2 + i
+		for _, d := range []float64{-8, -6, -4, -2, -1, 1, 2} {
+			x := slices.Clone(v)
+			x[k] += d
+			fmt.Fprintf(os.Stderr, "profile: %s %+g from the mode (%.3f): log posterior %+.2f\n", name, d, v[k], lp(x)-top)
+		}
+	}
 }

@@ -155,14 +155,17 @@ func (l *indepLevel) EndWarmup()                {}
 
 // Tuning returns the scale matrix as InvMetricDense (the product of its
 // factor), for the record.
-func (l *indepLevel) Tuning() Tuning {
-	D := len(l.center)
+func (l *indepLevel) Tuning() Tuning { return factorTuning(l.chol, len(l.center)) }
+
+// factorTuning returns a Tuning of step size 1 whose InvMetricDense is
+// L·Lᵀ, L the D×D lower factor chol (row-major).
+func factorTuning(chol []float64, D int) Tuning {
 	t := Tuning{StepSize: 1, InvMetricDense: make([]float64, D*D)}
 	for i := range D {
 		for j := range D {
 			var v float64
 			for k := 0; k <= min(i, j); k++ {
-				v += l.chol[i*D+k] * l.chol[j*D+k]
+				v += chol[i*D+k] * chol[j*D+k]
 			}
 			t.InvMetricDense[i*D+j] = v
 		}
@@ -251,14 +254,19 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State) StepInfo 
 		info.Failed = true
 		return info
 	}
-	logA := (q.LogDensity - s.LogDensity) - (l.logQ(q.U) - l.logQ(s.U))
+	accept(rng, s, q, (q.LogDensity-s.LogDensity)-(l.logQ(q.U)-l.logQ(s.U)), &info)
+	return info
+}
+
+// accept replaces s by the proposal q with probability min(1, e^logA),
+// recording the probability and the outcome in info.
+func accept(rng *rand.Rand, s, q *State, logA float64, info *StepInfo) {
 	info.AcceptProb = math.Exp(min(0, logA))
 	if logA >= 0 || math.Log(rng.Float64()) < logA {
 		info.Accepted = true
 		q.Replica = s.Replica
 		s.CopyFrom(q)
 	}
-	return info
 }
 
 // offset sets out = base + sc·L·z, z standard normal (split by split's
@@ -286,12 +294,8 @@ func (l *indepLevel) localStep(rng *rand.Rand, d *Density, s *State) {
 	q := l.prop
 	q.CopyFrom(s)
 	l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), nil, q.U)
-	if math.IsInf(d.Eval(q, false), -1) {
-		return
-	}
-	if logA := q.LogDensity - s.LogDensity; logA >= 0 || math.Log(rng.Float64()) < logA {
-		q.Replica = s.Replica
-		s.CopyFrom(q)
+	if !math.IsInf(d.Eval(q, false), -1) {
+		accept(rng, s, q, q.LogDensity-s.LogDensity, &StepInfo{})
 	}
 }
 

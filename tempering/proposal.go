@@ -193,23 +193,33 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		}
 	}
 	p.SecondsPerEval = secs / float64(p.Evals())
-	if opt.Split {
-		mode := w.Mode
-		if opt.Transform != nil {
-			mode = make([]float64, dim)
-			opt.Transform.FromTarget(w.Mode, mode)
-		}
-		if err := p.fitSplit(ctx, clones, mode); err != nil {
-			return nil, err
-		}
-	}
-	if opt.Surrogate {
-		if p.Surrogate, err = FitSurrogate(p.Center, p.Cov, p.Scale, p.DF, allX, allLP); err != nil {
-			return nil, fmt.Errorf("tempering: proposal fit: %w", err)
-		}
+	if err := w.refine(ctx, p, clones, opt, allX, allLP); err != nil {
+		return nil, err
 	}
 	w.Proposal = p
 	return p, nil
+}
+
+// refine makes p a split-t (opt.Split) and fits its surrogate
+// (opt.Surrogate) to the draws xs evaluated, of log densities lp.
+func (w *WarmStart) refine(ctx context.Context, p *Proposal, pool []Target, opt ProposalOptions, xs [][]float64, lp []float64) error {
+	if opt.Split {
+		mode := w.Mode
+		if opt.Transform != nil {
+			mode = make([]float64, len(w.Mode))
+			opt.Transform.FromTarget(w.Mode, mode)
+		}
+		if err := p.fitSplit(ctx, pool, mode); err != nil {
+			return err
+		}
+	}
+	if opt.Surrogate {
+		var err error
+		if p.Surrogate, err = FitSurrogate(p.Center, p.Cov, p.Scale, p.DF, xs, lp); err != nil {
+			return fmt.Errorf("tempering: proposal fit: %w", err)
+		}
+	}
+	return nil
 }
 
 // splitDistances are the distances, in units of the covariance's axes,

@@ -101,20 +101,7 @@ func (l *surrogateLevel) EndWarmup()                {}
 
 // Tuning returns the surrogate's t scale matrix as InvMetricDense, for
 // the record.
-func (l *surrogateLevel) Tuning() Tuning {
-	D := len(l.x)
-	t := Tuning{StepSize: 1, InvMetricDense: make([]float64, D*D)}
-	for i := range D {
-		for j := range D {
-			var v float64
-			for k := 0; k <= min(i, j); k++ {
-				v += l.s.chol[i*D+k] * l.s.chol[j*D+k]
-			}
-			t.InvMetricDense[i*D+j] = v
-		}
-	}
-	return t
-}
+func (l *surrogateLevel) Tuning() Tuning { return factorTuning(l.s.chol, len(l.x)) }
 
 // SetTuning does nothing: the surrogate is fixed when the kernel is built.
 func (l *surrogateLevel) SetTuning(Tuning) {}
@@ -175,12 +162,7 @@ func (l *surrogateLevel) correct(rng *rand.Rand, d *Density, s *State, start, en
 	if !l.uncorrected {
 		logA -= end - start
 	}
-	info.AcceptProb = math.Exp(min(0, logA))
-	if logA >= 0 || math.Log(rng.Float64()) < logA {
-		info.Accepted = true
-		q.Replica = s.Replica
-		s.CopyFrom(q)
-	}
+	accept(rng, s, q, logA, &info)
 	return info
 }
 
@@ -193,11 +175,7 @@ func (l *surrogateLevel) localStep(rng *rand.Rand, d *Density, s *State) {
 		l.z[i] = rng.NormFloat64()
 	}
 	l.s.offset(l.z, s.U, 2.38/math.Sqrt(float64(len(s.U))), q.U)
-	if math.IsInf(d.Eval(q, false), -1) {
-		return
-	}
-	if logA := q.LogDensity - s.LogDensity; logA >= 0 || math.Log(rng.Float64()) < logA {
-		q.Replica = s.Replica
-		s.CopyFrom(q)
+	if !math.IsInf(d.Eval(q, false), -1) {
+		accept(rng, s, q, q.LogDensity-s.LogDensity, &StepInfo{})
 	}
 }

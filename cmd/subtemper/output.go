@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -165,6 +166,9 @@ func imhLine(k tempering.Kernel) string {
 	var parts []string
 	if ind.DF > 0 {
 		parts = append(parts, "ν="+fmtNum(ind.DF))
+	}
+	if ind.Split != nil {
+		parts = append(parts, "split: scales "+fmtNum(slices.Min(ind.Split))+"–"+fmtNum(slices.Max(ind.Split))+" either side of the mode")
 	}
 	if ind.Wide > 0 {
 		parts = append(parts, "a wide t of weight "+fmtNum(ind.Wide))

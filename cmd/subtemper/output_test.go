@@ -23,6 +23,10 @@ func TestKernelLineIndependence(t *testing.T) {
 	if strings.Contains(got, "MH σ") {
 		t.Errorf("kernelLine(imh) = %q describes a random-walk MH", got)
 	}
+	k.Split = []float64{1, 1.25, 1.88, 1}
+	if got := kernelLine(f, s, "imh", k); !strings.Contains(got, "split: scales 1–1.88 either side of the mode") {
+		t.Errorf("kernelLine(imh) = %q, want it to name the split-t's scales", got)
+	}
 	if got := kernelLine(f, s, "mh", nil); got != "MH σ=0.1 fixed" {
 		t.Errorf("kernelLine(mh) = %q, want %q", got, "MH σ=0.1 fixed")
 	}
