@@ -5,6 +5,7 @@
 #   surrogate-sS.txt  surrogate transitions (-large.methods warm-sur)
 #   surnear-sS.txt    the same, half the transitions one surrogate step
 #   surlocal-sS.txt   the same, one exact random-walk step after each
+#   default-s5.txt    the default at a fifth seed
 #   split-sS.txt      the default (IMH, wide t, one local step) from a split-t
 set -e
 out=$(cd "$(dirname "$0")" && pwd)
@@ -17,5 +18,8 @@ for s in 1 2 3 4; do
 	run -large.methods warm-sur -large.surnear 0.5 -large.seed $s >"$out/surnear-s$s.txt" 2>&1
 	run -large.methods warm -large.split -large.seed $s >"$out/split-s$s.txt" 2>&1
 done
-run -large.methods warm-sur -large.surlocal 1 -large.seed 1 >"$out/surlocal-s1.txt" 2>&1
+for s in 1 2 3 4; do
+	run -large.methods warm-sur -large.surlocal 1 -large.seed $s >"$out/surlocal-s$s.txt" 2>&1
+done
+run -large.methods warm -large.seed 5 >"$out/default-s5.txt" 2>&1
 run -large.methods warm-hmc -large.seed 1 -large.profile 2>&1 | grep profile >"$out/profile-s1.txt" # stop it once printed
