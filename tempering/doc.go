@@ -30,7 +30,10 @@
 // (see Adaptation): the step size by dual averaging and, by default, a
 // diagonal inverse metric from the level's states; at the end of warm-up
 // the tuning is frozen, so the draws come from fixed, exact kernels.
-// AdaptNone keeps the paper's fixed step. A Driver combines levels: None
+// AdaptNone keeps the paper's fixed step. Independence (independence MH
+// from a Student-t or split-t, for large data after WarmStart.FitProposal)
+// and SurrogateTransition (MH steps on a cheap Surrogate, corrected by the
+// exact ratio) use log densities only and adapt nothing. A Driver combines levels: None
 // (kernel alone), PT, the default, and SPT (a transition at every level,
 // then swaps of adjacent levels by the DEO schedule, the default, or the
 // paper's Sweep), TT and STT (Neal 1996's tempered transitions: ascend
