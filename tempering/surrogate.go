@@ -22,11 +22,6 @@ import (
 // (a few microseconds for a thousand points), not a factorisation. A
 // Surrogate is immutable and safe for concurrent use.
 type Surrogate struct {
-	// what it was fitted from, for With
-	cov    []float64
-	scale  float64
-	xs     [][]float64
-	lp     []float64
 	center []float64
 	chol   []float64 // lower Cholesky factor of the t's scale matrix, row-major
 	df     float64
