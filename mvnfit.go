@@ -115,6 +115,10 @@ func FitMVN(ctx context.Context, data *MVNData, sigma *mat.SymDense, opt MVNOpti
 		if opt.WarmKeep != nil {
 			keep = *opt.WarmKeep
 		}
+		if st.Transform == nil {
+			// The warm start's default space is the GP's variance split.
+			st.Transform = tempering.Identity{}
+		}
 		if f.Mode, err = findWarm(sctx, f.model, &st, keep, !keep.Kernel, false); err != nil {
 			f.Close()
 			return nil, err

@@ -217,6 +217,9 @@ func TestFitMVNWarmStart(t *testing.T) {
 	if len(fit.Draws) != 2 || len(fit.Draws[0]) == 0 {
 		t.Fatalf("the fit holds %d chains", len(fit.Draws))
 	}
+	if _, ok := fit.Settings.Transform.(tempering.Identity); !ok {
+		t.Errorf("the chains moved in %T's space, want the MVN's own (tempering.Identity)", fit.Settings.Transform)
+	}
 }
 
 // TestFitMVNDefaults: without settings the fit runs DefaultGPSettings'

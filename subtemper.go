@@ -297,11 +297,16 @@ const IndependenceDraws = 10000
 
 // WarmStartOptions returns the warm-start options FitGP uses for st (and
 // the CLI): st's seed and chains, and, if fitProposal, an independence
-// proposal fitted in gp.VarianceSplit's space.
+// proposal fitted in st.Transform's space, gp.VarianceSplit's if it has
+// none.
 func WarmStartOptions(st tempering.Settings, fitProposal bool) tempering.WarmStartOptions {
 	o := tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains}
 	if fitProposal {
-		o.Proposal = &tempering.ProposalOptions{Transform: gp.VarianceSplit{}, Seed: st.Seed}
+		tr := st.Transform
+		if tr == nil {
+			tr = gp.VarianceSplit{}
+		}
+		o.Proposal = &tempering.ProposalOptions{Transform: tr, Seed: st.Seed}
 	}
 	return o
 }

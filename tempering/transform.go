@@ -29,6 +29,24 @@ type Transform interface {
 	LogJacobian(v, grad []float64) float64
 }
 
+// Identity is the transform u = v: the chains move in the target's own
+// space, as with no transform, but a Settings.Transform that is set tells
+// code that would choose one for the model (subtemper.WarmSettings picks
+// the GP's variance split) to leave the space alone.
+type Identity struct{}
+
+// ToTarget sets u = v.
+func (Identity) ToTarget(v, u []float64) { copy(u, v) }
+
+// FromTarget sets v = u.
+func (Identity) FromTarget(u, v []float64) { copy(v, u) }
+
+// Pullback sets gv = gu.
+func (Identity) Pullback(v, gu, gv []float64) { copy(gv, gu) }
+
+// LogJacobian returns 0; its gradient is zero.
+func (Identity) LogJacobian(v, grad []float64) float64 { return 0 }
+
 // Reparam returns t seen in the space v of tr: its log prior is
 // log p(g(v)) + log|det ∂u/∂v| and its log-likelihood that of g(v), with
 // gradients with respect to v. Run uses it for Settings.Transform; it is

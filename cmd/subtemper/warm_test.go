@@ -19,10 +19,17 @@ func TestGPWarmStartOn(t *testing.T) {
 	// The posterior is close enough to the fitted t for the independence
 	// sampler (importance ESS about 70%, well above
 	// subtemper.MinProposalESS).
-	for _, want := range []string{"warm start: posterior mode found", "one mode: sampling by independence Metropolis–Hastings", "a full-data log density takes", "with NONE + IMH"} {
+	for _, want := range []string{"warm start: posterior mode found", "one mode: sampling by independence Metropolis–Hastings", "a full-data log density takes", "with NONE + IMH", "the chains moving in (½log(σf²+σn²), log(σn²/σf²))"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+	// The MVN's chains move in its own space: no word of σf and σn.
+	margs := []string{"mvn", "--n", "200", "--dims", "3", "--warm-start", "on", "--draws", "100", "--min-ess", "0", "--out", t.TempDir()}
+	r = runBin(t, "", margs...)
+	mustCode(t, r, 0, margs...)
+	if !strings.Contains(r.stderr, "warm start: posterior mode found") || strings.Contains(r.stderr, "σf") {
+		t.Errorf("mvn --warm-start on: want the warm start, without the GP's variance split:\n%s", r.stderr)
 	}
 	s := readJSON(t, filepath.Join(out, "summary.json"))
 	ws, ok := s["warm_start"].(map[string]any)
