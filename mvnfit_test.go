@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/subtemper/subtemper/diag"
@@ -140,8 +141,15 @@ func TestFitMVNErrors(t *testing.T) {
 	sctx, stop := context.WithCancel(ctx)
 	st := mvnSettings()
 	st.Draws = 200000
+	// Stop once every chain is 100 draws past its warm-up: stopping when
+	// the first got there could cut another still warming up, on a loaded
+	// machine, and leave no draws.
+	var past [2]atomic.Bool
 	st.Progress = func(chain, iter, total int) {
-		if iter >= 300 {
+		if iter >= st.Warmup+100 {
+			past[chain].Store(true)
+		}
+		if past[0].Load() && past[1].Load() {
 			stop()
 		}
 	}
