@@ -33,7 +33,7 @@ var (
 	largeSplit   = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
 	largeProfile = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
-	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense)")
+	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
 )
 
 // BenchmarkLargeFit fits the GP's hyperparameters on the paper's §4.2
@@ -61,6 +61,13 @@ var (
 //     integration time -large.length, or the warm kernel adapting a dense
 //     metric from the Laplace covariance instead of keeping it
 //     (-large.warmup sets their warm-up).
+//   - warm-sur: warm with, on one mode, tempering.SurrogateTransition on
+//     the surrogate fitted with the proposal (ProposalOptions.Surrogate;
+//     -large.sursteps, -large.surlocal, -large.surnear).
+//
+// -large.split makes warm's and warm-sur's proposal a split-t
+// (ProposalOptions.Split); -large.profile prints the log posterior along
+// the variance split's coordinates from the mode.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient

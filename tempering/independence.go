@@ -206,15 +206,9 @@ func (l *indepLevel) logKernel(m float64) float64 {
 // mahal returns the squared Mahalanobis distance of u from the centre
 // under the (narrow) scale matrix.
 func (l *indepLevel) mahal(u []float64) float64 {
-	D := len(u)
+	whiten(l.chol, l.center, u, l.z)
 	var m float64
-	for i := range D {
-		v := u[i] - l.center[i]
-		for k := range i {
-			v -= l.chol[i*D+k] * l.z[k]
-		}
-		l.z[i] = v / l.chol[i*D+i]
-		z := l.z[i]
+	for i, z := range l.z {
 		if l.split != nil && !l.symmetricQ {
 			if z > 0 {
 				z /= l.split[2*i+1]
@@ -225,6 +219,32 @@ func (l *indepLevel) mahal(u []float64) float64 {
 		m += z * z
 	}
 	return m
+}
+
+// whiten sets z = L⁻¹(u − center), L the lower factor chol (row-major,
+// len(u)×len(u)).
+func whiten(chol, center, u, z []float64) {
+	D := len(u)
+	for i := range D {
+		v := u[i] - center[i]
+		for k := range i {
+			v -= chol[i*D+k] * z[k]
+		}
+		z[i] = v / chol[i*D+i]
+	}
+}
+
+// lowerOffset sets out = base + sc·L·z, L the lower factor chol
+// (row-major, len(out)×len(out)).
+func lowerOffset(chol, z, base []float64, sc float64, out []float64) {
+	D := len(out)
+	for i := D - 1; i >= 0; i-- {
+		var v float64
+		for k := 0; k <= i; k++ {
+			v += chol[i*D+k] * z[k]
+		}
+		out[i] = base[i] + sc*v
+	}
 }
 
 func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
@@ -279,13 +299,7 @@ func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, split []
 			l.z[i] = splitSign(rng, l.z[i], split[2*i], split[2*i+1])
 		}
 	}
-	for i := D - 1; i >= 0; i-- {
-		var v float64
-		for k := 0; k <= i; k++ {
-			v += l.chol[i*D+k] * l.z[k]
-		}
-		out[i] = base[i] + sc*v
-	}
+	lowerOffset(l.chol, l.z, base, sc, out)
 }
 
 // localStep makes one random-walk Metropolis step from s, the proposal

@@ -43,9 +43,10 @@ type ProposalOptions struct {
 	// centred at the mode where the posterior reaches further than the
 	// fitted covariance says: along each axis of the covariance's
 	// Cholesky factor and each side of the mode, its log density is
-	// evaluated at 2, 4 and 6 of the axis's units (6·Dim evaluations),
-	// and the side's scale is the largest δ/√(2·fall) there, at least 1
-	// and at most 4 (Geweke's split-t).
+	// evaluated at 2, 4 and 6 of the axis's units (6·Dim + 1
+	// evaluations, the mode's included), and the side's scale is the
+	// largest δ/√(2·fall) there, at least 1 and at most 4 (Geweke's
+	// split-t).
 	Split bool
 	// Surrogate also fits Proposal.Surrogate: the kept proposal times a
 	// Gaussian-process regression of the log importance weights of every
@@ -140,6 +141,7 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		opt.Transform.FromTarget(w.Mode, center)
 		chain = Reparam(t, opt.Transform)
 	}
+	mode := center // in the chains' space
 	clones, err := clonePool(chain, opt.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("tempering: proposal fit: %w", err)
@@ -158,15 +160,8 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 	}
 	for range opt.Rounds {
 		xs, lq := r.sample(rng, opt.Draws)
-		lp := make([]float64, opt.Draws)
 		t0 := time.Now()
-		err := onPool(ctx, clones, opt.Draws, func(t Target, i int) {
-			v, err := logPost(t, nil, xs[i], nil)
-			if err != nil {
-				v = math.Inf(-1)
-			}
-			lp[i] = v
-		})
+		lp, err := logPosts(ctx, clones, xs)
 		secs += time.Since(t0).Seconds() * float64(len(clones))
 		if err != nil {
 			return nil, err
@@ -193,22 +188,18 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		}
 	}
 	p.SecondsPerEval = secs / float64(p.Evals())
-	if err := w.refine(ctx, p, clones, opt, allX, allLP); err != nil {
+	if err := p.refine(ctx, clones, opt, mode, allX, allLP); err != nil {
 		return nil, err
 	}
 	w.Proposal = p
 	return p, nil
 }
 
-// refine makes p a split-t (opt.Split) and fits its surrogate
-// (opt.Surrogate) to the draws xs evaluated, of log densities lp.
-func (w *WarmStart) refine(ctx context.Context, p *Proposal, pool []Target, opt ProposalOptions, xs [][]float64, lp []float64) error {
+// refine makes p a split-t around mode, in the chains' space
+// (opt.Split), and fits its surrogate (opt.Surrogate) to the draws xs
+// evaluated, of log densities lp.
+func (p *Proposal) refine(ctx context.Context, pool []Target, opt ProposalOptions, mode []float64, xs [][]float64, lp []float64) error {
 	if opt.Split {
-		mode := w.Mode
-		if opt.Transform != nil {
-			mode = make([]float64, len(w.Mode))
-			opt.Transform.FromTarget(w.Mode, mode)
-		}
 		if err := p.fitSplit(ctx, pool, mode); err != nil {
 			return err
 		}
@@ -249,14 +240,8 @@ func (p *Proposal) fitSplit(ctx context.Context, pool []Target, mode []float64) 
 			}
 		}
 	}
-	lp := make([]float64, len(pts))
-	if err := onPool(ctx, pool, len(pts), func(t Target, k int) {
-		v, err := logPost(t, nil, pts[k], nil)
-		if err != nil {
-			v = math.Inf(-1)
-		}
-		lp[k] = v
-	}); err != nil {
+	lp, err := logPosts(ctx, pool, pts)
+	if err != nil {
 		return err
 	}
 	p.Center, p.Split = slices.Clone(mode), make([]float64, 2*D)
@@ -279,6 +264,20 @@ func (p *Proposal) fitSplit(ctx context.Context, pool []Target, mode []float64) 
 	}
 	p.SplitEvals = len(pts)
 	return nil
+}
+
+// logPosts returns the log posterior densities on all observations at
+// xs, evaluated len(pool) at a time, −∞ where an evaluation fails.
+func logPosts(ctx context.Context, pool []Target, xs [][]float64) ([]float64, error) {
+	lp := make([]float64, len(xs))
+	err := onPool(ctx, pool, len(xs), func(t Target, i int) {
+		v, err := logPost(t, nil, xs[i], nil)
+		if err != nil {
+			v = math.Inf(-1)
+		}
+		lp[i] = v
+	})
+	return lp, err
 }
 
 // splitMax is the widest split scale fitSplit gives.

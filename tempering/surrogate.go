@@ -187,15 +187,10 @@ func (s *Surrogate) Dim() int { return len(s.center) }
 
 // whiten sets z = L⁻¹(v − center) and returns |z|².
 func (s *Surrogate) whiten(v, z []float64) float64 {
-	D := len(v)
+	whiten(s.chol, s.center, v, z)
 	var m float64
-	for i := range D {
-		w := v[i] - s.center[i]
-		for k := range i {
-			w -= s.chol[i*D+k] * z[k]
-		}
-		z[i] = w / s.chol[i*D+i]
-		m += z[i] * z[i]
+	for _, w := range z {
+		m += w * w
 	}
 	return m
 }
@@ -230,8 +225,8 @@ func quantile(x []float64, p float64) float64 {
 // LogDensity returns the surrogate's log density at v, up to a constant;
 // z is scratch space of length Dim.
 func (s *Surrogate) LogDensity(v, z []float64) float64 {
-	m := s.whiten(v, z)
-	return s.logT(m) + s.residual(z)
+	total, _ := s.logParts(v, z)
+	return total
 }
 
 // logParts returns the surrogate's log density at v and the t's part of
@@ -243,22 +238,18 @@ func (s *Surrogate) logParts(v, z []float64) (total, t float64) {
 
 // draw sets out to a draw from the surrogate's t.
 func (s *Surrogate) draw(rng *rand.Rand, z, out []float64) {
-	D := len(out)
-	for i := range D {
+	for i := range z {
 		z[i] = rng.NormFloat64()
 	}
 	sc := 1 / math.Sqrt(gammaRand(rng, s.df/2)*2/s.df)
-	s.offset(z, s.center, sc, out)
+	lowerOffset(s.chol, z, s.center, sc, out)
 }
 
-// offset sets out = base + sc·L·z.
-func (s *Surrogate) offset(z, base []float64, sc float64, out []float64) {
-	D := len(out)
-	for i := D - 1; i >= 0; i-- {
-		var v float64
-		for k := 0; k <= i; k++ {
-			v += s.chol[i*D+k] * z[k]
-		}
-		out[i] = base[i] + sc*v
+// walk sets out to a random-walk proposal from base: base + sc·L·z, z
+// standard normal (into z) and L the t's scale factor.
+func (s *Surrogate) walk(rng *rand.Rand, z, base []float64, sc float64, out []float64) {
+	for i := range z {
+		z[i] = rng.NormFloat64()
 	}
+	lowerOffset(s.chol, z, base, sc, out)
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // misfitSurrogate returns a surrogate of the exactness tests' MVN
@@ -88,8 +90,8 @@ func TestSurrogateInterpolates(t *testing.T) {
 	if len(above) < 50 || len(below) < 50 {
 		t.Fatalf("%d test points above the floor and %d below, want 50 each", len(above), len(below))
 	}
-	c := mean(above)
-	sdS, sdT := sd(above), sd(aboveT)
+	c := stat.Mean(above, nil)
+	sdS, sdT := stat.StdDev(above, nil), stat.StdDev(aboveT, nil)
 	t.Logf("above the floor: error sd %.3f nats, the t's %.3f; below: least error %.3f (length %v, nugget %v)", sdS, sdT, slices.Min(below)-c, s.length, s.noise)
 	if sdS > 0.1 || sdT < 4*sdS {
 		t.Errorf("above the floor: surrogate error sd %.3f (want ≤ 0.1 and ≤ ¼ of the t's), t's %.3f", sdS, sdT)
@@ -97,26 +99,6 @@ func TestSurrogateInterpolates(t *testing.T) {
 	if m := slices.Min(below) - c; m < -0.1 {
 		t.Errorf("below the floor the surrogate is %.3f nats under log π", -m)
 	}
-}
-
-func mean(x []float64) float64 {
-	var m float64
-	for _, e := range x {
-		m += e
-	}
-	return m / float64(len(x))
-}
-
-func sd(x []float64) float64 {
-	var m, v float64
-	for _, e := range x {
-		m += e
-	}
-	m /= float64(len(x))
-	for _, e := range x {
-		v += (e - m) * (e - m)
-	}
-	return math.Sqrt(v / float64(len(x)-1))
 }
 
 // TestFitSurrogateErrors checks the bad inputs FitSurrogate refuses.

@@ -117,26 +117,20 @@ func (l *surrogateLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 		steps, ind = 1, 0
 	}
 	for range steps {
-		var logA, ty float64
-		if ind > 0 && rng.Float64() < ind {
+		independent := ind > 0 && rng.Float64() < ind
+		if independent {
 			l.s.draw(rng, l.z, l.y)
-			ly, t := l.s.logParts(l.y, l.z)
-			ty = t
-			logA = l.beta*ly - cur - (ty - tx)
-			if logA >= 0 || math.Log(rng.Float64()) < logA {
-				copy(l.x, l.y)
-				cur, tx = l.beta*ly, ty
-			}
-			continue
+		} else {
+			l.s.walk(rng, l.z, l.x, rw, l.y)
 		}
-		for i := range l.z {
-			l.z[i] = rng.NormFloat64()
+		ly, ty := l.s.logParts(l.y, l.z)
+		logA := l.beta*ly - cur
+		if independent {
+			logA -= ty - tx // the t's ratio: it proposed y whatever x was
 		}
-		l.s.offset(l.z, l.x, rw, l.y)
-		ly, t := l.s.logParts(l.y, l.z)
-		if logA = l.beta*ly - cur; logA >= 0 || math.Log(rng.Float64()) < logA {
+		if logA >= 0 || math.Log(rng.Float64()) < logA {
 			copy(l.x, l.y)
-			cur, tx = l.beta*ly, t
+			cur, tx = l.beta*ly, ty
 		}
 	}
 	info := l.correct(rng, d, s, start, cur)
@@ -171,10 +165,7 @@ func (l *surrogateLevel) correct(rng *rand.Rand, d *Density, s *State, start, en
 func (l *surrogateLevel) localStep(rng *rand.Rand, d *Density, s *State) {
 	q := l.prop
 	q.CopyFrom(s)
-	for i := range l.z {
-		l.z[i] = rng.NormFloat64()
-	}
-	l.s.offset(l.z, s.U, 2.38/math.Sqrt(float64(len(s.U))), q.U)
+	l.s.walk(rng, l.z, s.U, 2.38/math.Sqrt(float64(len(s.U))), q.U)
 	if !math.IsInf(d.Eval(q, false), -1) {
 		accept(rng, s, q, q.LogDensity-s.LogDensity, &StepInfo{})
 	}
