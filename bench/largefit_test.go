@@ -31,6 +31,7 @@ var (
 	surLocal     = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear      = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
 	largeSplit   = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
+	largeBTail   = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm fits its proposal and runs its chains in gp.VarianceSplitTail's space, of scale this multiple of b's Laplace sd (0: gp.VarianceSplit's)")
 	largeProfile = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
@@ -66,8 +67,11 @@ var (
 //     -large.sursteps, -large.surlocal, -large.surnear).
 //
 // -large.split makes warm's and warm-sur's proposal a split-t
-// (ProposalOptions.Split); -large.profile prints the log posterior along
-// the variance split's coordinates from the mode.
+// (ProposalOptions.Split); -large.btail m makes warm fit its proposal,
+// after the mode is found, and run its chains in
+// gp.VarianceSplitTail's space (b's left tail compressed, the scale m
+// times b's Laplace sd); -large.profile prints the log posterior along
+// the chains' last two coordinates from the mode.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -172,9 +176,27 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		if wo.Proposal != nil {
 			wo.Proposal.Split = *largeSplit
 		}
+		po := wo.Proposal
+		tail := method == "warm" && *largeBTail > 0
+		if tail {
+			// The transform needs the mode: the proposal is fitted after it.
+			wo.Proposal = nil
+		}
 		ws, err := tempering.FindMode(ctx, t, wo)
 		if err != nil {
 			return nil, err
+		}
+		var profileTr tempering.Transform = gp.VarianceSplit{}
+		if tail && ws.Unimodal() {
+			tr, err := gp.NewVarianceSplitTail(ws.Mode, ws.Cov, *largeBTail)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(os.Stderr, "variance split tail: centre %.4f scale %.4f\n", tr.Center, tr.Scale)
+			po.Transform, st.Transform, profileTr = tr, tr, tr
+			if _, err := ws.FitProposal(ctx, t, *po); err != nil {
+				return nil, err
+			}
 		}
 		for _, s := range ws.Stages {
 			r.warmEquiv += float64(s.Evals) * cost.Grad(s.Size) / cost.Grad(n)
@@ -188,7 +210,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		r.modes = ws.Modes
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
 		if *largeProfile {
-			printProfile(t, ws)
+			printProfile(t, ws, profileTr)
 		}
 		st = subtemper.WarmSettings(st, ws, false)
 		if p := ws.Proposal; *largeForce && p != nil && ws.Unimodal() {
@@ -261,11 +283,12 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	return r, nil
 }
 
-// printProfile prints, to stderr, the fall of t's log posterior from the
-// warm start's mode along each of gp.VarianceSplit's coordinates a =
-// ½log(σf²+σn²) and b = log(σn²/σf²), the others held at the mode.
-func printProfile(t tempering.Target, ws *tempering.WarmStart) {
-	tr := gp.VarianceSplit{}
+// printProfile prints, to stderr, the fall of t's log posterior in the
+// chains' space of tr (gp.VarianceSplit's or gp.VarianceSplitTail's),
+// Jacobian included, from the warm start's mode along each of the last
+// two coordinates, a = ½log(σf²+σn²) and b = log(σn²/σf²) (w for the
+// tail's), the others held at the mode.
+func printProfile(t tempering.Target, ws *tempering.WarmStart, tr tempering.Transform) {
 	ch := tempering.Reparam(t, tr)
 	v := make([]float64, len(ws.Mode))
 	tr.FromTarget(ws.Mode, v)
@@ -277,7 +300,11 @@ func printProfile(t tempering.Target, ws *tempering.WarmStart) {
 		return ll + ch.LogPrior(x, nil)
 	}
 	top := lp(v)
-	for i, name := range []string{"a", "b"} {
+	names := []string{"a", "b"}
+	if _, ok := tr.(gp.VarianceSplitTail); ok {
+		names[1] = "w"
+	}
+	for i, name := range names {
 		k := len(v) - 2 + i
 		for _, d := range []float64{-8, -6, -4, -2, -1, 1, 2} {
 			x := slices.Clone(v)
