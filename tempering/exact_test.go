@@ -101,9 +101,9 @@ func exactCases() []exactCase {
 		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}})
-	// The variance split with b's left tail compressed, centred at the
-	// posterior's b (1.6) with a scale well under b's sd (0.37), so that
-	// the sinh side and its log cosh Jacobian carry much of the mass:
+	// The variance split with b's left tail compressed, centred above the
+	// posterior's mean of b (1.37, sd 0.36) with a smaller scale, so that
+	// the sinh side and its log cosh Jacobian carry most of the mass:
 	// HMC in its space, and the fitted independence sampler as large
 	// fits would run it.
 	tail := gp.VarianceSplitTail{Center: 1.6, Scale: 0.2}
