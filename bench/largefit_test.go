@@ -280,6 +280,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		n, method, r.draws, r.levels, r.modes, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, e.MaxRhat, e.MinESSBulk, e.MinESSTail, res.Tunings[0][0].StepSize)
 	// The posterior means of u and their MCSE, to set methods side by side.
 	fmt.Fprintf(os.Stderr, "largefit N=%d %s: means %.5f\nlargefit N=%d %s: mcse %.5f\n", n, method, e.Means, n, method, e.MCSE)
+	fmt.Fprintf(os.Stderr, "largefit N=%d %s: bulk-ESS %.0f\nlargefit N=%d %s: tail-ESS %.0f\n", n, method, e.ESSBulks, n, method, e.ESSTails)
 	return r, nil
 }
 
