@@ -1,18 +1,35 @@
 #!/bin/sh
-# The D = 8 tail-compressed variance split of docs/LARGE.md: §4.2
-# generator, N = 1024, D = 8, data seed 1, fit seeds 1-4; the default
+# The tail-compressed variance split of docs/LARGE.md ("b's left tail
+# compressed"): §4.2 generator, N = 1024, D = 8, data seed 1. The default
 # (warm) path with its proposal fitted, and its chains run, in
 # gp.VarianceSplitTail's space (-large.btail M: scale M times b's Laplace
-# sd). Each line is one whole fit; run two at a time on 2 cores.
-#   btailM-sS.txt    -large.btail M, fit seed S
-#   profile-btailM-s1.txt  the log posterior along a and w from the mode
+# sd), and the default beside it at the seeds it had not been run at.
+# Each line is one whole fit; run two at a time on 2 cores (about 1 CPU-hour
+# in all).
+#   btailM-sS.txt          -large.btail M, fit seed S
+#   btail1-s2-rerun.txt    btail1-s2 again, with each parameter's ESS
+#   default-sS.txt         the default (-large.methods warm), fit seed S
+#   profile-btail1-s1.txt  the log posterior along a and w from the mode
+# btail1-s1..s4 were run before the bench printed each parameter's ESS;
+# their draws are the same either way.
 set -e
 out=$(cd "$(dirname "$0")" && pwd)
 cd "$(git rev-parse --show-toplevel)"
 go test -c -tags openblas -o /tmp/d8-btail.test ./bench/
 cd bench
 run() { OPENBLAS_NUM_THREADS=1 /tmp/d8-btail.test -test.run '^$' -test.bench LargeFit -test.benchtime 1x -test.timeout 2h -large.n 1024 -large.dims 8 -large.methods warm "$@"; }
-for s in 1 2 3 4; do
+for s in 1 2 3 4 5 6 7; do
 	run -large.btail 1 -large.seed $s >"$out/btail1-s$s.txt" 2>&1
 done
-run -large.btail 1 -large.seed 1 -large.profile 2>&1 | grep profile >"$out/profile-btail1-s1.txt" # stop it once printed
+run -large.btail 1 -large.seed 2 >"$out/btail1-s2-rerun.txt" 2>&1
+for s in 1 2; do
+	run -large.btail 2 -large.seed $s >"$out/btail2-s$s.txt" 2>&1
+done
+for s in 1 2 3 4; do
+	run -large.btail 0.7 -large.seed $s >"$out/btail0.7-s$s.txt" 2>&1
+done
+for s in 1 2 6 7; do
+	run -large.seed $s >"$out/default-s$s.txt" 2>&1
+done
+# Stop it once printed (it goes on to sample).
+timeout 150 sh -c "OPENBLAS_NUM_THREADS=1 /tmp/d8-btail.test -test.run '^\$' -test.bench LargeFit -test.benchtime 1x -large.n 1024 -large.dims 8 -large.methods warm -large.btail 1 -large.seed 1 -large.profile" 2>&1 | grep profile >"$out/profile-btail1-s1.txt" || true
