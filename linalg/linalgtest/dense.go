@@ -86,22 +86,15 @@ func checkCholesky(b linalg.Backend) error {
 
 func checkLogDet(b linalg.Backend) error {
 	var f failures
-	ref := linalg.Default()
 	for _, s := range testMatrices() {
 		n := s.n
-		m, err := factor(b, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: cholesky: %v", n, err)
+		m, rm, ok := factorBoth(&f, b, s)
+		if !ok {
 			continue
 		}
 		ld, err := m.LogDet()
 		if err != nil {
 			f.errorf("N=%d: logdet: %v", n, err)
-			continue
-		}
-		rm, err := factor(ref, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: reference cholesky: %v", n, err)
 			continue
 		}
 		want, _ := rm.LogDet()
@@ -118,18 +111,11 @@ func checkLogDet(b linalg.Backend) error {
 
 func checkSolve(b linalg.Backend) error {
 	var f failures
-	ref := linalg.Default()
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, s := range testMatrices() {
 		n := s.n
-		m, err := factor(b, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: cholesky: %v", n, err)
-			continue
-		}
-		rm, err := factor(ref, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: reference cholesky: %v", n, err)
+		m, rm, ok := factorBoth(&f, b, s)
+		if !ok {
 			continue
 		}
 		rhs := make([]float64, n)
@@ -190,12 +176,10 @@ func checkSolve(b linalg.Backend) error {
 
 func checkInverse(b linalg.Backend) error {
 	var f failures
-	ref := linalg.Default()
 	for _, s := range testMatrices() {
 		n := s.n
-		m, err := factor(b, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: cholesky: %v", n, err)
+		m, rm, ok := factorBoth(&f, b, s)
+		if !ok {
 			continue
 		}
 		if err := m.Inverse(); err != nil {
@@ -212,11 +196,6 @@ func checkInverse(b linalg.Backend) error {
 					break
 				}
 			}
-		}
-		rm, err := factor(ref, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: reference cholesky: %v", n, err)
-			continue
 		}
 		_ = rm.Inverse()
 		want := make([]float64, n*n)
@@ -303,4 +282,20 @@ func checkMul(b linalg.Backend) error {
 		}
 	}
 	return f.err()
+}
+
+// factorBoth factors s's matrix with b and with the gonum backend, the
+// reference; ok is false, with the failure recorded in f, if either
+// fails.
+func factorBoth(f *failures, b linalg.Backend, s spd) (m, ref linalg.Matrix, ok bool) {
+	m, err := factor(b, s.n, s.a)
+	if err != nil {
+		f.errorf("N=%d: cholesky: %v", s.n, err)
+		return nil, nil, false
+	}
+	if ref, err = factor(linalg.Default(), s.n, s.a); err != nil {
+		f.errorf("N=%d: reference cholesky: %v", s.n, err)
+		return nil, nil, false
+	}
+	return m, ref, true
 }

@@ -278,26 +278,13 @@ func plainKernel(c gpCase, k linalg.Kernel, u []float64, dk [][]float64) []float
 // grad non-nil its gradient ½·tr((ααᵀ − K⁻¹)·∂K/∂u_j) from the explicit
 // derivative matrices.
 func plainLogLik(c gpCase, k linalg.Kernel, u, grad []float64) float64 {
-	idx := c.indices()
-	m := len(idx)
+	m := c.size()
 	var dk [][]float64
 	if grad != nil {
 		dk = make([][]float64, c.d+2)
 	}
-	kk := plainKernel(c, k, u, dk)
-	var ch mat.Cholesky
-	if !ch.Factorize(mat.NewSymDense(m, kk)) {
-		return math.NaN()
-	}
-	ys := mat.NewVecDense(m, nil)
-	for i, j := range idx {
-		ys.SetVec(i, c.y[j])
-	}
-	var al mat.VecDense
-	if err := ch.SolveVecTo(&al, ys); err != nil {
-		return math.NaN()
-	}
-	if grad != nil {
+	ll, ch, al := gaussLogLik(c, plainKernel(c, k, u, dk))
+	if grad != nil && ch != nil {
 		var inv mat.SymDense
 		if err := ch.InverseTo(&inv); err != nil {
 			return math.NaN()
@@ -312,7 +299,7 @@ func plainLogLik(c gpCase, k linalg.Kernel, u, grad []float64) float64 {
 			grad[j] = s / 2
 		}
 	}
-	return -0.5*mat.Dot(ys, &al) - 0.5*ch.LogDet() - 0.5*float64(m)*math.Log(2*math.Pi)
+	return ll
 }
 
 // MaternTest checks the GP handles of b for the Matérn families on the
