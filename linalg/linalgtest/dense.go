@@ -85,17 +85,12 @@ func checkCholesky(b linalg.Backend) error {
 }
 
 func checkLogDet(b linalg.Backend) error {
-	var f failures
-	for _, s := range testMatrices() {
+	return eachFactored(b, func(f *failures, s spd, m, rm linalg.Matrix) {
 		n := s.n
-		m, rm, ok := factorBoth(&f, b, s)
-		if !ok {
-			continue
-		}
 		ld, err := m.LogDet()
 		if err != nil {
 			f.errorf("N=%d: logdet: %v", n, err)
-			continue
+			return
 		}
 		want, _ := rm.LogDet()
 		t := tolLD(n, s.kappa)
@@ -105,19 +100,13 @@ func checkLogDet(b linalg.Backend) error {
 		if d := math.Abs(ld - s.logdt); !(d <= t) {
 			f.errorf("N=%d κ=%g: logdet %.17g, Σ log λ = %.17g: differ by %.3g, tolerance %.3g", n, s.kappa, ld, s.logdt, d, t)
 		}
-	}
-	return f.err()
+	})
 }
 
 func checkSolve(b linalg.Backend) error {
-	var f failures
 	rng := rand.New(rand.NewPCG(2, 2))
-	for _, s := range testMatrices() {
+	return eachFactored(b, func(f *failures, s spd, m, rm linalg.Matrix) {
 		n := s.n
-		m, rm, ok := factorBoth(&f, b, s)
-		if !ok {
-			continue
-		}
 		rhs := make([]float64, n)
 		for i := range rhs {
 			rhs[i] = rng.NormFloat64()
@@ -126,7 +115,7 @@ func checkSolve(b linalg.Backend) error {
 		x := make([]float64, n)
 		if err := m.Solve(rhs, x); err != nil {
 			f.errorf("N=%d: solve: %v", n, err)
-			continue
+			return
 		}
 		if relMax(rhs, orig) != 0 {
 			f.errorf("N=%d: solve modified b", n)
@@ -170,21 +159,15 @@ func checkSolve(b linalg.Backend) error {
 		} else if e := relMax(v, x); !(e <= tol(n, 1)) {
 			f.errorf("N=%d: in-place solve differs from out-of-place by %.3g relative", n, e)
 		}
-	}
-	return f.err()
+	})
 }
 
 func checkInverse(b linalg.Backend) error {
-	var f failures
-	for _, s := range testMatrices() {
+	return eachFactored(b, func(f *failures, s spd, m, rm linalg.Matrix) {
 		n := s.n
-		m, rm, ok := factorBoth(&f, b, s)
-		if !ok {
-			continue
-		}
 		if err := m.Inverse(); err != nil {
 			f.errorf("N=%d: inverse: %v", n, err)
-			continue
+			return
 		}
 		got := make([]float64, n*n)
 		_ = m.Get(got)
@@ -206,8 +189,7 @@ func checkInverse(b linalg.Backend) error {
 		if e := relMax(got, s.inv); !(e <= tol(n, s.kappa)) {
 			f.errorf("N=%d κ=%g: inverse differs from Q·Λ⁻¹·Qᵀ by %.3g relative, tolerance %.3g", n, s.kappa, e, tol(n, s.kappa))
 		}
-	}
-	return f.err()
+	})
 }
 
 func checkMul(b linalg.Backend) error {
@@ -298,4 +280,17 @@ func factorBoth(f *failures, b linalg.Backend, s spd) (m, ref linalg.Matrix, ok 
 		return nil, nil, false
 	}
 	return m, ref, true
+}
+
+// eachFactored runs check on each test matrix s factored with b (m) and
+// with the reference (rm), and returns the failures it and the
+// factorisations record.
+func eachFactored(b linalg.Backend, check func(f *failures, s spd, m, rm linalg.Matrix)) error {
+	var f failures
+	for _, s := range testMatrices() {
+		if m, rm, ok := factorBoth(&f, b, s); ok {
+			check(&f, s, m, rm)
+		}
+	}
+	return f.err()
 }

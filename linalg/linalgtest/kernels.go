@@ -393,20 +393,7 @@ func checkMatern(b linalg.Backend, k linalg.Kernel) error {
 			f.errorf("%s: reference loglik: %v", what, err)
 			continue
 		}
-		tl := tol(m, kap) * math.Max(float64(m), math.Abs(rll))
-		if d := math.Abs(ll - rll); !(d <= tl) {
-			f.errorf("%s: loglik %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", what, ll, rll, d, tl)
-		}
-		var gmax float64
-		for _, v := range rgrad {
-			gmax = math.Max(gmax, math.Abs(v))
-		}
-		tg := tol(m, kap) * math.Max(float64(m), gmax)
-		for j := range grad {
-			if d := math.Abs(grad[j] - rgrad[j]); !(d <= tg) {
-				f.errorf("%s: grad[%d] = %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", what, j, grad[j], rgrad[j], d, tg)
-			}
-		}
+		tl, tg := f.agree(what, m, kap, ll, rll, grad, rgrad)
 		if ph, ok := g.(model.PrefixLiker); ok && m > 2 {
 			ks := []int{m, m / 2, 1}
 			pre := make([]float64, len(ks))

@@ -231,20 +231,7 @@ func checkGPLogLik(b linalg.Backend) error {
 			f.errorf("N=%d D=%d: reference loglik: %v", c.n, c.d, err)
 			continue
 		}
-		tl := tol(m, kap) * math.Max(float64(m), math.Abs(rll))
-		if d := math.Abs(ll - rll); !(d <= tl) {
-			f.errorf("N=%d D=%d subset=%d: loglik %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), ll, rll, d, tl)
-		}
-		var gmax float64
-		for _, v := range rgrad {
-			gmax = math.Max(gmax, math.Abs(v))
-		}
-		tg := tol(m, kap) * math.Max(float64(m), gmax)
-		for j := range grad {
-			if d := math.Abs(grad[j] - rgrad[j]); !(d <= tg) {
-				f.errorf("N=%d D=%d subset=%d: grad[%d] = %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", c.n, c.d, len(c.subset), j, grad[j], rgrad[j], d, tg)
-			}
-		}
+		tl, _ := f.agree(fmt.Sprintf("N=%d D=%d subset=%d", c.n, c.d, len(c.subset)), m, kap, ll, rll, grad, rgrad)
 		if m > 129 {
 			continue // the naive O(m³) finite differences are too slow here
 		}
