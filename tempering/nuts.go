@@ -106,7 +106,7 @@ type nutsLevel struct {
 	sumAccept float64
 	divergent bool
 
-	choice nutsChoice // nutsExact, but in broken variants that only tests build
+	choice nutsChoice `ckpt:"-"` // nutsExact, but in broken variants that only tests build
 }
 
 // nutsWork is buildTree's workspace at one depth: the second half's
