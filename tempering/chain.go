@@ -53,8 +53,6 @@ type Chain struct {
 	// (evidence.go); nil unless evOn.
 	evOn bool
 	ev   *evidenceRec
-
-	drop dropHook // Settings.drop: a broken variant for the tests
 }
 
 // halt lets Run stop a chain inside an iteration, which on a large GP can
@@ -130,6 +128,9 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 	if err != nil {
 		return nil, err
 	}
+	if s.variant != nil {
+		p, sc = s.variant(p, sc)
+	}
 	betas := s.Betas // [1] for None
 	L := len(betas)
 	c := &Chain{
@@ -144,7 +145,6 @@ func newChain(t Target, s *Settings, rng *rand.Rand, start []float64) (*Chain, e
 		fixedM:   s.fixedM,
 		maxM:     s.MaxLevels,
 		evOn:     s.Evidence != nil,
-		drop:     s.drop,
 	}
 	lv, err := c.newLevels(betas, p.sizes(betas, n))
 	if err != nil {
@@ -347,25 +347,3 @@ func (c *Chain) step(m int, s *State) {
 // moveTo makes s's caches those of level m (path.moveTo), with gradient
 // if grad.
 func (c *Chain) moveTo(m int, s *State, grad bool) { c.path.moveTo(&c.dens[m], s, grad) }
-
-// dropTerm names a term of an acceptance ratio that tests may drop
-// deliberately (Settings.drop), to show that the exactness tests detect a
-// wrong ratio. Outside this package's tests it is always dropNothing.
-type dropTerm int
-
-const (
-	dropNothing        dropTerm = iota
-	dropTTDescentLower          // log h_{m−1}(θ̌_{m−1}) in the TT ratio
-	dropSwapLower               // both log h_{m−1} terms of the swap ratio
-	staleSPTSwap                // SPT swaps reuse each state's own-level log-likelihood
-)
-
-// dropHook selects a term to drop at level Level (0: at every level).
-type dropHook struct {
-	term  dropTerm
-	level int
-}
-
-func (h dropHook) drops(t dropTerm, m int) bool {
-	return h.term == t && (h.level == 0 || h.level == m)
-}

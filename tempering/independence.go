@@ -135,18 +135,15 @@ func checkSplit(split []float64, dim int) error {
 }
 
 type indepLevel struct {
-	center []float64
-	split  []float64 // nil, or the split-t's scales below and above the centre
-	// symmetricQ leaves the split out of the proposal's density (but not
-	// out of its draws): a broken variant that only tests build.
-	symmetricQ bool
-	df         float64
-	wide       float64 // the wide component's weight (0: none)
-	wideScale  float64 // its scale matrix over the narrow one's
-	local      int
-	chol       []float64 // lower Cholesky factor of the scale matrix
-	z          []float64
-	prop       *State
+	center    []float64
+	split     []float64 // nil, or the split-t's scales below and above the centre
+	df        float64
+	wide      float64 // the wide component's weight (0: none)
+	wideScale float64 // its scale matrix over the narrow one's
+	local     int
+	chol      []float64 // lower Cholesky factor of the scale matrix
+	z         []float64
+	prop      *State
 }
 
 func (l *indepLevel) Init(d *Density, s *State) { d.Eval(s, false) }
@@ -176,9 +173,10 @@ func factorTuning(chol []float64, D int) Tuning {
 // SetTuning does nothing: the proposal is fixed when the kernel is built.
 func (l *indepLevel) SetTuning(Tuning) {}
 
-// logQ returns the proposal's log density at u up to a constant.
-func (l *indepLevel) logQ(u []float64) float64 {
-	m := l.mahal(u)
+// logQ returns the proposal's log density at u up to a constant, the t
+// split by split (nil: not split).
+func (l *indepLevel) logQ(u, split []float64) float64 {
+	m := l.mahal(u, split)
 	lq := l.logKernel(m)
 	if l.wide == 0 {
 		return lq
@@ -205,15 +203,15 @@ func (l *indepLevel) logKernel(m float64) float64 {
 
 // mahal returns the squared Mahalanobis distance of u from the centre
 // under the (narrow) scale matrix.
-func (l *indepLevel) mahal(u []float64) float64 {
+func (l *indepLevel) mahal(u, split []float64) float64 {
 	whiten(l.chol, l.center, u, l.z)
 	var m float64
 	for i, z := range l.z {
-		if l.split != nil && !l.symmetricQ {
+		if split != nil {
 			if z > 0 {
-				z /= l.split[2*i+1]
+				z /= split[2*i+1]
 			} else {
-				z /= l.split[2*i]
+				z /= split[2*i]
 			}
 		}
 		m += z * z
@@ -248,15 +246,17 @@ func lowerOffset(chol, z, base []float64, sc float64, out []float64) {
 }
 
 func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := l.independent(rng, d, s)
+	info := l.independent(rng, d, s, l.split)
 	for range l.local {
 		l.localStep(rng, d, s)
 	}
 	return info
 }
 
-// independent makes the independence proposal's Metropolis–Hastings step.
-func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State) StepInfo {
+// independent makes the independence proposal's Metropolis–Hastings step,
+// its ratio with the proposal's density split by split (l.split but in a
+// broken variant that only tests build).
+func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State, split []float64) StepInfo {
 	q := l.prop
 	q.CopyFrom(s)
 	w := 1.0
@@ -274,7 +274,7 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State) StepInfo 
 		info.Failed = true
 		return info
 	}
-	accept(rng, s, q, (q.LogDensity-s.LogDensity)-(l.logQ(q.U)-l.logQ(s.U)), &info)
+	accept(rng, s, q, (q.LogDensity-s.LogDensity)-(l.logQ(q.U, split)-l.logQ(s.U, split)), &info)
 	return info
 }
 

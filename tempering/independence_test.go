@@ -48,7 +48,7 @@ func TestIndependenceWideDensity(t *testing.T) {
 		for i := range u {
 			u[i] = center[i] + float64(k%5+1)*rng.NormFloat64()
 		}
-		got := l.logQ(u) - l.logQ(base)
+		got := l.logQ(u, l.split) - l.logQ(base, l.split)
 		want := ref(u) - ref(base)
 		if math.Abs(got-want) > 1e-10*(1+math.Abs(want)) {
 			t.Errorf("point %d: logQ difference %.12g, gonum's %.12g", k, got, want)
@@ -77,6 +77,16 @@ func (k symmetricQ) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.(*indepLevel).symmetricQ = true
-	return l, nil
+	return symmetricQLevel{l.(*indepLevel)}, nil
+}
+
+// symmetricQLevel draws from the split-t but weighs by the unsplit t.
+type symmetricQLevel struct{ *indepLevel }
+
+func (l symmetricQLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
+	info := l.independent(rng, d, s, nil)
+	for range l.local {
+		l.localStep(rng, d, s)
+	}
+	return info
 }

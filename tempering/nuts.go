@@ -69,7 +69,8 @@ func (k NUTS) NewLevel(dim int, beta float64) (LevelKernel, error) {
 		pF: vec(), pB: vec(), rho: vec(), rhoF: vec(), rhoB: vec(),
 		pFF: vec(), pFB: vec(), pBF: vec(), pBB: vec(),
 		sFF: vec(), sFB: vec(), sBF: vec(), sBB: vec(),
-		work: make([]nutsWork, depth),
+		work:   make([]nutsWork, depth),
+		choice: nutsExact{},
 	}
 	for i := 1; i < depth; i++ {
 		l.work[i] = nutsWork{
@@ -105,7 +106,7 @@ type nutsLevel struct {
 	sumAccept float64
 	divergent bool
 
-	bug nutsBug // a broken variant for the tests; nutsExact otherwise
+	choice nutsChoice `ckpt:"-"` // nutsExact, but in broken variants that only tests build
 }
 
 // nutsWork is buildTree's workspace at one depth: the second half's
@@ -117,16 +118,28 @@ type nutsWork struct {
 	pFinalBeg, sFinalBeg, rhoFinal []float64
 }
 
-// nutsBug names a broken variant of NUTS' choice of the sample, which
-// only this package's tests build (nutsLevel.bug; see nuts_test.go); it is
-// nutsExact otherwise.
-type nutsBug int
+// nutsChoice is how NUTS weighs the trajectory's points and chooses its
+// sample among them. nutsExact is the only implementation outside this
+// package's tests, which substitute broken ones to show that the
+// exactness tests catch them.
+type nutsChoice interface {
+	// moves reports whether the sample moves to a subtree's proposal, the
+	// subtree of log weight logNew against logOld.
+	moves(rng *rand.Rand, logNew, logOld float64) bool
+	// logWeight returns a point's log weight, H0 − H, from the start's
+	// and the point's energies h0, h and log densities lp0, lp.
+	logWeight(h0, h, lp0, lp float64) float64
+}
 
-const (
-	nutsExact     nutsBug = iota
-	nutsNewest            // always take the new subtree's proposal (top level and within subtrees)
-	nutsPotential         // weigh points by exp(log h) instead of exp(−H): the kinetic energy ignored
-)
+// nutsExact is NUTS' own choice: points weighed by exp(−H), a subtree's
+// proposal taken with probability min(1, W_new/W_old).
+type nutsExact struct{}
+
+func (nutsExact) moves(rng *rand.Rand, logNew, logOld float64) bool {
+	return logNew > logOld || rng.Float64() < math.Exp(logNew-logOld)
+}
+
+func (nutsExact) logWeight(h0, h, _, _ float64) float64 { return h0 - h }
 
 func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	info := StepInfo{StepSize: l.eps, Energy: math.NaN()}
@@ -178,7 +191,7 @@ func (l *nutsLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 		depth++
 		// Biased progressive sampling: the new subtree's proposal with
 		// probability min(1, W_new/W_old).
-		if logWSub > logW || l.bug == nutsNewest || rng.Float64() < math.Exp(logWSub-logW) {
+		if l.choice.moves(rng, logWSub, logW) {
 			l.sample.CopyFrom(l.propose)
 			sampleH, moved = proposeH, true
 		}
@@ -253,10 +266,7 @@ func (l *nutsLevel) buildTree(rng *rand.Rand, d *Density, depth int, z *State, p
 		if h-l.h0 > l.maxE {
 			l.divergent = true
 		}
-		lw := l.h0 - h
-		if l.bug == nutsPotential && !math.IsInf(h, 1) {
-			lw = z.LogDensity - l.lp0
-		}
+		lw := l.choice.logWeight(l.h0, h, l.lp0, z.LogDensity)
 		*logW = logAddExp(*logW, lw)
 		l.sumAccept += math.Exp(min(0, l.h0-h))
 		propose.CopyFrom(z)
@@ -285,7 +295,7 @@ func (l *nutsLevel) buildTree(rng *rand.Rand, d *Density, depth int, z *State, p
 	// proposal with probability W_final/(W_init + W_final).
 	logWSub := logAddExp(logWInit, logWFinal)
 	*logW = logAddExp(*logW, logWSub)
-	if logWFinal > logWSub || l.bug == nutsNewest || rng.Float64() < math.Exp(logWFinal-logWSub) {
+	if l.choice.moves(rng, logWFinal, logWSub) {
 		propose.CopyFrom(w.propose)
 		*proposeH = w.proposeH
 	}

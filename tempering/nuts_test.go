@@ -2,6 +2,8 @@ package tempering
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 )
@@ -17,20 +19,20 @@ import (
 func TestExactnessDetectsBrokenNUTS(t *testing.T) {
 	tg := newMVNTarget(30, 2, 1)
 	for _, b := range []struct {
-		name string
-		bug  nutsBug
-		c    exactCase
+		name   string
+		choice nutsChoice
+		c      exactCase
 	}{
 		// The newest-subtree bias shows at 5–7 MCSE with 3000 draws, under
 		// 4 with the race detector's usual twentieth: those runs keep them
 		// all.
-		{"newest/none", nutsNewest, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, sched: Sweep, draws: 3000, raceDraws: 3000}},
+		{"newest/none", newestChoice{}, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, sched: Sweep, draws: 3000, raceDraws: 3000}},
 		// The tempered cases run on the geometric ladder the check was
 		// calibrated on: on an adapted ladder the biased choices show at
 		// 3.2–3.5 MCSE only (seed 7), under the 4-MCSE threshold.
-		{"newest/pt", nutsNewest, exactCase{name: "nuts/pt", kernel: NUTS{}, driver: PT, sched: Sweep, draws: 3000, raceDraws: 3000, ladder: LadderFixed}},
-		{"potential/none", nutsPotential, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, sched: Sweep, draws: 3000}},
-		{"potential/stt", nutsPotential, exactCase{name: "nuts/stt", kernel: NUTS{}, driver: STT, sched: Sweep, draws: 3000, ladder: LadderFixed}},
+		{"newest/pt", newestChoice{}, exactCase{name: "nuts/pt", kernel: NUTS{}, driver: PT, sched: Sweep, draws: 3000, raceDraws: 3000, ladder: LadderFixed}},
+		{"potential/none", potentialChoice{}, exactCase{name: "nuts/none", kernel: NUTS{}, driver: None, sched: Sweep, draws: 3000}},
+		{"potential/stt", potentialChoice{}, exactCase{name: "nuts/stt", kernel: NUTS{}, driver: STT, sched: Sweep, draws: 3000, ladder: LadderFixed}},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			fails, summary, err := checkExact(tg, b.c, 7)
@@ -42,7 +44,7 @@ func TestExactnessDetectsBrokenNUTS(t *testing.T) {
 				t.Errorf("exact kernel fails: %s", f)
 			}
 			broken := b.c
-			broken.kernel = biasedNUTS{bug: b.bug}
+			broken.kernel = biasedNUTS{choice: b.choice}
 			fails, summary, err = checkExact(tg, broken, 7)
 			if err != nil {
 				t.Fatal(err)
@@ -62,7 +64,7 @@ func TestExactnessDetectsBrokenNUTS(t *testing.T) {
 // sample at every level.
 type biasedNUTS struct {
 	NUTS
-	bug nutsBug
+	choice nutsChoice
 }
 
 func (k biasedNUTS) NewLevel(dim int, beta float64) (LevelKernel, error) {
@@ -70,8 +72,25 @@ func (k biasedNUTS) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.(*nutsLevel).bug = k.bug
+	l.(*nutsLevel).choice = k.choice
 	return l, nil
+}
+
+// newestChoice always takes the new subtree's proposal (at the top level
+// and within subtrees).
+type newestChoice struct{ nutsExact }
+
+func (newestChoice) moves(*rand.Rand, float64, float64) bool { return true }
+
+// potentialChoice weighs points by exp(log h) instead of exp(−H): the
+// kinetic energy ignored.
+type potentialChoice struct{ nutsExact }
+
+func (potentialChoice) logWeight(h0, h, lp0, lp float64) float64 {
+	if math.IsInf(h, 1) {
+		return h0 - h
+	}
+	return lp - lp0
 }
 
 // TestNUTSCounts: every leapfrog step is an evaluation with gradient

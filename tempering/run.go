@@ -31,9 +31,10 @@ type Settings struct {
 	// fixedM, the M the caller fixed (0: the adaptation chooses it).
 	adaptLadder bool
 	fixedM      int
-	// drop, which only this package's tests set, makes the chains a
-	// broken variant that leaves a term out of an acceptance ratio.
-	drop dropHook
+	// variant, which only this package's tests set, replaces the path or
+	// the scheme's ratio with a broken implementation of the tests' own,
+	// to show that the exactness tests catch it.
+	variant func(path, scheme) (path, scheme)
 }
 
 // Sampler describes a sampler, whatever the run: the levels the driver

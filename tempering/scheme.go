@@ -41,7 +41,7 @@ var (
 func newPathScheme(s *Settings, dim, n int) (path, scheme, error) {
 	switch s.Driver {
 	case None, PT:
-		return &powerPath{}, &swapScheme{sched: s.Swap}, nil
+		return &powerPath{}, &swapScheme{sched: s.Swap, ratio: exactRatio{}}, nil
 	case TT:
 		return &powerPath{}, newTransitionScheme(s.BaseSteps, dim, false), nil
 	}
@@ -49,15 +49,36 @@ func newPathScheme(s *Settings, dim, n int) (path, scheme, error) {
 		return nil, nil, fmt.Errorf("tempering: driver %v needs observations, target has %d", s.Driver, n)
 	}
 	if s.Driver == SPT {
-		return newSubsetPath(n, false), &swapScheme{sched: s.Swap}, nil
+		return newSubsetPath(n, false), &swapScheme{sched: s.Swap, ratio: exactRatio{}}, nil
 	}
 	return newSubsetPath(n, true), newTransitionScheme(s.BaseSteps, dim, true), nil
 }
+
+// acceptRatio sums the terms that a scheme has evaluated into the log
+// acceptance ratio of its move. exactRatio is the only implementation
+// outside this package's tests, which substitute broken ones
+// (Settings.variant) to show that the exactness tests catch them.
+type acceptRatio interface {
+	// swap returns the log ratio of exchanging a at level m−1 and b at
+	// level m: log h_m(a) + log h_{m−1}(b) − log h_m(b) − log h_{m−1}(a).
+	swap(m int, aHi, bLo, bHi, aLo float64) float64
+	// descend returns a tempered transition's log ratio r after the
+	// descent's step from level m to m−1 at θ̌_{m−1}: r + log
+	// h_{m−1}(θ̌_{m−1}) − log h_m(θ̌_{m−1}).
+	descend(m int, r, lower, upper float64) float64
+}
+
+// exactRatio is the schemes' acceptance ratio as their docs state it.
+type exactRatio struct{}
+
+func (exactRatio) swap(_ int, aHi, bLo, bHi, aLo float64) float64 { return aHi + bLo - bHi - aLo }
+func (exactRatio) descend(_ int, r, lower, upper float64) float64 { return r + lower - upper }
 
 // swapScheme is parallel tempering: a transition at every level, then
 // offers to swap the states of neighbouring levels by the schedule.
 type swapScheme struct {
 	sched SwapSchedule
+	ratio acceptRatio
 }
 
 func (*swapScheme) replicas() bool              { return true }
@@ -94,16 +115,10 @@ func (s *swapScheme) round(c *Chain) {
 func (s *swapScheme) swap(c *Chain, m int, settled bool) {
 	a, b := c.states[m-1], c.states[m]
 	lo, hi := &c.dens[m-1], &c.dens[m]
-	aLL, bLL := a.LogLik, b.LogLik
-	if c.drop.term != staleSPTSwap {
-		aLL, bLL = c.path.swapLiks(lo, hi, a, b)
-	}
+	aLL, bLL := c.path.swapLiks(lo, hi, a, b)
 	aHi := hi.combine(aLL, a.LogPrior) // log h_m(θ_{m−1})
 	bLo := lo.combine(bLL, b.LogPrior) // log h_{m−1}(θ_m)
-	logA := aHi + bLo - b.LogDensity - a.LogDensity
-	if c.drop.drops(dropSwapLower, m) {
-		logA = aHi - b.LogDensity
-	}
+	logA := s.ratio.swap(m, aHi, bLo, b.LogDensity, a.LogDensity)
 	c.observeSwap(m, logA, bLo-b.LogDensity, aHi-a.LogDensity)
 	if !(logA >= 0 || math.Log(c.rng.Float64()) < logA) {
 		c.path.kept(hi, b)
@@ -146,10 +161,11 @@ type transitionScheme struct {
 	additive bool
 	work     *State    // the path of a tempered transition
 	terms    []float64 // the current transition's terms t_m
+	ratio    acceptRatio
 }
 
 func newTransitionScheme(base, dim int, additive bool) *transitionScheme {
-	return &transitionScheme{base: base, additive: additive, work: NewState(dim)}
+	return &transitionScheme{base: base, additive: additive, work: NewState(dim), ratio: exactRatio{}}
 }
 
 func (*transitionScheme) replicas() bool { return false }
@@ -232,10 +248,7 @@ func (s *transitionScheme) excursion(c *Chain) {
 			c.countTT(ttAborted, nil)
 			return
 		}
-		if !c.drop.drops(dropTTDescentLower, m) {
-			logR += w.LogDensity
-		}
-		logR -= upper
+		logR = s.ratio.descend(m, logR, w.LogDensity, upper)
 		s.terms[m-1] += w.LogDensity - upper
 	}
 	if !(logR >= 0 || math.Log(c.rng.Float64()) < logR) {

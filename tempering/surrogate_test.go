@@ -47,8 +47,20 @@ func (k uncorrectedSurrogate) NewLevel(dim int, beta float64) (LevelKernel, erro
 	if err != nil {
 		return nil, err
 	}
-	l.(*surrogateLevel).uncorrected = true
-	return l, nil
+	return uncorrectedLevel{l.(*surrogateLevel)}, nil
+}
+
+// uncorrectedLevel accepts the surrogate chain's end point on the exact
+// density's ratio alone.
+type uncorrectedLevel struct{ *surrogateLevel }
+
+func (l uncorrectedLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
+	l.chain(rng, s)
+	info := l.correct(rng, d, s, 0)
+	for range l.local {
+		l.localStep(rng, d, s)
+	}
+	return info
 }
 
 // TestSurrogateInterpolates checks the surrogate against the density it

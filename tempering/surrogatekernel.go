@@ -90,9 +90,6 @@ type surrogateLevel struct {
 	x, y, z []float64
 	prop    *State
 	near    float64
-	// uncorrected leaves the surrogate's ratio out of the exact
-	// acceptance: a broken variant that only tests build.
-	uncorrected bool
 }
 
 func (l *surrogateLevel) Init(d *Density, s *State) { d.Eval(s, false) }
@@ -107,6 +104,17 @@ func (l *surrogateLevel) Tuning() Tuning { return factorTuning(l.s.chol, len(l.x
 func (l *surrogateLevel) SetTuning(Tuning) {}
 
 func (l *surrogateLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
+	info := l.correct(rng, d, s, l.chain(rng, s))
+	for range l.local {
+		l.localStep(rng, d, s)
+	}
+	return info
+}
+
+// chain runs the Metropolis–Hastings chain on the surrogate from s.U,
+// leaving its end point in l.x, and returns the surrogate's log density
+// there less that at s.U.
+func (l *surrogateLevel) chain(rng *rand.Rand, s *State) float64 {
 	copy(l.x, s.U)
 	lx, tx := l.s.logParts(l.x, l.z)
 	start := l.beta * lx
@@ -133,17 +141,13 @@ func (l *surrogateLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 			cur, tx = l.beta*ly, ty
 		}
 	}
-	info := l.correct(rng, d, s, start, cur)
-	for range l.local {
-		l.localStep(rng, d, s)
-	}
-	return info
+	return cur - start
 }
 
 // correct accepts the surrogate chain's end point l.x with the exact
-// Metropolis–Hastings ratio, start and end being the surrogate's log
-// density at s.U and at l.x.
-func (l *surrogateLevel) correct(rng *rand.Rand, d *Density, s *State, start, end float64) StepInfo {
+// Metropolis–Hastings ratio, sur being the surrogate's log density at
+// l.x less that at s.U (0 in a broken variant that only tests build).
+func (l *surrogateLevel) correct(rng *rand.Rand, d *Density, s *State, sur float64) StepInfo {
 	q := l.prop
 	q.CopyFrom(s)
 	copy(q.U, l.x)
@@ -152,11 +156,7 @@ func (l *surrogateLevel) correct(rng *rand.Rand, d *Density, s *State, start, en
 		info.Failed = true
 		return info
 	}
-	logA := q.LogDensity - s.LogDensity
-	if !l.uncorrected {
-		logA -= end - start
-	}
-	accept(rng, s, q, logA, &info)
+	accept(rng, s, q, q.LogDensity-s.LogDensity-sur, &info)
 	return info
 }
 

@@ -14,11 +14,10 @@ import (
 
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/internal/errmsg"
-	"github.com/subtemper/subtemper/tempering"
 )
 
 // checkpointName is the file in --out that holds a gp run's checkpoint:
-// the sampler's whole state (tempering.Checkpoint) with ckptMeta, the
+// the sampler's whole state (subtemper.Checkpoint) with ckptMeta, the
 // run's flags and data, in its header. It is not one of the files a run
 // writes into its staging folder (ours): it is written in place, into
 // --out itself, and carried over when the run's results are put there.
@@ -47,10 +46,10 @@ type ckptFlags struct {
 	extend    int
 	every     string
 	runChains string
-	shard     tempering.Shard // --run-chains (zero: every chain)
+	shard     subtemper.Shard // --run-chains (zero: every chain)
 
 	dir  string                // --out, where the checkpoint goes ("": none)
-	cp   *tempering.Checkpoint // the checkpoint resumed from
+	cp   *subtemper.Checkpoint // the checkpoint resumed from
 	meta ckptMeta
 }
 
@@ -84,7 +83,7 @@ func (c *ckptFlags) interval() (time.Duration, error) {
 // resumeArgs reads the checkpoint in --resume's folder and returns the
 // flags to run it with: its run's, --out the folder, and with --extend
 // the draws extended.
-func (c *ckptFlags) resumeArgs(fs *flagSet) ([]string, *tempering.Checkpoint, error) {
+func (c *ckptFlags) resumeArgs(fs *flagSet) ([]string, *subtemper.Checkpoint, error) {
 	var other, shown []string
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
@@ -107,7 +106,7 @@ func (c *ckptFlags) resumeArgs(fs *flagSet) ([]string, *tempering.Checkpoint, er
 		return nil, nil, usagef("--resume %s: no checkpoint to resume from: %v", c.resume, err)
 	}
 	defer file.Close()
-	cp, err := tempering.ReadCheckpoint(file)
+	cp, err := subtemper.ReadCheckpoint(file)
 	if err != nil {
 		return nil, nil, usagef("--resume %s: %s: %v", c.resume, path, errmsg.Trim(err, "tempering: "))
 	}
@@ -185,21 +184,21 @@ func (c *ckptFlags) parseShard(fs *flagSet, finalOut string) error {
 	case fs.Lookup("ladder").Value.String() != "fixed" && fs.Lookup("sampler").Value.String() != "none":
 		return usagef("--run-chains needs --ladder fixed: the adaptive ladder pools every chain's estimates during warm-up, which no shard has (docs/RESUME.md)")
 	}
-	c.shard = tempering.Shard{From: a - 1, To: b}
+	c.shard = subtemper.Shard{From: a - 1, To: b}
 	return nil
 }
 
 // apply sets the checkpoints, the shard and the resumption in the run's
 // settings.
-func (c *ckptFlags) apply(st *tempering.Settings) {
+func (c *ckptFlags) apply(st *subtemper.Settings) {
 	st.Resume = c.cp
 	st.Shard = c.shard
 	every, _ := c.interval()
-	if c.dir == "" || (every == 0 && c.shard == tempering.Shard{}) {
+	if c.dir == "" || (every == 0 && c.shard == subtemper.Shard{}) {
 		return
 	}
 	meta, _ := json.Marshal(c.meta)
-	st.Checkpoints = &tempering.Checkpointing{
+	st.Checkpoints = &subtemper.Checkpointing{
 		Every: every, EndOfWarmup: true, AtEnd: true, CancelGrace: checkpointGrace,
 		Meta: meta, Save: c.save,
 	}
@@ -207,7 +206,7 @@ func (c *ckptFlags) apply(st *tempering.Settings) {
 
 // save writes cp to --out atomically: a temporary file beside it, synced,
 // renamed over it.
-func (c *ckptFlags) save(cp *tempering.Checkpoint) error {
+func (c *ckptFlags) save(cp *subtemper.Checkpoint) error {
 	b, err := cp.MarshalBinary()
 	if err != nil {
 		return err
@@ -240,7 +239,7 @@ func (c *ckptFlags) save(cp *tempering.Checkpoint) error {
 // --run-chains) into the whole run's, written to out, and completes the
 // run from it there: the outputs of the fit made in one process.
 func mergeFits(ctx context.Context, dirs []string, out string, io *stdio) error {
-	var cps []*tempering.Checkpoint
+	var cps []*subtemper.Checkpoint
 	var meta ckptMeta
 	for i, d := range dirs {
 		cp, m, err := readShard(d)
@@ -257,7 +256,7 @@ func mergeFits(ctx context.Context, dirs []string, out string, io *stdio) error 
 		}
 		cps = append(cps, cp)
 	}
-	cp, err := tempering.MergeCheckpoints(cps...)
+	cp, err := subtemper.MergeCheckpoints(cps...)
 	if err != nil {
 		return usagef("%v", errmsg.Trim(err, "tempering: "))
 	}
@@ -272,7 +271,7 @@ func mergeFits(ctx context.Context, dirs []string, out string, io *stdio) error 
 
 // readShard reads the checkpoint of the gp shard in dir and its meta,
 // without --run-chains.
-func readShard(dir string) (*tempering.Checkpoint, ckptMeta, error) {
+func readShard(dir string) (*subtemper.Checkpoint, ckptMeta, error) {
 	var meta ckptMeta
 	path := filepath.Join(dir, checkpointName)
 	f, err := os.Open(path)
@@ -280,7 +279,7 @@ func readShard(dir string) (*tempering.Checkpoint, ckptMeta, error) {
 		return nil, meta, usagef("%s: not the folder of a gp shard: %v", dir, err)
 	}
 	defer f.Close()
-	cp, err := tempering.ReadCheckpoint(f)
+	cp, err := subtemper.ReadCheckpoint(f)
 	if err != nil {
 		return nil, meta, usagef("%s: %v", path, errmsg.Trim(err, "tempering: "))
 	}

@@ -34,7 +34,6 @@ var throughFlagsOrOutput = map[string]string{
 	"summarycut.go":   "output: the summary's diagnostics, cut short after Ctrl-C",
 	"predict.go":      "flags and output: --backend; predictions.csv, predictions.json and the held-out metrics",
 	"predict_plot.go": "output: the prediction figures",
-	"checkpoint.go":   "flags and files: --checkpoint, --run-chains, --resume → tempering's checkpointing; the checkpoint files; merge (tempering.MergeCheckpoints, which the root does not front yet)",
 }
 
 // TestThroughRoot reads the CLI's own sources (not its tests) and fails

@@ -85,6 +85,20 @@ func (c *Clock) gflops(flops float64) {
 	}
 }
 
+// eachSize runs run as a sub-benchmark N=n for each of sizes, with a the
+// random SPD matrix of that size (BenchSPD(n, 1)), made once.
+func eachSize(b *testing.B, sizes []int, run func(b *testing.B, n int, a []float64)) {
+	for _, n := range sizes {
+		var a []float64
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			if a == nil {
+				a = BenchSPD(n, 1)
+			}
+			run(b, n, a)
+		})
+	}
+}
+
 func newWorkspace(b *testing.B, be linalg.Backend, n int) linalg.Matrix {
 	m, err := be.NewMatrix(n)
 	if err != nil {
@@ -105,60 +119,48 @@ func BenchCholesky(b *testing.B, be linalg.Backend, sizes []int) {
 // workspace holding a random SPD matrix, and reports GFLOP/s.
 func benchUntimedPrep(b *testing.B, be linalg.Backend, sizes []int, flops func(n int) float64,
 	prep func(m linalg.Matrix, n int, a []float64) error, op func(m linalg.Matrix) error) {
-	for _, n := range sizes {
-		var a []float64
-		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			if a == nil {
-				a = BenchSPD(n, 1)
+	eachSize(b, sizes, func(b *testing.B, n int, a []float64) {
+		m := newWorkspace(b, be, n)
+		defer m.Close()
+		clk := ResetClock(b)
+		for i := 0; i < b.N; i++ {
+			clk.Stop()
+			if err := prep(m, n, a); err != nil {
+				b.Fatal(err)
 			}
-			m := newWorkspace(b, be, n)
-			defer m.Close()
-			clk := ResetClock(b)
-			for i := 0; i < b.N; i++ {
-				clk.Stop()
-				if err := prep(m, n, a); err != nil {
-					b.Fatal(err)
-				}
-				clk.Start()
-				if err := op(m); err != nil {
-					b.Fatal(err)
-				}
+			clk.Start()
+			if err := op(m); err != nil {
+				b.Fatal(err)
 			}
-			clk.gflops(flops(n))
-		})
-	}
+		}
+		clk.gflops(flops(n))
+	})
 }
 
 // BenchSolve times Matrix.Solve with a held factor (2n² flops).
 func BenchSolve(b *testing.B, be linalg.Backend, sizes []int) {
-	for _, n := range sizes {
-		var a []float64
-		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			if a == nil {
-				a = BenchSPD(n, 1)
-			}
-			m := newWorkspace(b, be, n)
-			defer m.Close()
-			if err := m.Set(n, a); err != nil {
+	eachSize(b, sizes, func(b *testing.B, n int, a []float64) {
+		m := newWorkspace(b, be, n)
+		defer m.Close()
+		if err := m.Set(n, a); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Cholesky(); err != nil {
+			b.Fatal(err)
+		}
+		x := make([]float64, n)
+		rhs := make([]float64, n)
+		for i := range rhs {
+			rhs[i] = 1
+		}
+		clk := ResetClock(b)
+		for i := 0; i < b.N; i++ {
+			if err := m.Solve(rhs, x); err != nil {
 				b.Fatal(err)
 			}
-			if err := m.Cholesky(); err != nil {
-				b.Fatal(err)
-			}
-			x := make([]float64, n)
-			rhs := make([]float64, n)
-			for i := range rhs {
-				rhs[i] = 1
-			}
-			clk := ResetClock(b)
-			for i := 0; i < b.N; i++ {
-				if err := m.Solve(rhs, x); err != nil {
-					b.Fatal(err)
-				}
-			}
-			clk.gflops(2 * float64(n) * float64(n))
-		})
-	}
+		}
+		clk.gflops(2 * float64(n) * float64(n))
+	})
 }
 
 // BenchInverse times Matrix.Inverse from a held factor (potri: 2n³/3
@@ -176,31 +178,25 @@ func BenchInverse(b *testing.B, be linalg.Backend, sizes []int) {
 
 // BenchGEMM times Matrix.Mul of two n×n matrices (2n³ flops).
 func BenchGEMM(b *testing.B, be linalg.Backend, sizes []int) {
-	for _, n := range sizes {
-		var a []float64
-		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			if a == nil {
-				a = BenchSPD(n, 1)
-			}
-			x, y, c := newWorkspace(b, be, n), newWorkspace(b, be, n), newWorkspace(b, be, n)
-			defer x.Close()
-			defer y.Close()
-			defer c.Close()
-			if err := x.Set(n, a); err != nil {
+	eachSize(b, sizes, func(b *testing.B, n int, a []float64) {
+		x, y, c := newWorkspace(b, be, n), newWorkspace(b, be, n), newWorkspace(b, be, n)
+		defer x.Close()
+		defer y.Close()
+		defer c.Close()
+		if err := x.Set(n, a); err != nil {
+			b.Fatal(err)
+		}
+		if err := y.Set(n, a); err != nil {
+			b.Fatal(err)
+		}
+		clk := ResetClock(b)
+		for i := 0; i < b.N; i++ {
+			if err := c.Mul(x, y); err != nil {
 				b.Fatal(err)
 			}
-			if err := y.Set(n, a); err != nil {
-				b.Fatal(err)
-			}
-			clk := ResetClock(b)
-			for i := 0; i < b.N; i++ {
-				if err := c.Mul(x, y); err != nil {
-					b.Fatal(err)
-				}
-			}
-			clk.gflops(2 * math.Pow(float64(n), 3))
-		})
-	}
+		}
+		clk.gflops(2 * math.Pow(float64(n), 3))
+	})
 }
 
 // BenchGPStep times one GP.LogLik with gradient on all n observations at
@@ -219,19 +215,25 @@ func BenchGPStepAt(b *testing.B, be linalg.Backend, n int) {
 	BenchGPStepKernelAt(b, be, linalg.KernelSE, n)
 }
 
-// BenchGPStepKernelAt is BenchGPStepAt for the kernel family k (through
-// linalg.NewGPKernel).
-func BenchGPStepKernelAt(b *testing.B, be linalg.Backend, k linalg.Kernel, n int) {
-	const d = BenchGPDim
-	rng := rand.New(rand.NewPCG(1, 1))
-	x := make([]float64, n*d)
-	y := make([]float64, n)
+// NormalData returns n standard normal inputs of dimension d (row-major)
+// and n standard normal targets, the inputs drawn first.
+func NormalData(rng *rand.Rand, n, d int) (x, y []float64) {
+	x = make([]float64, n*d)
+	y = make([]float64, n)
 	for i := range x {
 		x[i] = rng.NormFloat64()
 	}
 	for i := range y {
 		y[i] = rng.NormFloat64()
 	}
+	return x, y
+}
+
+// BenchGPStepKernelAt is BenchGPStepAt for the kernel family k (through
+// linalg.NewGPKernel).
+func BenchGPStepKernelAt(b *testing.B, be linalg.Backend, k linalg.Kernel, n int) {
+	const d = BenchGPDim
+	x, y := NormalData(rand.New(rand.NewPCG(1, 1)), n, d)
 	g, err := linalg.NewGPKernel(be, k, x, n, d, y)
 	if err != nil {
 		b.Fatal(err)

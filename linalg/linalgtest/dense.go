@@ -85,24 +85,12 @@ func checkCholesky(b linalg.Backend) error {
 }
 
 func checkLogDet(b linalg.Backend) error {
-	var f failures
-	ref := linalg.Default()
-	for _, s := range testMatrices() {
+	return eachFactored(b, func(f *failures, s spd, m, rm linalg.Matrix) {
 		n := s.n
-		m, err := factor(b, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: cholesky: %v", n, err)
-			continue
-		}
 		ld, err := m.LogDet()
 		if err != nil {
 			f.errorf("N=%d: logdet: %v", n, err)
-			continue
-		}
-		rm, err := factor(ref, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: reference cholesky: %v", n, err)
-			continue
+			return
 		}
 		want, _ := rm.LogDet()
 		t := tolLD(n, s.kappa)
@@ -112,26 +100,13 @@ func checkLogDet(b linalg.Backend) error {
 		if d := math.Abs(ld - s.logdt); !(d <= t) {
 			f.errorf("N=%d κ=%g: logdet %.17g, Σ log λ = %.17g: differ by %.3g, tolerance %.3g", n, s.kappa, ld, s.logdt, d, t)
 		}
-	}
-	return f.err()
+	})
 }
 
 func checkSolve(b linalg.Backend) error {
-	var f failures
-	ref := linalg.Default()
 	rng := rand.New(rand.NewPCG(2, 2))
-	for _, s := range testMatrices() {
+	return eachFactored(b, func(f *failures, s spd, m, rm linalg.Matrix) {
 		n := s.n
-		m, err := factor(b, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: cholesky: %v", n, err)
-			continue
-		}
-		rm, err := factor(ref, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: reference cholesky: %v", n, err)
-			continue
-		}
 		rhs := make([]float64, n)
 		for i := range rhs {
 			rhs[i] = rng.NormFloat64()
@@ -140,7 +115,7 @@ func checkSolve(b linalg.Backend) error {
 		x := make([]float64, n)
 		if err := m.Solve(rhs, x); err != nil {
 			f.errorf("N=%d: solve: %v", n, err)
-			continue
+			return
 		}
 		if relMax(rhs, orig) != 0 {
 			f.errorf("N=%d: solve modified b", n)
@@ -184,23 +159,15 @@ func checkSolve(b linalg.Backend) error {
 		} else if e := relMax(v, x); !(e <= tol(n, 1)) {
 			f.errorf("N=%d: in-place solve differs from out-of-place by %.3g relative", n, e)
 		}
-	}
-	return f.err()
+	})
 }
 
 func checkInverse(b linalg.Backend) error {
-	var f failures
-	ref := linalg.Default()
-	for _, s := range testMatrices() {
+	return eachFactored(b, func(f *failures, s spd, m, rm linalg.Matrix) {
 		n := s.n
-		m, err := factor(b, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: cholesky: %v", n, err)
-			continue
-		}
 		if err := m.Inverse(); err != nil {
 			f.errorf("N=%d: inverse: %v", n, err)
-			continue
+			return
 		}
 		got := make([]float64, n*n)
 		_ = m.Get(got)
@@ -213,11 +180,6 @@ func checkInverse(b linalg.Backend) error {
 				}
 			}
 		}
-		rm, err := factor(ref, n, s.a)
-		if err != nil {
-			f.errorf("N=%d: reference cholesky: %v", n, err)
-			continue
-		}
 		_ = rm.Inverse()
 		want := make([]float64, n*n)
 		_ = rm.Get(want)
@@ -227,8 +189,7 @@ func checkInverse(b linalg.Backend) error {
 		if e := relMax(got, s.inv); !(e <= tol(n, s.kappa)) {
 			f.errorf("N=%d κ=%g: inverse differs from Q·Λ⁻¹·Qᵀ by %.3g relative, tolerance %.3g", n, s.kappa, e, tol(n, s.kappa))
 		}
-	}
-	return f.err()
+	})
 }
 
 func checkMul(b linalg.Backend) error {
@@ -300,6 +261,35 @@ func checkMul(b linalg.Backend) error {
 			if err := mc.Mul(ra, mb); err == nil {
 				f.errorf("N=%d: mul with an operand of backend %s gave no error", n, ref.Name())
 			}
+		}
+	}
+	return f.err()
+}
+
+// factorBoth factors s's matrix with b and with the gonum backend, the
+// reference; ok is false, with the failure recorded in f, if either
+// fails.
+func factorBoth(f *failures, b linalg.Backend, s spd) (m, ref linalg.Matrix, ok bool) {
+	m, err := factor(b, s.n, s.a)
+	if err != nil {
+		f.errorf("N=%d: cholesky: %v", s.n, err)
+		return nil, nil, false
+	}
+	if ref, err = factor(linalg.Default(), s.n, s.a); err != nil {
+		f.errorf("N=%d: reference cholesky: %v", s.n, err)
+		return nil, nil, false
+	}
+	return m, ref, true
+}
+
+// eachFactored runs check on each test matrix s factored with b (m) and
+// with the reference (rm), and returns the failures it and the
+// factorisations record.
+func eachFactored(b linalg.Backend, check func(f *failures, s spd, m, rm linalg.Matrix)) error {
+	var f failures
+	for _, s := range testMatrices() {
+		if m, rm, ok := factorBoth(&f, b, s); ok {
+			check(&f, s, m, rm)
 		}
 	}
 	return f.err()

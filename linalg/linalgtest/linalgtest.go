@@ -329,3 +329,26 @@ func factor(b linalg.Backend, n int, a []float64) (linalg.Matrix, error) {
 	}
 	return m, nil
 }
+
+// agree records a failure for each of a log-likelihood ll and its gradient
+// grad, of a subset of m points with kernel condition number kap, that
+// differs from the reference's (rll, rgrad) by more than the tolerance,
+// tol(m, kap) times m or the reference's size; what names the case. It
+// returns the log-likelihood's and the gradient's tolerances.
+func (f *failures) agree(what string, m int, kap, ll, rll float64, grad, rgrad []float64) (tl, tg float64) {
+	tl = tol(m, kap) * math.Max(float64(m), math.Abs(rll))
+	if d := math.Abs(ll - rll); !(d <= tl) {
+		f.errorf("%s: loglik %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", what, ll, rll, d, tl)
+	}
+	var gmax float64
+	for _, v := range rgrad {
+		gmax = math.Max(gmax, math.Abs(v))
+	}
+	tg = tol(m, kap) * math.Max(float64(m), gmax)
+	for j := range grad {
+		if d := math.Abs(grad[j] - rgrad[j]); !(d <= tg) {
+			f.errorf("%s: grad[%d] = %.17g, gonum %.17g: differ by %.3g, tolerance %.3g", what, j, grad[j], rgrad[j], d, tg)
+		}
+	}
+	return tl, tg
+}

@@ -60,14 +60,7 @@ func TestAllocsLarge(t *testing.T) {
 func TestGPSplitInvariant(t *testing.T) {
 	const n, d = 600, 5
 	rng := rand.New(rand.NewPCG(7, 8))
-	x := make([]float64, n*d)
-	y := make([]float64, n)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
-	for i := range y {
-		y[i] = rng.NormFloat64()
-	}
+	x, y := linalgtest.NormalData(rng, n, d)
 	u := []float64{0.1, -0.2, 0.3, 0.2, 0, 0.4, math.Log(0.3)}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var hs [2]linalg.GP
