@@ -31,7 +31,7 @@ var (
 	surLocal     = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear      = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
 	largeSplit   = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
-	largeBTail   = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm fits its proposal and runs its chains in gp.VarianceSplitTail's space, of scale this multiple of b's Laplace sd (0: gp.VarianceSplit's)")
+	largeBTail   = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: the default's, subtemper.VarianceSplitTail, which compresses b's lower tail at subtemper.TailScale where it is heavy; <0: gp.VarianceSplit's, never compressed)")
 	largeProfile = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
@@ -67,11 +67,12 @@ var (
 //     -large.sursteps, -large.surlocal, -large.surnear).
 //
 // -large.split makes warm's and warm-sur's proposal a split-t
-// (ProposalOptions.Split); -large.btail m makes warm fit its proposal,
-// after the mode is found, and run its chains in
-// gp.VarianceSplitTail's space (b's left tail compressed, the scale m
-// times b's Laplace sd); -large.profile prints the log posterior along
-// the chains' last two coordinates from the mode.
+// (ProposalOptions.Split); -large.btail m fits it, and runs the chains,
+// in gp.VarianceSplitTail's space with the scale m times b's Laplace sd
+// whatever b's tail (0: the default's choice, subtemper.VarianceSplitTail),
+// or with m < 0 in gp.VarianceSplit's (b's lower tail not compressed); -large.profile
+// prints the log posterior along the chains' last two coordinates from
+// the mode.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -176,26 +177,26 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		if wo.Proposal != nil {
 			wo.Proposal.Split = *largeSplit
 		}
-		po := wo.Proposal
-		tail := method == "warm" && *largeBTail > 0
-		if tail {
-			// The transform needs the mode: the proposal is fitted after it.
-			wo.Proposal = nil
+		if po := wo.Proposal; po != nil && po.TransformAt != nil {
+			switch m := *largeBTail; {
+			case m < 0:
+				po.TransformAt, po.Transform = nil, gp.VarianceSplit{}
+			case m > 0:
+				po.TransformAt = func(_ context.Context, _ tempering.Target, mode, cov []float64) (tempering.Transform, int, error) {
+					tr, err := gp.NewVarianceSplitTail(mode, cov, m)
+					return tr, 0, err
+				}
+			}
 		}
 		ws, err := tempering.FindMode(ctx, t, wo)
 		if err != nil {
 			return nil, err
 		}
 		var profileTr tempering.Transform = gp.VarianceSplit{}
-		if tail && ws.Unimodal() {
-			tr, err := gp.NewVarianceSplitTail(ws.Mode, ws.Cov, *largeBTail)
-			if err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(os.Stderr, "variance split tail: centre %.4f scale %.4f\n", tr.Center, tr.Scale)
-			po.Transform, st.Transform, profileTr = tr, tr, tr
-			if _, err := ws.FitProposal(ctx, t, *po); err != nil {
-				return nil, err
+		if p := ws.Proposal; p != nil && p.Transform != nil {
+			profileTr = p.Transform
+			if tr, ok := p.Transform.(gp.VarianceSplitTail); ok {
+				fmt.Fprintf(os.Stderr, "variance split tail: centre %.4f scale %.4f\n", tr.Center, tr.Scale)
 			}
 		}
 		for _, s := range ws.Stages {
