@@ -34,6 +34,7 @@ var (
 	largeBTail   = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: the default's, subtemper.VarianceSplitTail, which compresses b's lower tail at subtemper.TailScale where it is heavy; <0: gp.VarianceSplit's, never compressed)")
 	largeProfile = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
+	largeData    = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
 )
 
@@ -94,7 +95,7 @@ func BenchmarkLargeFit(b *testing.B) {
 	for _, dim := range ints(b, *largeDims) {
 		for _, n := range ints(b, *largeNs) {
 			b.Run(fmt.Sprintf("N=%d/D=%d", n, dim), func(b *testing.B) {
-				t, err := NewTarget(be, ModelGP, n, dim, 1)
+				t, err := NewTarget(be, ModelGP, n, dim, *largeData)
 				if err != nil {
 					b.Fatal(err)
 				}
