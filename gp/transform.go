@@ -100,8 +100,9 @@ func sigmoid(x float64) float64 {
 // At D = 8 the posterior along b falls nearly linearly towards σn → 0
 // (an exponential tail: as σn vanishes the likelihood goes flat and the
 // prior on σn alone bounds it), a tail that a Student-t fitted at the
-// mode under-covers. In w the same tail falls as e^{|w|}: lighter than
-// a Gaussian's, so the fitted t over-covers it. Center is meant to be
+// mode under-covers. In w the log density along that tail falls like
+// e^{|w|}: a tail lighter than a Gaussian's, which the fitted t
+// over-covers. Center is meant to be
 // b at the posterior mode and Scale a multiple of b's Laplace standard
 // deviation there (NewVarianceSplitTail). Scale must be positive.
 type VarianceSplitTail struct {

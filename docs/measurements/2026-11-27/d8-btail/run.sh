@@ -4,10 +4,10 @@
 # (warm) path with its proposal fitted, and its chains run, in
 # gp.VarianceSplitTail's space (-large.btail M: scale M times b's Laplace
 # sd), and the default beside it at the seeds it had not been run at.
-# Each line is one whole fit; run two at a time on 2 cores (about 1 CPU-hour
+# Each line is one whole fit; run two at a time on 2 cores (about 1.5 CPU-hours
 # in all).
 #   btailM-sS.txt          -large.btail M, fit seed S
-#   btail1-s2-rerun.txt    btail1-s2 again, with each parameter's ESS
+#   btail1-sS-rerun.txt    btail1-sS again (S = 1-4), with each parameter's ESS
 #   default-sS.txt         the default (-large.methods warm), fit seed S
 #   profile-btail1-s1.txt  the log posterior along a and w from the mode
 # btail1-s1..s4 were run before the bench printed each parameter's ESS;
@@ -18,17 +18,19 @@ cd "$(git rev-parse --show-toplevel)"
 go test -c -tags openblas -o /tmp/d8-btail.test ./bench/
 cd bench
 run() { OPENBLAS_NUM_THREADS=1 /tmp/d8-btail.test -test.run '^$' -test.bench LargeFit -test.benchtime 1x -test.timeout 2h -large.n 1024 -large.dims 8 -large.methods warm "$@"; }
-for s in 1 2 3 4 5 6 7; do
+for s in 1 2 3 4 5 6 7 8; do
 	run -large.btail 1 -large.seed $s >"$out/btail1-s$s.txt" 2>&1
 done
-run -large.btail 1 -large.seed 2 >"$out/btail1-s2-rerun.txt" 2>&1
+for s in 1 2 3 4; do
+	run -large.btail 1 -large.seed $s >"$out/btail1-s$s-rerun.txt" 2>&1
+done
 for s in 1 2; do
 	run -large.btail 2 -large.seed $s >"$out/btail2-s$s.txt" 2>&1
 done
 for s in 1 2 3 4; do
 	run -large.btail 0.7 -large.seed $s >"$out/btail0.7-s$s.txt" 2>&1
 done
-for s in 1 2 6 7; do
+for s in 1 2 6 7 8; do
 	run -large.seed $s >"$out/default-s$s.txt" 2>&1
 done
 # Stop it once printed (it goes on to sample).
