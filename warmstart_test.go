@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/subtemper/subtemper/gp"
@@ -190,4 +191,20 @@ func (s splitTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
 	v := make([]float64, 3)
 	gp.VarianceSplit{}.FromTarget(u, v)
 	return -(v[0]-0.3)*(v[0]-0.3)/2 - v[1]*v[1]/2 + s.b(v[2]), nil
+}
+
+// TestChainSpace: the messages name the variance split, say when b's
+// tail is compressed and where, and name nothing for other spaces.
+func TestChainSpace(t *testing.T) {
+	plain := ChainSpace(gp.VarianceSplit{})
+	tail := ChainSpace(gp.VarianceSplitTail{Center: -2.44, Scale: 1.9})
+	if !strings.Contains(plain, "log(σn²/σf²)") || strings.Contains(plain, "compressed") {
+		t.Errorf("plain split: %q", plain)
+	}
+	if !strings.HasPrefix(tail, plain) || !strings.Contains(tail, "compressed (sinh) below -2.44") {
+		t.Errorf("tail split: %q", tail)
+	}
+	if s := ChainSpace(tempering.Identity{}) + ChainSpace(nil); s != "" {
+		t.Errorf("other spaces: %q", s)
+	}
 }
