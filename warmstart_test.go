@@ -2,7 +2,9 @@ package subtemper
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/subtemper/subtemper/gp"
@@ -105,5 +107,104 @@ func TestWarmSettingsWide(t *testing.T) {
 		if ok != c.imh || ok && (k.Wide != c.wide || k.Local != IndependenceLocal) {
 			t.Errorf("importance ESS %v: kernel %T %+v, want independence %v with wide weight %v", c.ess, st.Kernel, st.Kernel, c.imh, c.wide)
 		}
+	}
+}
+
+// TestVarianceSplitTail: VarianceSplitTail compresses b's lower tail
+// where the posterior falls there more slowly than a Gaussian (b
+// log-Gamma(1) in the split space: 3.0 nats at 4 sd below its mode) and
+// leaves the plain split where it falls faster (b with a quartic wall:
+// 264 nats), from the same mode and Laplace covariance.
+func TestVarianceSplitTail(t *testing.T) {
+	split := gp.VarianceSplit{}
+	v0 := []float64{0.3, 0, 0}
+	mode := make([]float64, 3)
+	split.ToTarget(v0, mode)
+	// The Laplace covariance in u of the unit one in v: J·Jᵀ, J = ∂u/∂v
+	// by central differences.
+	const h = 1e-6
+	jac := make([]float64, 9)
+	for j := range 3 {
+		vp, vm := append([]float64(nil), v0...), append([]float64(nil), v0...)
+		vp[j] += h
+		vm[j] -= h
+		up, um := make([]float64, 3), make([]float64, 3)
+		split.ToTarget(vp, up)
+		split.ToTarget(vm, um)
+		for i := range 3 {
+			jac[i*3+j] = (up[i] - um[i]) / (2 * h)
+		}
+	}
+	cov := make([]float64, 9)
+	for i := range 3 {
+		for k := range 3 {
+			for j := range 3 {
+				cov[i*3+k] += jac[i*3+j] * jac[k*3+j]
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		b     func(b float64) float64
+		tail  bool
+		falls float64
+	}{
+		{"log-gamma", func(b float64) float64 { return b - math.Exp(b) }, true, 3.02},
+		{"quartic", func(b float64) float64 { return -b*b/2 - b*b*b*b }, false, 264},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tg := splitTarget{b: c.b}
+			tr, evals, err := VarianceSplitTail(context.Background(), tg, mode, cov)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if evals != 2 {
+				t.Errorf("evals %d, want 2", evals)
+			}
+			tail, ok := tr.(gp.VarianceSplitTail)
+			if ok != c.tail {
+				t.Fatalf("transform %T: want the tail compressed %v (b's fall at 4 sd %.3g nats, a Gaussian's 8)", tr, c.tail, c.falls)
+			}
+			if ok && (math.Abs(tail.Center) > 1e-6 || math.Abs(tail.Scale-TailScale) > 1e-6) {
+				t.Errorf("centre %v, scale %v: want b's mode 0 and TailScale × its sd 1", tail.Center, tail.Scale)
+			}
+		})
+	}
+	if _, _, err := VarianceSplitTail(context.Background(), splitTarget{b: func(float64) float64 { return 0 }}, mode, cov[:4]); err == nil {
+		t.Error("a covariance of the wrong size: no error")
+	}
+}
+
+// splitTarget is a density on u = (u₀, log σf, log σn) that is, in the
+// variance split's space v = (u₀, a, b), N(0.3, 1) in u₀ and a and exp(b(v₂))
+// in b (up to the split's constant Jacobian).
+type splitTarget struct{ b func(float64) float64 }
+
+func (splitTarget) Dim() int                           { return 3 }
+func (splitTarget) NumObs() int                        { return 0 }
+func (splitTarget) LogPrior(u, grad []float64) float64 { clear(grad); return 0 }
+func (s splitTarget) Clone() (tempering.Target, error) { return s, nil }
+func (s splitTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
+	if grad != nil {
+		return 0, errors.New("splitTarget: no gradient")
+	}
+	v := make([]float64, 3)
+	gp.VarianceSplit{}.FromTarget(u, v)
+	return -(v[0]-0.3)*(v[0]-0.3)/2 - v[1]*v[1]/2 + s.b(v[2]), nil
+}
+
+// TestChainSpace: the messages name the variance split, say when b's
+// tail is compressed and where, and name nothing for other spaces.
+func TestChainSpace(t *testing.T) {
+	plain := ChainSpace(gp.VarianceSplit{})
+	tail := ChainSpace(gp.VarianceSplitTail{Center: -2.44, Scale: 1.9})
+	if !strings.Contains(plain, "log(σn²/σf²)") || strings.Contains(plain, "compressed") {
+		t.Errorf("plain split: %q", plain)
+	}
+	if !strings.HasPrefix(tail, plain) || !strings.Contains(tail, "compressed (sinh) below -2.44") {
+		t.Errorf("tail split: %q", tail)
+	}
+	if s := ChainSpace(tempering.Identity{}) + ChainSpace(nil); s != "" {
+		t.Errorf("other spaces: %q", s)
 	}
 }

@@ -40,6 +40,9 @@ type Efficiency struct {
 	// Means holds each parameter's posterior mean and MCSE (sampling
 	// space), to check samplers against one another.
 	Means, MCSE []float64
+	// ESSBulks and ESSTails hold each parameter's bulk- and tail-ESS, to
+	// tell which parameter decides the stop.
+	ESSBulks, ESSTails []float64
 }
 
 // Measure runs s on t and returns the efficiency of the draws.
@@ -68,6 +71,7 @@ func Measure(ctx context.Context, t tempering.Target, s *tempering.Settings) (*E
 		}
 		bulk = append(bulk, sums[p].ESSBulk)
 		e.Means[p], e.MCSE[p] = sums[p].Mean, sums[p].MCSEMean
+		e.ESSBulks, e.ESSTails = append(e.ESSBulks, sums[p].ESSBulk), append(e.ESSTails, sums[p].ESSTail)
 	}
 	v := diag.Judge(sums, len(res.Draws))
 	e.Converged, e.MaxRhat, e.MinESSBulk, e.MinESSTail = v.Converged, v.MaxRhat, v.MinESSBulk, v.MinESSTail

@@ -31,8 +31,10 @@ var (
 	surLocal     = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear      = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
 	largeSplit   = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
+	largeBTail   = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: the default's, subtemper.VarianceSplitTail, which compresses b's lower tail at subtemper.TailScale where it is heavy; <0: gp.VarianceSplit's, never compressed)")
 	largeProfile = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
 	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
+	largeData    = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
 	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
 )
 
@@ -66,8 +68,12 @@ var (
 //     -large.sursteps, -large.surlocal, -large.surnear).
 //
 // -large.split makes warm's and warm-sur's proposal a split-t
-// (ProposalOptions.Split); -large.profile prints the log posterior along
-// the variance split's coordinates from the mode.
+// (ProposalOptions.Split); -large.btail m fits it, and runs the chains,
+// in gp.VarianceSplitTail's space with the scale m times b's Laplace sd
+// whatever b's tail (0: the default's choice, subtemper.VarianceSplitTail),
+// or with m < 0 in gp.VarianceSplit's (b's lower tail not compressed); -large.profile
+// prints the log posterior along the chains' last two coordinates from
+// the mode.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -89,7 +95,7 @@ func BenchmarkLargeFit(b *testing.B) {
 	for _, dim := range ints(b, *largeDims) {
 		for _, n := range ints(b, *largeNs) {
 			b.Run(fmt.Sprintf("N=%d/D=%d", n, dim), func(b *testing.B) {
-				t, err := NewTarget(be, ModelGP, n, dim, 1)
+				t, err := NewTarget(be, ModelGP, n, dim, *largeData)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -172,9 +178,27 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		if wo.Proposal != nil {
 			wo.Proposal.Split = *largeSplit
 		}
+		if po := wo.Proposal; po != nil && po.TransformAt != nil {
+			switch m := *largeBTail; {
+			case m < 0:
+				po.TransformAt, po.Transform = nil, gp.VarianceSplit{}
+			case m > 0:
+				po.TransformAt = func(_ context.Context, _ tempering.Target, mode, cov []float64) (tempering.Transform, int, error) {
+					tr, err := gp.NewVarianceSplitTail(mode, cov, m)
+					return tr, 0, err
+				}
+			}
+		}
 		ws, err := tempering.FindMode(ctx, t, wo)
 		if err != nil {
 			return nil, err
+		}
+		var profileTr tempering.Transform = gp.VarianceSplit{}
+		if p := ws.Proposal; p != nil && p.Transform != nil {
+			profileTr = p.Transform
+			if tr, ok := p.Transform.(gp.VarianceSplitTail); ok {
+				fmt.Fprintf(os.Stderr, "variance split tail: centre %.4f scale %.4f\n", tr.Center, tr.Scale)
+			}
 		}
 		for _, s := range ws.Stages {
 			r.warmEquiv += float64(s.Evals) * cost.Grad(s.Size) / cost.Grad(n)
@@ -188,7 +212,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		r.modes = ws.Modes
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
 		if *largeProfile {
-			printProfile(t, ws)
+			printProfile(t, ws, profileTr)
 		}
 		st = subtemper.WarmSettings(st, ws, false)
 		if p := ws.Proposal; *largeForce && p != nil && ws.Unimodal() {
@@ -258,14 +282,16 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		n, method, r.draws, r.levels, r.modes, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, e.MaxRhat, e.MinESSBulk, e.MinESSTail, res.Tunings[0][0].StepSize)
 	// The posterior means of u and their MCSE, to set methods side by side.
 	fmt.Fprintf(os.Stderr, "largefit N=%d %s: means %.5f\nlargefit N=%d %s: mcse %.5f\n", n, method, e.Means, n, method, e.MCSE)
+	fmt.Fprintf(os.Stderr, "largefit N=%d %s: bulk-ESS %.0f\nlargefit N=%d %s: tail-ESS %.0f\n", n, method, e.ESSBulks, n, method, e.ESSTails)
 	return r, nil
 }
 
-// printProfile prints, to stderr, the fall of t's log posterior from the
-// warm start's mode along each of gp.VarianceSplit's coordinates a =
-// ½log(σf²+σn²) and b = log(σn²/σf²), the others held at the mode.
-func printProfile(t tempering.Target, ws *tempering.WarmStart) {
-	tr := gp.VarianceSplit{}
+// printProfile prints, to stderr, the fall of t's log posterior in the
+// chains' space of tr (gp.VarianceSplit's or gp.VarianceSplitTail's),
+// Jacobian included, from the warm start's mode along each of the last
+// two coordinates, a = ½log(σf²+σn²) and b = log(σn²/σf²) (w for the
+// tail's), the others held at the mode.
+func printProfile(t tempering.Target, ws *tempering.WarmStart, tr tempering.Transform) {
 	ch := tempering.Reparam(t, tr)
 	v := make([]float64, len(ws.Mode))
 	tr.FromTarget(ws.Mode, v)
@@ -277,7 +303,11 @@ func printProfile(t tempering.Target, ws *tempering.WarmStart) {
 		return ll + ch.LogPrior(x, nil)
 	}
 	top := lp(v)
-	for i, name := range []string{"a", "b"} {
+	names := []string{"a", "b"}
+	if _, ok := tr.(gp.VarianceSplitTail); ok {
+		names[1] = "w"
+	}
+	for i, name := range names {
 		k := len(v) - 2 + i
 		for _, d := range []float64{-8, -6, -4, -2, -1, 1, 2} {
 			x := slices.Clone(v)

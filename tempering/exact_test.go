@@ -101,6 +101,15 @@ func exactCases() []exactCase {
 		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}})
+	// The variance split with b's left tail compressed, centred above the
+	// posterior's mean of b (1.37, sd 0.36) with a smaller scale, so that
+	// the sinh side and its log cosh Jacobian carry most of the mass:
+	// HMC in its space, and the fitted independence sampler as large
+	// fits would run it.
+	tail := gp.VarianceSplitTail{Center: 1.6, Scale: 0.2}
+	cs = append(cs,
+		exactCase{name: "tail-split/none", kernel: hmc, driver: None, draws: 6000, transform: tail},
+		exactCase{name: "warm-fit-imh-tail/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: tail})
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000},
 		exactCase{name: "warm-fit-imh-split/none", driver: None, draws: 6000, warm: true, fit: true, split: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}},
 		exactCase{name: "imh-misfit-split/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, Split: []float64{0.6, 1.5, 1.2, 0.8, 1, 2}, DF: 4}, driver: None, draws: 30000},

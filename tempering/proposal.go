@@ -20,6 +20,13 @@ type ProposalOptions struct {
 	// Transform is the chains' space v (u = g(v)) the proposal lives in;
 	// nil means u itself.
 	Transform Transform
+	// TransformAt, if non-nil, chooses the space in place of Transform
+	// from the target and the warm start's mode and Laplace covariance
+	// (in u), with evals the log densities it computed on all
+	// observations (Proposal.TransformEvals): a space fitted to the
+	// posterior, such as the GP's variance split with b's tail compressed
+	// about the mode where it falls slowly (subtemper.VarianceSplitTail).
+	TransformAt func(ctx context.Context, t Target, mode, cov []float64) (tr Transform, evals int, err error)
 	// Draws is the number of proposals drawn in each round. Zero means 500.
 	Draws int
 	// Rounds is the most rounds: the first draws from the Laplace
@@ -86,6 +93,8 @@ type Proposal struct {
 	// SplitEvals is the number of log-density evaluations the split's
 	// fit made (ProposalOptions.Split).
 	SplitEvals int
+	// TransformEvals is the number ProposalOptions.TransformAt made.
+	TransformEvals int
 	// Surrogate approximates the log posterior in the chains' space
 	// (ProposalOptions.Surrogate); nil if not fitted.
 	Surrogate *Surrogate
@@ -96,7 +105,7 @@ func (p *Proposal) ESS() float64 { return p.ImportanceESS }
 
 // Evals returns the number of log-density evaluations the fit made.
 func (p *Proposal) Evals() int {
-	n := p.SplitEvals
+	n := p.SplitEvals + p.TransformEvals
 	for _, r := range p.Rounds {
 		n += r.Draws
 	}
@@ -133,6 +142,14 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 	if len(w.Mode) != dim || len(w.Cov) != dim*dim {
 		return nil, fmt.Errorf("tempering: proposal fit: warm start of dimension %d for a target of dimension %d", len(w.Mode), dim)
 	}
+	var trEvals int
+	if opt.TransformAt != nil {
+		tr, n, err := opt.TransformAt(ctx, t, w.Mode, w.Cov)
+		if err != nil {
+			return nil, fmt.Errorf("tempering: proposal fit: %w", err)
+		}
+		opt.Transform, trEvals = tr, n
+	}
 	center, cov := w.Mode, w.Cov
 	chain := t
 	if opt.Transform != nil {
@@ -147,7 +164,7 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		return nil, fmt.Errorf("tempering: proposal fit: %w", err)
 	}
 	defer closePool(clones)
-	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale, ImportanceESS: -1}
+	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale, ImportanceESS: -1, TransformEvals: trEvals}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x70726f70))
 	var secs float64
 	var pool [][]float64 // every round's draws

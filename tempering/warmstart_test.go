@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -336,5 +337,34 @@ func TestFitProposalSplit(t *testing.T) {
 	}
 	if k := p.Kernel(); len(k.Split) != 4 || k.Split[0] != p.Split[0] {
 		t.Errorf("kernel split %v, want the proposal's %v", k.Split, p.Split)
+	}
+}
+
+// TestFitProposalTransformAt: the proposal lives in the space
+// TransformAt chooses from the target and the mode, whose evaluations
+// count in Evals, and its error stops the fit.
+func TestFitProposalTransformAt(t *testing.T) {
+	ctx := context.Background()
+	ws, err := FindMode(ctx, skewTarget{}, WarmStartOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotMode []float64
+	at := func(_ context.Context, tg Target, mode, cov []float64) (Transform, int, error) {
+		gotMode = mode
+		return sinhFirst{}, 7, nil
+	}
+	p, err := ws.FitProposal(ctx, skewTarget{}, ProposalOptions{Seed: 2, Rounds: 1, Transform: Identity{}, TransformAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Transform.(sinhFirst); !ok || p.TransformEvals != 7 || p.Evals() != 507 || !slices.Equal(gotMode, ws.Mode) {
+		t.Errorf("Transform %T, TransformEvals %d, Evals %d, mode %v: want sinhFirst, 7, 507 and the warm start's mode %v", p.Transform, p.TransformEvals, p.Evals(), gotMode, ws.Mode)
+	}
+	fail := func(context.Context, Target, []float64, []float64) (Transform, int, error) {
+		return nil, 0, errors.New("no space")
+	}
+	if _, err := ws.FitProposal(ctx, skewTarget{}, ProposalOptions{Seed: 2, TransformAt: fail}); err == nil || !strings.Contains(err.Error(), "no space") {
+		t.Errorf("TransformAt's error: got %v", err)
 	}
 }

@@ -156,8 +156,8 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 		what = fmt.Sprintf("one mode: sampling by independence Metropolis–Hastings from a Student-t fitted to the posterior by importance sampling (%s, %d log densities; importance ESS %.0f%%)",
 			plural.Count(len(p.Rounds), "round", "rounds"), ws.Proposal.Evals(), 100*p.ImportanceESS)
 	}
-	if _, own := j.settings.Transform.(tempering.Identity); ws.Unimodal() && j.settings.Transform != nil && !own {
-		what += ", the chains moving in (½log(σf²+σn²), log(σn²/σf²)) for (log σf, log σn)"
+	if space := subtemper.ChainSpace(j.settings.Transform); ws.Unimodal() && space != "" {
+		what += ", the chains moving in " + space
 	}
 	fmt.Fprintf(w, "subtemper %s: warm start: posterior mode found in %s by L-BFGS on %s observations (%s evaluations, %.0f full-data gradients' worth); %s\n",
 		j.command, ws.Wall.Round(time.Millisecond), strings.Join(sizes, ", "), strings.Join(evals, ", "), j.warm.GradEquivalents, what)
