@@ -26,7 +26,6 @@ back to the data's units. Reports (JSON on stdout, and to --out):
 Use Debian's python3 (/usr/bin/python3) with python3-sklearn.
 """
 import argparse
-import json
 import math
 import time
 
@@ -35,6 +34,8 @@ import sklearn
 from scipy.stats import norm
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+from jsonout import emit
 
 
 def read(path, target):
@@ -100,11 +101,7 @@ def main():
         "latent_sd_mean": float(np.mean(ys * np.sqrt(var_f))),
         "kernel_fitted_std_units": str(k),
     }
-    js = json.dumps(res, indent=2)
-    print(js)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(js + "\n")
+    emit(res, a.out)
 
 
 if __name__ == "__main__":

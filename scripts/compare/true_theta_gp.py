@@ -20,6 +20,8 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.stats import norm
 
+from jsonout import emit
+
 
 def read(path):
     data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
@@ -58,11 +60,7 @@ def main():
         "coverage50": float(np.mean(np.abs(err) <= norm.ppf(0.75) * s)),
         "coverage90": float(np.mean(np.abs(err) <= norm.ppf(0.95) * s)),
     }
-    js = json.dumps(res, indent=2)
-    print(js)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(js + "\n")
+    emit(res, a.out)
 
 
 if __name__ == "__main__":
