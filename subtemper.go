@@ -298,27 +298,27 @@ const IndependenceDraws = 10000
 
 // WarmStartOptions returns the warm-start options FitGP uses for st (and
 // the CLI): st's seed and chains, and, if fitProposal, an independence
-// proposal fitted in st.Transform's space or, if st has none, in
-// gp.VarianceSplit's with b's lower tail compressed about the mode
-// (VarianceSplitTail).
+// proposal fitted in st.Transform's space, gp.VarianceSplit's if it has
+// none.
 func WarmStartOptions(st tempering.Settings, fitProposal bool) tempering.WarmStartOptions {
 	o := tempering.WarmStartOptions{Seed: st.Seed, Chains: st.Chains}
 	if fitProposal {
-		o.Proposal = &tempering.ProposalOptions{Transform: st.Transform, Seed: st.Seed}
-		if st.Transform == nil {
-			o.Proposal.TransformAt = VarianceSplitTail
+		tr := st.Transform
+		if tr == nil {
+			tr = gp.VarianceSplit{}
 		}
+		o.Proposal = &tempering.ProposalOptions{Transform: tr, Seed: st.Seed}
 	}
 	return o
 }
 
-// TailScale is the scale of b's compressed lower tail in the space that
-// WarmStartOptions fits a GP's proposal in (gp.NewVarianceSplitTail), in
-// standard deviations of b under the Laplace approximation. Measured
-// (docs/LARGE.md): on the GP at N = 1024, D = 8, the fit with b's tail
-// compressed at 1 sd needed less work to converge than the plain split's
-// on five of six seeds, 34% less in geometric mean; at 2 sd and 0.7 sd
-// more than at 1 sd.
+// TailScale is the scale of b's compressed lower tail in
+// VarianceSplitTail's space (gp.NewVarianceSplitTail), in standard
+// deviations of b under the Laplace approximation. Measured
+// (docs/LARGE.md): on the GP at N = 1024, D = 8 (data seed 1), the fit
+// with b's tail compressed at 1 sd needed less work to converge than the
+// plain split's on six of eight seeds, 32% less in all; at 2 sd and
+// 0.7 sd more than at 1 sd.
 const TailScale = 1.0
 
 // TailAt is where VarianceSplitTail measures the fall of b's lower tail:
@@ -341,16 +341,20 @@ func ChainSpace(tr tempering.Transform) string {
 	return ""
 }
 
-// VarianceSplitTail returns the space in which WarmStartOptions fits a
-// GP's proposal (ProposalOptions.TransformAt): gp.VarianceSplitTail about
-// the mode, b's lower tail compressed at TailScale standard deviations of
-// b, where t's log posterior falls by less than a Gaussian's from the mode
-// to TailAt standard deviations below it (b's tail heavier than the
-// Laplace approximation says); gp.VarianceSplit otherwise. It computes 2
-// log densities. Measured (docs/LARGE.md): at D = 8 the fall is 3.6–5.7
+// VarianceSplitTail chooses a space to fit a GP's proposal in, as
+// ProposalOptions.TransformAt takes it (opt-in: WarmStartOptions fits in
+// the plain split): gp.VarianceSplitTail about the mode, b's lower tail
+// compressed at TailScale standard deviations of b, where t's log
+// posterior falls by less than a Gaussian's from the mode to TailAt
+// standard deviations below it (b's tail heavier than the Laplace
+// approximation says); gp.VarianceSplit otherwise. It computes 2 log
+// densities. Measured (docs/LARGE.md): at D = 8 the fall was 3.6–5.7
 // nats (a tail set by the prior on σn, as σn → 0 leaves the likelihood
-// flat), and compressing it cut the work; at D = 3 it is 64 nats (a
-// wall), and compressing it doubled the work on one seed.
+// flat); at D = 3 64 nats (a wall), where compressing it had doubled the
+// work on one seed. It is not the default: on a second D = 8 data set the
+// compressed space lowered the proposal's importance ESS below
+// MinProposalESS on one seed, and the fit fell back to HMC for twice the
+// work.
 func VarianceSplitTail(ctx context.Context, t tempering.Target, mode, cov []float64) (tempering.Transform, int, error) {
 	split := gp.VarianceSplit{}
 	d := len(mode)

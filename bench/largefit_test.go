@@ -19,23 +19,24 @@ import (
 
 // The cases and methods of BenchmarkLargeFit.
 var (
-	largeNs      = flag.String("large.n", "256,512,1024,2048", "BenchmarkLargeFit: comma-separated N of the synthetic cases")
-	largeDims    = flag.String("large.dims", "3,8", "BenchmarkLargeFit: comma-separated D of the synthetic cases")
-	largeLength  = flag.Float64("large.length", 1.5, "BenchmarkLargeFit: warm-len's integration time")
-	largeWarmup  = flag.Int("large.warmup", 0, "BenchmarkLargeFit: warm methods' warm-up iterations (0: tempering.WarmStartWarmup)")
-	largeIMHDF   = flag.Float64("large.imhdf", 0, "BenchmarkLargeFit: warm's independence proposal's degrees of freedom (0: as fitted)")
-	largeWide    = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
-	largeLocal   = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
-	largeForce   = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
-	surSteps     = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
-	surLocal     = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
-	surNear      = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
-	largeSplit   = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
-	largeBTail   = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: the default's, subtemper.VarianceSplitTail, which compresses b's lower tail at subtemper.TailScale where it is heavy; <0: gp.VarianceSplit's, never compressed)")
-	largeProfile = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
-	largeSeed    = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
-	largeData    = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
-	largeMethods = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
+	largeNs       = flag.String("large.n", "256,512,1024,2048", "BenchmarkLargeFit: comma-separated N of the synthetic cases")
+	largeDims     = flag.String("large.dims", "3,8", "BenchmarkLargeFit: comma-separated D of the synthetic cases")
+	largeLength   = flag.Float64("large.length", 1.5, "BenchmarkLargeFit: warm-len's integration time")
+	largeWarmup   = flag.Int("large.warmup", 0, "BenchmarkLargeFit: warm methods' warm-up iterations (0: tempering.WarmStartWarmup)")
+	largeIMHDF    = flag.Float64("large.imhdf", 0, "BenchmarkLargeFit: warm's independence proposal's degrees of freedom (0: as fitted)")
+	largeWide     = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
+	largeLocal    = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
+	largeForce    = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
+	surSteps      = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
+	surLocal      = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
+	surNear       = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
+	largeSplit    = flag.Bool("large.split", false, "BenchmarkLargeFit: warm and warm-sur fit a split-t proposal (ProposalOptions.Split)")
+	largeBTail    = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: gp.VarianceSplit's, the default's)")
+	largeTailGate = flag.Bool("large.tailgate", false, "BenchmarkLargeFit: warm's and warm-sur's proposal space chosen by subtemper.VarianceSplitTail (b's lower tail compressed where it is heavy)")
+	largeProfile  = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
+	largeSeed     = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
+	largeData     = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
+	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
 )
 
 // BenchmarkLargeFit fits the GP's hyperparameters on the paper's §4.2
@@ -69,11 +70,10 @@ var (
 //
 // -large.split makes warm's and warm-sur's proposal a split-t
 // (ProposalOptions.Split); -large.btail m fits it, and runs the chains,
-// in gp.VarianceSplitTail's space with the scale m times b's Laplace sd
-// whatever b's tail (0: the default's choice, subtemper.VarianceSplitTail),
-// or with m < 0 in gp.VarianceSplit's (b's lower tail not compressed); -large.profile
-// prints the log posterior along the chains' last two coordinates from
-// the mode.
+// in gp.VarianceSplitTail's space with the scale m times b's Laplace sd;
+// -large.tailgate lets subtemper.VarianceSplitTail choose (b's lower tail
+// compressed where it is heavy); -large.profile prints the log posterior
+// along the chains' last two coordinates from the mode.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -178,11 +178,9 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		if wo.Proposal != nil {
 			wo.Proposal.Split = *largeSplit
 		}
-		if po := wo.Proposal; po != nil && po.TransformAt != nil {
-			switch m := *largeBTail; {
-			case m < 0:
-				po.TransformAt, po.Transform = nil, gp.VarianceSplit{}
-			case m > 0:
+		if po := wo.Proposal; po != nil && (*largeBTail > 0 || *largeTailGate) {
+			po.TransformAt = subtemper.VarianceSplitTail
+			if m := *largeBTail; m > 0 {
 				po.TransformAt = func(_ context.Context, _ tempering.Target, mode, cov []float64) (tempering.Transform, int, error) {
 					tr, err := gp.NewVarianceSplitTail(mode, cov, m)
 					return tr, 0, err

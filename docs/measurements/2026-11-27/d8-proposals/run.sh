@@ -1,8 +1,7 @@
 #!/bin/sh
 # The D = 8 proposal variants of docs/LARGE.md ("What did not help
 # reliably"): §4.2 generator, N = 1024, D = 8, data seed 1, fit seeds 1-4.
-# Each line is one whole fit; run two at a time on 2 cores. In the plain
-# variance split (-large.btail -1), as these figures were made.
+# Each line is one whole fit; run two at a time on 2 cores.
 #   surrogate-sS.txt  surrogate transitions (-large.methods warm-sur)
 #   surnear-sS.txt    the same, half the transitions one surrogate step
 #   surlocal-sS.txt   the same, one exact random-walk step after each
@@ -13,7 +12,7 @@ out=$(cd "$(dirname "$0")" && pwd)
 cd "$(git rev-parse --show-toplevel)"
 go test -c -tags openblas -o /tmp/d8-proposals.test ./bench/
 cd bench
-run() { OPENBLAS_NUM_THREADS=1 /tmp/d8-proposals.test -test.run '^$' -test.bench LargeFit -test.benchtime 1x -test.timeout 2h -large.n 1024 -large.dims 8 -large.btail -1 "$@"; }
+run() { OPENBLAS_NUM_THREADS=1 /tmp/d8-proposals.test -test.run '^$' -test.bench LargeFit -test.benchtime 1x -test.timeout 2h -large.n 1024 -large.dims 8 "$@"; }
 for s in 1 2 3 4; do
 	run -large.methods warm-sur -large.seed $s >"$out/surrogate-s$s.txt" 2>&1
 	run -large.methods warm-sur -large.surnear 0.5 -large.seed $s >"$out/surnear-s$s.txt" 2>&1
