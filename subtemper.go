@@ -350,11 +350,11 @@ func ChainSpace(tr tempering.Transform) string {
 // approximation says); gp.VarianceSplit otherwise. It computes 2 log
 // densities. Measured (docs/LARGE.md): at D = 8 the fall was 3.6–5.7
 // nats (a tail set by the prior on σn, as σn → 0 leaves the likelihood
-// flat); at D = 3 64 nats (a wall), where compressing it had doubled the
-// work on one seed. It is not the default: on a second D = 8 data set the
+// flat); at D = 3 64 nats (a wall), where compressing it cost 2.4 times
+// the work on one seed. It is not the default: on a second D = 8 data set the
 // compressed space lowered the proposal's importance ESS below
-// MinProposalESS on one seed, and the fit fell back to HMC for twice the
-// work.
+// MinProposalESS on one seed of two, and the fit fell back to HMC for 2.8
+// times the work.
 func VarianceSplitTail(ctx context.Context, t tempering.Target, mode, cov []float64) (tempering.Transform, int, error) {
 	split := gp.VarianceSplit{}
 	d := len(mode)
