@@ -13,6 +13,7 @@
 #   btail1-sS-rerun.txt    btail1-sS again (S = 1-4), with each parameter's ESS
 #   default-sS.txt         the plain split (the default), fit seed S
 #   data2-tail-sS.txt, data2-split-sS.txt  data seed 2, -large.tailgate and the plain split
+#   d3-btail1-sS.txt, d3-default-sS.txt, d3-tailgate-s1.txt  D = 3: M = 1, the plain split, -large.tailgate
 #   profile-btail1-s1.txt  the log posterior along a and w from the mode
 # btail1-s1..s4 were run before the bench printed each parameter's ESS;
 # their draws are the same either way.
@@ -40,6 +41,9 @@ done
 for s in 1 2; do
 	run -large.data 2 -large.tailgate -large.seed $s >"$out/data2-tail-s$s.txt" 2>&1
 	run -large.data 2 -large.seed $s >"$out/data2-split-s$s.txt" 2>&1
+	run -large.dims 3 -large.btail 1 -large.seed $s >"$out/d3-btail1-s$s.txt" 2>&1
+	run -large.dims 3 -large.seed $s >"$out/d3-default-s$s.txt" 2>&1
 done
+run -large.dims 3 -large.tailgate -large.seed 1 >"$out/d3-tailgate-s1.txt" 2>&1
 # Stop it once printed (it goes on to sample).
 timeout 150 sh -c "OPENBLAS_NUM_THREADS=1 /tmp/d8-btail.test -test.run '^\$' -test.bench LargeFit -test.benchtime 1x -large.n 1024 -large.dims 8 -large.methods warm -large.btail 1 -large.seed 1 -large.profile" 2>&1 | grep profile >"$out/profile-btail1-s1.txt" || true
