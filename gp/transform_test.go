@@ -29,20 +29,7 @@ func TestVarianceSplit(t *testing.T) {
 				t.Errorf("u %v: round trip gives %v", u, back)
 			}
 		}
-		// Jacobian ∂u/∂v by central differences.
-		jac := make([]float64, d*d)
-		for k := range d {
-			h := 1e-6
-			vp, vm := append([]float64(nil), v...), append([]float64(nil), v...)
-			vp[k] += h
-			vm[k] -= h
-			up, um := make([]float64, d), make([]float64, d)
-			vs.ToTarget(vp, up)
-			vs.ToTarget(vm, um)
-			for i := range d {
-				jac[i*d+k] = (up[i] - um[i]) / (2 * h)
-			}
-		}
+		jac := centralJacobian(vs.ToTarget, v)
 		gu := []float64{0.7, -1.3, 2.1}
 		gv := make([]float64, d)
 		vs.Pullback(v, gu, gv)
@@ -94,19 +81,8 @@ func TestVarianceSplitTail(t *testing.T) {
 				t.Errorf("v %v: round trip gives %v", v, back)
 			}
 		}
-		jac := make([]float64, d*d) // ∂u_i/∂v_k
-		h := 1e-6
-		for k := range d {
-			vp, vm := append([]float64(nil), v...), append([]float64(nil), v...)
-			vp[k] += h
-			vm[k] -= h
-			up, um := make([]float64, d), make([]float64, d)
-			tr.ToTarget(vp, up)
-			tr.ToTarget(vm, um)
-			for i := range d {
-				jac[i*d+k] = (up[i] - um[i]) / (2 * h)
-			}
-		}
+		jac := centralJacobian(tr.ToTarget, v)
+		const h = jacobianStep
 		gu := []float64{0.7, -1.3, 2.1}
 		gv := make([]float64, d)
 		tr.Pullback(v, gu, gv)
@@ -165,4 +141,26 @@ func TestNewVarianceSplitTail(t *testing.T) {
 	if _, err := NewVarianceSplitTail(mode, cov, 0); err == nil {
 		t.Error("a zero scale was accepted")
 	}
+}
+
+// jacobianStep is centralJacobian's step.
+const jacobianStep = 1e-6
+
+// centralJacobian returns the Jacobian ∂u_i/∂v_k of the map toTarget at
+// v (row-major, u's index first) by central differences.
+func centralJacobian(toTarget func(v, u []float64), v []float64) []float64 {
+	d := len(v)
+	jac := make([]float64, d*d)
+	for k := range d {
+		vp, vm := append([]float64(nil), v...), append([]float64(nil), v...)
+		vp[k] += jacobianStep
+		vm[k] -= jacobianStep
+		up, um := make([]float64, d), make([]float64, d)
+		toTarget(vp, up)
+		toTarget(vm, um)
+		for i := range d {
+			jac[i*d+k] = (up[i] - um[i]) / (2 * jacobianStep)
+		}
+	}
+	return jac
 }
