@@ -348,7 +348,7 @@ func ChainSpace(tr tempering.Transform) string {
 // posterior falls by less than a Gaussian's from the mode to TailAt
 // standard deviations below it (b's tail heavier than the Laplace
 // approximation says); gp.VarianceSplit otherwise. It computes 2 log
-// densities. Measured (docs/LARGE.md): at D = 8 the fall was 3.6–5.7
+// densities (TailFall). Measured (docs/LARGE.md): at D = 8 the fall was 3.5–5.7
 // nats (a tail set by the prior on σn, as σn → 0 leaves the likelihood
 // flat); at D = 3 64 nats (a wall), where compressing it cost 2.4 times
 // the work on one seed. It is not the default: on a second D = 8 data set the
@@ -356,10 +356,26 @@ func ChainSpace(tr tempering.Transform) string {
 // MinProposalESS on one seed of two, and the fit fell back to HMC for 2.8
 // times the work.
 func VarianceSplitTail(ctx context.Context, t tempering.Target, mode, cov []float64) (tempering.Transform, int, error) {
+	fall, evals, err := TailFall(ctx, t, mode, cov)
+	if err != nil {
+		return nil, evals, err
+	}
+	if !(fall < TailAt*TailAt/2) {
+		return gp.VarianceSplit{}, evals, nil
+	}
+	tr, err := gp.NewVarianceSplitTail(mode, cov, TailScale)
+	return tr, evals, err
+}
+
+// TailFall returns what VarianceSplitTail decides on: the fall of t's log
+// posterior in gp.VarianceSplit's space from the mode to TailAt Laplace
+// standard deviations of b below it (+Inf where the density there is
+// zero), with the number of log densities computed.
+func TailFall(ctx context.Context, t tempering.Target, mode, cov []float64) (fall float64, evals int, err error) {
 	split := gp.VarianceSplit{}
 	d := len(mode)
 	if d < 2 || len(cov) != d*d || t.Dim() != d {
-		return nil, 0, fmt.Errorf("subtemper: variance split tail: mode of length %d and covariance of %d entries for a target of dimension %d", d, len(cov), t.Dim())
+		return 0, 0, fmt.Errorf("subtemper: variance split tail: mode of length %d and covariance of %d entries for a target of dimension %d", d, len(cov), t.Dim())
 	}
 	v := make([]float64, d)
 	split.FromTarget(mode, v)
@@ -374,18 +390,14 @@ func VarianceSplitTail(ctx context.Context, t tempering.Target, mode, cov []floa
 	}
 	top, err := lp(v)
 	if err != nil {
-		return nil, 1, err
+		return 0, 1, err
 	}
 	v[d-1] -= TailAt * sd
 	low, err := lp(v)
 	if err != nil {
-		return nil, 2, err
+		return 0, 2, err
 	}
-	if !(top-low < TailAt*TailAt/2) {
-		return split, 2, nil
-	}
-	tr, err := gp.NewVarianceSplitTail(mode, cov, TailScale)
-	return tr, 2, err
+	return top - low, 2, nil
 }
 
 // GPFit is a fitted GP: the data, how they were transformed, the model's

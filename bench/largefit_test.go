@@ -284,12 +284,15 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	return r, nil
 }
 
-// printProfile prints, to stderr, the fall of t's log posterior in the
-// chains' space of tr (gp.VarianceSplit's or gp.VarianceSplitTail's),
+// printProfile prints, to stderr, subtemper.TailFall, and the fall of t's
+// log posterior in the chains' space of tr (gp.VarianceSplit's or gp.VarianceSplitTail's),
 // Jacobian included, from the warm start's mode along each of the last
 // two coordinates, a = ½log(σf²+σn²) and b = log(σn²/σf²) (w for the
 // tail's), the others held at the mode.
 func printProfile(t tempering.Target, ws *tempering.WarmStart, tr tempering.Transform) {
+	if fall, _, err := subtemper.TailFall(context.Background(), t, ws.Mode, ws.Cov); err == nil {
+		fmt.Fprintf(os.Stderr, "profile: b falls %.2f nats at %g Laplace sd below the mode (a Gaussian: %g; subtemper.TailFall)\n", fall, subtemper.TailAt, subtemper.TailAt*subtemper.TailAt/2)
+	}
 	ch := tempering.Reparam(t, tr)
 	v := make([]float64, len(ws.Mode))
 	tr.FromTarget(ws.Mode, v)

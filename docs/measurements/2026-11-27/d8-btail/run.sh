@@ -14,6 +14,7 @@
 #   default-sS.txt         the plain split (the default), fit seed S
 #   data2-tail-sS.txt, data2-split-sS.txt  data seed 2, -large.tailgate and the plain split
 #   d3-btail1-sS.txt, d3-default-sS.txt, d3-tailgate-s1.txt  D = 3: M = 1, the plain split, -large.tailgate
+#   tailfall.txt           subtemper.TailFall, b's fall at 4 Laplace sd below the mode
 #   profile-btail1-s1.txt  the log posterior along a and w from the mode
 # btail1-s1..s4 were run before the bench printed each parameter's ESS;
 # their draws are the same either way.
@@ -47,3 +48,9 @@ done
 run -large.dims 3 -large.tailgate -large.seed 1 >"$out/d3-tailgate-s1.txt" 2>&1
 # Stop it once printed (it goes on to sample).
 timeout 150 sh -c "OPENBLAS_NUM_THREADS=1 /tmp/d8-btail.test -test.run '^\$' -test.bench LargeFit -test.benchtime 1x -large.n 1024 -large.dims 8 -large.methods warm -large.btail 1 -large.seed 1 -large.profile" 2>&1 | grep profile >"$out/profile-btail1-s1.txt" || true
+# subtemper.TailFall at D = 3 and at D = 8 on data seeds 1 and 2 (the first
+# profile line of each; stop it once printed).
+for c in "3 1" "8 1" "8 2"; do
+	set -- $c
+	timeout 400 sh -c "OPENBLAS_NUM_THREADS=1 /tmp/d8-btail.test -test.run '^\$' -test.bench LargeFit -test.benchtime 1x -large.n 1024 -large.dims $1 -large.data $2 -large.methods warm -large.seed 1 -large.profile" 2>&1 | grep -m1 "b falls" | sed "s/^/D=$1 data=$2: /"
+done >"$out/tailfall.txt"
