@@ -13,6 +13,8 @@ import "C"
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/subtemper/subtemper/model"
 )
 
 // devptr is a device address (CUdeviceptr).
@@ -100,10 +102,37 @@ func devAlloc(n int, what string) (devptr, error) {
 		n = 8
 	}
 	var p devptr
-	if err := cuErr(C.cuMemAlloc(&p, C.size_t(n)), "cuMemAlloc "+what+fmt.Sprintf(" (%d bytes)", n)); err != nil {
+	r := C.cuMemAlloc(&p, C.size_t(n))
+	if r == C.CUDA_ERROR_OUT_OF_MEMORY {
+		return 0, fmt.Errorf("cuMemAlloc %s (%s): %w", what, gib(int64(n)), model.ErrOutOfMemory)
+	}
+	if err := cuErr(r, "cuMemAlloc "+what+fmt.Sprintf(" (%d bytes)", n)); err != nil {
 		return 0, err
 	}
 	return p, nil
+}
+
+// fits returns an error wrapping model.ErrOutOfMemory, saying what is
+// needed and what is free, when need bytes exceed the device's free
+// memory. The context is current.
+func fits(need int64, why string) error {
+	var free, total C.size_t
+	if err := cuErr(C.cuMemGetInfo(&free, &total), "cuMemGetInfo"); err != nil {
+		return err
+	}
+	if need <= int64(free) {
+		return nil
+	}
+	return fmt.Errorf("needs %s of device memory (%s), but %s of the device's %s are free: %w",
+		gib(need), why, gib(int64(free)), gib(int64(total)), model.ErrOutOfMemory)
+}
+
+// gib formats a byte count in GiB (MiB below one GiB).
+func gib(b int64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
 }
 
 func devFree(p devptr) {

@@ -15,10 +15,6 @@ import (
 	"github.com/subtemper/subtemper/linalg"
 )
 
-// maxGradBlocks caps the blocks of the first stage of the gradient
-// reduction (and so the partial sums the second stage adds in order).
-const maxGradBlocks = 1024
-
 // NewGP uploads the inputs (centred column by column, as the CPU backend
 // does, so that the gradient's z·(z·r − q) form loses nothing to a common
 // offset) and the targets, and allocates every workspace for the full n:
@@ -66,7 +62,8 @@ func (b *backend) NewGP(x []float64, n, d int, y []float64) (linalg.GP, error) {
 		return nil, fmt.Errorf("linalg/cuda: new gp: %w", err)
 	}
 	defer leave()
-	g := &gp{n: n, d: d, ell: make([]float64, d), xmean: xmean, xc: xc, colMax2: colMax2}
+	g := &gp{n: n, d: d, ell: make([]float64, d), xmean: xmean, xc: xc, colMax2: colMax2,
+		kept: kept{u: make([]float64, d+2), sub: make([]int, 0, n)}}
 	if err := g.alloc(dev); err != nil {
 		g.free()
 		return nil, fmt.Errorf("linalg/cuda: new gp of %d×%d: %w", n, d, err)
@@ -106,6 +103,10 @@ type gp struct {
 	colMax2  []float64 // per column, the largest squared centred input
 
 	pred predictBufs // Predict's device buffers, allocated on first use
+
+	kept  kept   // what the last evaluation without gradient left, for LogLikResume
+	spare devptr // n×n: a prefix's factor is packed here, allocated on the first such resume
+	pre   pinned // host side of L⁻¹y and diag(L), 2n float64, for LogLikPrefixes
 }
 
 // resBytes is the size of the result block; infoOff the byte offset of
@@ -117,6 +118,9 @@ func (g *gp) alloc(dev *device) error {
 	n, d := g.n, g.d
 	var err error
 	if g.h, err = newHandles(dev, n); err != nil {
+		return err
+	}
+	if err := fits(GPMemory(n, d)+8*int64(g.h.lwork), fmt.Sprintf("the %d×%d kernel matrix takes %s", n, n, gib(8*int64(n)*int64(n)))); err != nil {
 		return err
 	}
 	for _, b := range []struct {
@@ -147,10 +151,11 @@ func (g *gp) free() {
 	if g.h != nil && g.h.stream != nil {
 		C.cuStreamSynchronize(g.h.stream)
 	}
-	for _, p := range []devptr{g.x, g.y, g.in, g.z, g.q, g.a, g.ys, g.alpha, g.w, g.partial, g.res} {
+	for _, p := range []devptr{g.x, g.y, g.in, g.z, g.q, g.a, g.ys, g.alpha, g.w, g.partial, g.res, g.spare} {
 		devFree(p)
 	}
 	g.pred.free()
+	g.pre.free()
 	g.stage.free()
 	g.out.free()
 	g.h.destroy()
@@ -159,7 +164,7 @@ func (g *gp) free() {
 
 func (g *gp) N() int                   { return g.n }
 func (g *gp) D() int                   { return g.d }
-func (g *gp) SetJitter(jitter float64) { g.jitter = jitter }
+func (g *gp) SetJitter(jitter float64) { g.jitter, g.kept.ok = jitter, false }
 
 func (g *gp) Close() error {
 	if g.h == nil {
@@ -279,6 +284,7 @@ func (g *gp) build(m int, idx devptr) error {
 }
 
 func (g *gp) Kernel(dst []float64, subset []int, u []float64) error {
+	g.kept.ok = false
 	m, idx, err := g.prepare(subset, u)
 	if err != nil {
 		return fmt.Errorf("gp kernel: %w", err)
@@ -341,6 +347,14 @@ func (g *gp) factorErr(m int) error {
 // result block (a few scalars, the gradient and the status words) back and
 // synchronises once.
 func (g *gp) LogLik(subset []int, u, grad []float64) (float64, error) {
+	return g.logLik(subset, u, grad, nil, nil)
+}
+
+// logLik is LogLik that, with ks, also sets the prefix log-likelihoods
+// pre (see LogLikPrefixes). An evaluation without gradient that succeeds
+// keeps its factor for LogLikResume; any other call uses it up.
+func (g *gp) logLik(subset []int, u, grad []float64, ks []int, pre []float64) (float64, error) {
+	g.kept.ok = false
 	if grad != nil && len(grad) != g.d+2 {
 		return 0, fmt.Errorf("linalg/cuda: gp: gradient of length %d, want %d", len(grad), g.d+2)
 	}
@@ -348,38 +362,69 @@ func (g *gp) LogLik(subset []int, u, grad []float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	d := g.d
+	if err := checkPrefixes(ks, pre, m); err != nil {
+		return 0, err
+	}
 	leave, err := g.h.dev.enter()
 	if err != nil {
 		return 0, fmt.Errorf("linalg/cuda: gp: %w", err)
 	}
 	defer leave()
-	h, fn := g.h, &g.h.dev.fn
-	info := g.res + devptr(g.infoOff())
 	if err := g.enqueueFactor(m, idx); err != nil {
 		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: evaluation of order %d: %w", m, err)
 	}
+	if len(ks) > 0 {
+		if err := g.enqueuePrefixes(m); err != nil {
+			return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: prefixes of order %d: %w", m, err)
+		}
+	}
 	if grad != nil {
-		rpb, nb := chunks(m, maxGradBlocks)
-		if err := firstErr(
-			h.inverse(m, g.a, info),
-			cuErr(C.k_gp_pmat(fn.gpPmat, C.uint(tiles(m)), tile, rows, h.stream, g.a, g.z, C.int(m), C.int(d),
-				C.double(g.sf2), g.alpha, g.w, info), "launch gp_pmat"),
-			// Row-major Q = P·[Z 1] (m×(d+1)) is the column-major
-			// Qᵀ = [Z 1]ᵀ·P, with P's upper row-major triangle its
-			// lower column-major one.
-			blasErr(C.st_dsymm_right_lower(h.blas, C.int(d+1), C.int(m), g.a, C.int(m), g.z, C.int(d+1), g.q, C.int(d+1)), "dsymm"),
-			cuErr(C.k_gp_grad_partial(fn.gpGradPartial, C.uint(nb), tile, rows, h.stream, g.z, g.q, g.w,
-				C.int(m), C.int(d), C.int(rpb), info, g.partial), "launch gp_grad_partial"),
-			cuErr(C.k_gp_grad_final(fn.gpGradFinal, tile, h.stream, g.partial, C.int(nb), C.int(d),
-				C.double(g.sn2), info, g.res+24), "launch gp_grad_final"),
-		); err != nil {
+		if err := g.enqueueGrad(m); err != nil {
 			return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: gradient of order %d: %w", m, err)
 		}
 	}
+	ll, err := g.finish(m, grad)
+	if err != nil {
+		return ll, err
+	}
+	if len(ks) > 0 {
+		g.prefixValues(m, ks, pre)
+	}
+	if grad == nil {
+		g.keep(subset, u, m)
+	}
+	return ll, nil
+}
+
+// enqueueGrad enqueues the gradient's work on the factor of the m×m
+// kernel at a and α: the inverse, P, P·[Z 1] and the two-stage reduction
+// into the result block.
+func (g *gp) enqueueGrad(m int) error {
+	h, fn, d := g.h, &g.h.dev.fn, g.d
+	info := g.res + devptr(g.infoOff())
+	rpb, nb := chunks(m, maxGradBlocks)
+	return firstErr(
+		h.inverse(m, g.a, info),
+		cuErr(C.k_gp_pmat(fn.gpPmat, C.uint(tiles(m)), tile, rows, h.stream, g.a, g.z, C.int(m), C.int(d),
+			C.double(g.sf2), g.alpha, g.w, info), "launch gp_pmat"),
+		// Row-major Q = P·[Z 1] (m×(d+1)) is the column-major
+		// Qᵀ = [Z 1]ᵀ·P, with P's upper row-major triangle its
+		// lower column-major one.
+		blasErr(C.st_dsymm_right_lower(h.blas, C.int(d+1), C.int(m), g.a, C.int(m), g.z, C.int(d+1), g.q, C.int(d+1)), "dsymm"),
+		cuErr(C.k_gp_grad_partial(fn.gpGradPartial, C.uint(nb), tile, rows, h.stream, g.z, g.q, g.w,
+			C.int(m), C.int(d), C.int(rpb), info, g.partial), "launch gp_grad_partial"),
+		cuErr(C.k_gp_grad_final(fn.gpGradFinal, tile, h.stream, g.partial, C.int(nb), C.int(d),
+			C.double(g.sn2), info, g.res+24), "launch gp_grad_final"),
+	)
+}
+
+// finish copies the result block back, synchronises, and returns the
+// log-likelihood of order m and, with grad, writes the gradient.
+func (g *gp) finish(m int, grad []float64) (float64, error) {
+	d := g.d
 	if err := firstErr(
-		dtoh(g.out.p, g.res, g.resBytes(), h.stream),
-		h.sync("gp log-likelihood"),
+		dtoh(g.out.p, g.res, g.resBytes(), g.h.stream),
+		g.h.sync("gp log-likelihood"),
 	); err != nil {
 		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: evaluation of order %d: %w", m, err)
 	}

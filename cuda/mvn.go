@@ -83,6 +83,10 @@ type mvn struct {
 	res   devptr // out (B), then resid (B×d)
 	stage pinned // host side of in
 	out   pinned // host side of res
+
+	order []int   // the observation in each row (nil: row i holds observation i)
+	pos   []int32 // its inverse: the row of each observation (nil with order)
+	pre   pinned  // host side of G's and the squared norms' leading entries, for SumSqPrefixes
 }
 
 func (m *mvn) N() int { return m.n }
@@ -116,6 +120,7 @@ func (m *mvn) free() {
 		C.cuStreamSynchronize(m.h.stream)
 	}
 	m.freeBatch()
+	m.pre.free()
 	devFree(m.wx)
 	devFree(m.gat)
 	devFree(m.pw)
@@ -154,47 +159,64 @@ func (m *mvn) grow(B int) error {
 	return nil
 }
 
-// SumSq gathers the subset (gather_rows), forms G = W_S·Tᵀ with one
-// cublasDgemm, reduces the columns of G and of [W_S |w|²] in two blocked
-// stages and finishes on the device (mvn_final); only out (and resid)
-// come back, after one synchronisation.
+// SumSq gathers the subset (gather_rows; not when it is held in leading
+// rows, see Reorder), forms G = W_S·Tᵀ with one cublasDgemm, reduces the
+// columns of G and of [W_S |w|²] in two blocked stages and finishes on the
+// device (mvn_final); only out (and resid) come back, after one
+// synchronisation.
 func (m *mvn) SumSq(subset []int, t []float64, B int, out, resid []float64) error {
+	_, err := m.sumSq(subset, t, B, out, resid, 0)
+	return err
+}
+
+// sumSq is SumSq that, with kmax > 0 (and B = 1) and the subset held in
+// leading rows, also brings back the first kmax entries of G and of the
+// squared norms into m.pre, in the same synchronisation, and reports
+// whether it did.
+func (m *mvn) sumSq(subset []int, t []float64, B int, out, resid []float64, kmax int) (bool, error) {
 	if m.h == nil {
-		return fmt.Errorf("linalg/cuda: mvn: %w", errClosed)
+		return false, fmt.Errorf("linalg/cuda: mvn: %w", errClosed)
 	}
 	k, err := checkSubset(subset, m.n)
 	if err != nil {
-		return err
+		return false, err
 	}
 	d := m.d
 	if B < 1 || len(t) < B*d || len(out) < B || (resid != nil && len(resid) < B*d) {
-		return fmt.Errorf("linalg/cuda: mvn: batch of %d with len(t) = %d, len(out) = %d, len(resid) = %d (D = %d)", B, len(t), len(out), len(resid), d)
+		return false, fmt.Errorf("linalg/cuda: mvn: batch of %d with len(t) = %d, len(out) = %d, len(resid) = %d (D = %d)", B, len(t), len(out), len(resid), d)
 	}
 	leave, err := m.h.dev.enter()
 	if err != nil {
-		return fmt.Errorf("linalg/cuda: mvn: %w", err)
+		return false, fmt.Errorf("linalg/cuda: mvn: %w", err)
 	}
 	defer leave()
 	if err := m.grow(B); err != nil {
 		m.freeBatch()
-		return fmt.Errorf("linalg/cuda: mvn: buffers for a batch of %d: %w", B, err)
+		return false, fmt.Errorf("linalg/cuda: mvn: buffers for a batch of %d: %w", B, err)
 	}
 	h, fn := m.h, &m.h.dev.fn
 	copy(m.stage.f64(0, B*d), t[:B*d])
 	nbytes := 8 * B * d
-	if subset != nil {
+	// Rows 0..k−1 hold the subset, in its order, when it is a prefix of
+	// the layout; all rows hold all observations in some order, which a
+	// sum does not see (but its prefixes do).
+	leading := m.leading(subset)
+	gather := !leading && subset != nil
+	if gather {
 		idx := m.stage.i32(8*B*d, k)
 		for r, i := range subset {
 			idx[r] = int32(i)
+			if m.pos != nil {
+				idx[r] = m.pos[i]
+			}
 		}
 		nbytes += 4 * k
 	}
-	// The upload is enqueued first: the gather reads the index list.
 	upload := htod(m.in, m.stage.p, nbytes, h.stream)
-	src, gather := m.wx, error(nil)
-	if subset != nil {
+	src, gathered := m.wx, error(nil)
+	if gather {
 		src = m.gat
-		gather = cuErr(C.k_gather_rows(fn.gatherRows, grid1(k*(d+1)), flatBlk, h.stream, m.wx,
+		gathered = cuErr(C.k_gather_rows(fn.gatherRows, grid1(k*(d+1)), flatBlk, h.stream, m.wx,
 			m.in+devptr(8*B*d), C.int(k), C.int(d+1), C.int(d+1), m.gat), "launch gather_rows")
 	}
 	var residPtr devptr
@@ -203,13 +225,15 @@ func (m *mvn) SumSq(subset []int, t []float64, B int, out, resid []float64) erro
 		residPtr = m.res + devptr(8*B)
 		outBytes += 8 * B * d
 	}
+	gemm := m.h.gemm(true, false, B, k, d, 1, m.in, d, src, d+1, 0, m.g, B)
+	prefixes := kmax > 0 && B == 1 && leading
+	var preErr error
+	if prefixes { // after the GEMM, in stream order
+		preErr = m.enqueuePrefixes(src, kmax)
+	}
 	rpb, nb := chunks(k, maxSumBlocks)
 	if err := firstErr(
-		upload, gather,
-		// Row-major G (k×B) = W_S·Tᵀ is column-major Gᵀ (B×k) = T·W_Sᵀ
-		// with T read as the column-major d×B Tᵀ (op T) and W_S as the
-		// column-major d×k W_Sᵀ with leading dimension d+1.
-		m.h.gemm(true, false, B, k, d, 1, m.in, d, src, d+1, 0, m.g, B),
+		upload, gathered, gemm, preErr,
 		cuErr(C.k_colsum_partial(fn.colsumPartial, C.uint((B+tile-1)/tile), C.uint(nb), tile, rows, h.stream,
 			m.g, C.int(k), C.int(B), C.int(B), C.int(rpb), m.pg), "launch colsum_partial (G)"),
 		cuErr(C.k_colsum_partial(fn.colsumPartial, C.uint((d+1+tile-1)/tile), C.uint(nb), tile, rows, h.stream,
@@ -219,11 +243,11 @@ func (m *mvn) SumSq(subset []int, t []float64, B int, out, resid []float64) erro
 		dtoh(m.out.p, m.res, outBytes, h.stream),
 		h.sync("mvn"),
 	); err != nil {
-		return fmt.Errorf("linalg/cuda: mvn: batch of %d over %d observations: %w", B, k, err)
+		return false, fmt.Errorf("linalg/cuda: mvn: batch of %d over %d observations: %w", B, k, err)
 	}
 	copy(out[:B], m.out.f64(0, B))
 	if resid != nil {
 		copy(resid[:B*d], m.out.f64(8*B, B*d))
 	}
-	return nil
+	return prefixes, nil
 }

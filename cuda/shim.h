@@ -27,6 +27,23 @@ static CUresult st_memcpy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s)
 	return cuMemcpyDtoHAsync(dst, src, n, s);
 }
 
+// st_memcpy2d_dtod copies height rows of width bytes from src (rows spitch
+// bytes apart) to dst (rows dpitch bytes apart), device to device; the
+// regions must not overlap.
+static CUresult st_memcpy2d_dtod(CUdeviceptr dst, size_t dpitch, CUdeviceptr src, size_t spitch,
+		size_t width, size_t height, CUstream s) {
+	CUDA_MEMCPY2D c = {0};
+	c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.srcDevice = src;
+	c.srcPitch = spitch;
+	c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.dstDevice = dst;
+	c.dstPitch = dpitch;
+	c.WidthInBytes = width;
+	c.Height = height;
+	return cuMemcpy2DAsync(&c, s);
+}
+
 // ---- cuBLAS (column-major; see the Go callers for the row-major mapping)
 
 static cublasStatus_t st_dgemm(cublasHandle_t h, int ta, int tb, int m, int n, int k,
@@ -68,6 +85,16 @@ static cublasStatus_t st_dsyrk_lower_t(cublasHandle_t h, int n, int k, CUdevicep
 		CUdeviceptr c, int ldc) {
 	double one = 1.0;
 	return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, k, &one, DP(a), lda, &one, DP(c), ldc);
+}
+
+// st_dtrsv_lower: x = A⁻¹·x, A (n×n) lower triangular, non-unit.
+static cublasStatus_t st_dtrsv_lower(cublasHandle_t h, int n, CUdeviceptr a, int lda, CUdeviceptr x) {
+	return cublasDtrsv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, DP(a), lda, DP(x), 1);
+}
+
+// st_dcopy: y[i·incy] = x[i·incx], i < n (a strided gather, e.g. a diagonal).
+static cublasStatus_t st_dcopy(cublasHandle_t h, int n, CUdeviceptr x, int incx, CUdeviceptr y, int incy) {
+	return cublasDcopy(h, n, DP(x), incx, DP(y), incy);
 }
 
 // ---- cuSOLVER, always on the lower column-major triangle

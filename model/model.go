@@ -1,10 +1,12 @@
 // Package model is the contract between the models and the samplers: the
 // Target a sampler draws from, and the optional capabilities by which a
 // target (or the backend handle behind it) makes the subsampling samplers
-// cheaper. It imports nothing, so that the models (gp.Model, mvn.Model)
+// cheaper. It imports only the standard library's errors, so that the models (gp.Model, mvn.Model)
 // and the backends (linalg) implement these interfaces without importing
 // the sampler package (tempering), which names them as aliases.
 package model
+
+import "errors"
 
 // Target is a Bayesian model whose likelihood can be evaluated on any subset
 // of its observations. The models gp.Model and mvn.Model satisfy it, as can
@@ -43,6 +45,12 @@ type Starter interface {
 	// (len Dim).
 	Start(c, chains int, u []float64)
 }
+
+// ErrOutOfMemory is wrapped by the error of a Target's Clone (or of a
+// backend's constructor) that could not get the memory its workspaces
+// need, such as a GPU's. Code that clones a target only to run
+// evaluations side by side may then go on with the clones it has.
+var ErrOutOfMemory = errors.New("not enough memory for another copy of the model")
 
 // Reorderer is an optional interface of a Target, or of a backend's data
 // handle: it can lay its observations out in the order perm (a

@@ -87,7 +87,10 @@ cat >"$out/run-on-device.sh" <<EOF
 # (compute-sanitizer memcheck and racecheck over the
 # conformance tests), cpu (the
 # openblas backend on the machine's cores beside cuda, GPStep at N=4096),
-# stt (the CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), or all
+# stt (the CLI's STT run on a synthetic GP, N=\${STT_N:-8192}), large
+# (one gradient evaluation at LARGE_N, default 32768, D = 8), concurrent
+# (handles evaluating side by side), fit (subtemper gp --n \${FIT_N:-16384}
+# --dims \${FIT_DIMS:-8} --backend cuda, no tuning flags), or all
 # (default: test, bench, stt).
 # Each stage fits the device tool's 10-minute limit on its own; logs go to
 # \$OUT (else /tmp/cuda-out).
@@ -122,11 +125,12 @@ race)
 sanitize)
 	# compute-sanitizer's memcheck (out-of-bounds and misaligned accesses,
 	# leaks) and racecheck (shared-memory hazards) over the conformance
-	# tests; each tool's log goes to \$res/sanitize-TOOL.txt.
+	# tests (SAN_TOOLS narrows the tools, SAN_RUN the tests); each tool's log
+	# goes to \$res/sanitize-TOOL.txt.
 	go test -c -tags cuda -o /tmp/cuda.test ./cuda/ || exit 1
-	for tool in memcheck racecheck; do
+	for tool in \${SAN_TOOLS:-memcheck racecheck}; do
 		timeout \${SAN_TIMEOUT:-240} compute-sanitizer --tool \$tool --error-exitcode 9 /tmp/cuda.test -test.count=1 \
-			-test.run "\${SAN_RUN:-^Test(Cholesky|LogDet|Solve|Inverse|Mul|GPKernel|GPLogLik|MVN|NotPD|State)\$}" >"\$res/sanitize-\$tool.txt" 2>&1
+			-test.run "\${SAN_RUN:-^Test(Cholesky|LogDet|Solve|Inverse|Mul|GPKernel|GPLogLik|GPPrefix|GPResume|MVN|MVNPrefix|NotPD|State)\$}" >"\$res/sanitize-\$tool.txt" 2>&1
 		echo "compute-sanitizer --tool \$tool: exit \$?"; tail -4 "\$res/sanitize-\$tool.txt"
 	done
 	;;
@@ -138,6 +142,28 @@ cpu)
 	export CGO_LDFLAGS="\$CGO_LDFLAGS -L\$obl/openblas-pthread -L\$obl"
 	go test -tags 'cuda openblas' -run '^\$' -bench 'GPStep/backend=openblas/N=4096\$' -benchtime=3x ./linalg/ 2>&1 | tee "\$res/cpu.txt"
 	go test -tags cuda -run '^\$' -bench 'GPStep/backend=cuda/N=4096\$' -benchtime=3x ./cuda/ 2>&1 | tee -a "\$res/cpu.txt"
+	;;
+large)
+	# one evaluation with gradient at D = 8 and the orders LARGE_N, with
+	# the handle's memory (GPMemory) and the device's use beside it
+	go test -tags cuda -run '^\$' -bench 'GPStepLarge' -benchtime=\${LARGE_TIME:-2x} -timeout 30m ./cuda/ \
+		-cuda.sizes "\${LARGE_N:-32768}" 2>&1 | tee "\$res/large.txt"
+	;;
+concurrent)
+	# chains sharing the device: H handles evaluating at once, H = 1, 2, 4
+	go test -tags cuda -run '^\$' -bench 'GPConcurrent' -benchtime=\${CONC_TIME:-5x} ./cuda/ 2>&1 | tee "\$res/concurrent.txt"
+	;;
+fit)
+	# the CLI's default large fit, no tuning flags, on the §4.2 generator;
+	# nvidia-smi samples the device's utilisation and memory every 2 s
+	go build -tags cuda -o /tmp/subtemper ./cmd/subtemper || exit 1
+	nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 2 >"\$res/fit-smi.csv" 2>&1 &
+	smi=\$!
+	TIMEFORMAT='fit: %R s wall, %U s user, %S s sys'
+	time timeout \${FIT_TIMEOUT:-540} /tmp/subtemper gp --n \${FIT_N:-16384} --dims \${FIT_DIMS:-8} --backend cuda \
+		--out /tmp/fit \${FIT_FLAGS:-} 2>&1 | tee "\$res/fit.txt"
+	kill \$smi
+	cp /tmp/fit/summary.json "\$res/fit-summary.json" 2>/dev/null
 	;;
 stt|all)
 	go build -tags cuda -o /tmp/subtemper ./cmd/subtemper || exit 1

@@ -336,11 +336,17 @@ func (o *ProposalOptions) fill() error {
 	return nil
 }
 
-// clonePool returns n clones of t.
+// clonePool returns n clones of t, or fewer (at least one) where a clone
+// fails for want of memory (ErrOutOfMemory: a GPU holding as many
+// copies of a large kernel matrix as the machine has cores, say); the
+// pool's users run fewer evaluations at once then, with the same results.
 func clonePool(t Target, n int) ([]Target, error) {
 	pool := make([]Target, 0, n)
 	for range n {
 		c, err := t.Clone()
+		if err != nil && len(pool) > 0 && errors.Is(err, ErrOutOfMemory) {
+			return pool, nil
+		}
 		if err != nil {
 			closePool(pool)
 			return nil, fmt.Errorf("cloning the target: %w", err)

@@ -28,3 +28,8 @@ type (
 	// (model.GradResumer).
 	GradResumer = model.GradResumer
 )
+
+// ErrOutOfMemory is wrapped by a Target's Clone that could not get the
+// memory it needs (model.ErrOutOfMemory); the warm start and the proposal
+// fit then run with the clones they have.
+var ErrOutOfMemory = model.ErrOutOfMemory
