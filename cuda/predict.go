@@ -75,6 +75,7 @@ func (p *predictBufs) ensure(block, n, d int) error {
 // gp_coldot reduces the columns' squares; one copy brings back 2b numbers.
 // The latent variance is σf² − ‖L⁻¹k_t‖², clamped at 0, as on the CPU.
 func (g *gp) Predict(xt []float64, nt int, u, mean, varf []float64) error {
+	g.kept.ok = false // the kernel buffer is rebuilt on all observations
 	n, d := g.n, g.d
 	if nt < 0 || len(xt) != nt*d || len(mean) < nt || len(varf) < nt {
 		return fmt.Errorf("linalg/cuda: gp predict: %d test inputs of dimension %d: len(xt) = %d, len(mean) = %d, len(varf) = %d", nt, d, len(xt), len(mean), len(varf))
