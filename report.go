@@ -558,14 +558,14 @@ func (f *GPFit) DataReport() map[string]any {
 func NewWarmStartReport(ws *tempering.WarmStart, names []string, n int) *WarmStartReport {
 	w := &WarmStartReport{
 		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(n), Modes: ws.Modes,
-		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad,
+		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad, GradsAtOnce: ws.GradsAtOnce,
 		WallSeconds: ws.Wall.Seconds(), NonGaussian: []string{},
 	}
 	for _, i := range ws.NonGaussian {
 		w.NonGaussian = append(w.NonGaussian, names[i])
 	}
 	if p := ws.Proposal; p != nil {
-		w.Proposal = &ProposalReport{Rounds: p.Rounds, ImportanceESS: p.ESS(), SecondsPerEval: p.SecondsPerEval}
+		w.Proposal = &ProposalReport{Rounds: p.Rounds, ImportanceESS: p.ESS(), SecondsPerEval: p.SecondsPerEval, EvalsAtOnce: p.EvalsAtOnce}
 	}
 	return w
 }

@@ -341,6 +341,7 @@ type WarmStartReport struct {
 	LaplaceSD       []float64             `json:"laplace_sd_u"`
 	LogPost         float64               `json:"log_posterior"`
 	SecondsPerGrad  float64               `json:"seconds_per_full_gradient"`
+	GradsAtOnce     int                   `json:"gradients_at_once"`
 	WallSeconds     float64               `json:"wall_seconds"`
 	EstimateSeconds float64               `json:"estimated_sampling_seconds"`
 	// NonGaussian names the parameters along which the log density
@@ -357,6 +358,7 @@ type ProposalReport struct {
 	Rounds         []tempering.ProposalRound `json:"rounds"`
 	ImportanceESS  float64                   `json:"importance_ess"`
 	SecondsPerEval float64                   `json:"seconds_per_full_evaluation"`
+	EvalsAtOnce    int                       `json:"evaluations_at_once"`
 	// Used says whether sampling used it (its importance ESS reached
 	// MinProposalESS and the kernel was not kept from the settings).
 	Used bool `json:"used"`

@@ -104,6 +104,26 @@ func DeviceName() (string, error) {
 	return fmt.Sprintf("%s (sm_%d%d, %.1f GiB)", d.name, d.cc[0], d.cc[1], float64(d.mem)/(1<<30)), nil
 }
 
+// MemInfo returns the free and total memory, in bytes, of the device in
+// use (initialising it on first use), or an error wrapping ErrNoDevice
+// where there is none.
+func MemInfo() (free, total int64, err error) {
+	d, err := theBackend.device()
+	if err != nil {
+		return 0, 0, err
+	}
+	leave, err := d.enter()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer leave()
+	var f, t C.size_t
+	if err := cuErr(C.cuMemGetInfo(&f, &t), "cuMemGetInfo"); err != nil {
+		return 0, 0, err
+	}
+	return int64(f), int64(t), nil
+}
+
 func (b *backend) device() (*device, error) {
 	b.once.Do(func() { b.dev, b.err = openDevice() })
 	return b.dev, b.err

@@ -12,3 +12,7 @@ func Available() error { return ErrNotCompiled }
 // DeviceName returns the name of the device in use; without the cuda build
 // tag it always returns ErrNotCompiled.
 func DeviceName() (string, error) { return "", ErrNotCompiled }
+
+// MemInfo returns the device's free and total memory in bytes; without
+// the cuda build tag it always returns ErrNotCompiled.
+func MemInfo() (free, total int64, err error) { return 0, 0, ErrNotCompiled }

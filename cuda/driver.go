@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/subtemper/subtemper/internal/memlimit"
 	"github.com/subtemper/subtemper/model"
 )
 
@@ -127,13 +128,8 @@ func fits(need int64, why string) error {
 		gib(need), why, gib(int64(free)), gib(int64(total)), model.ErrOutOfMemory)
 }
 
-// gib formats a byte count in GiB (MiB below one GiB).
-func gib(b int64) string {
-	if b < 1<<30 {
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-}
+// gib formats a byte count (memlimit.Format).
+func gib(b int64) string { return memlimit.Format(float64(b)) }
 
 func devFree(p devptr) {
 	if p != 0 {

@@ -94,7 +94,7 @@ func TestOutOfMemory(t *testing.T) {
 	if !errors.Is(err, model.ErrOutOfMemory) {
 		t.Fatalf("NewGP of %d points: %v; want an error wrapping model.ErrOutOfMemory", n, err)
 	}
-	for _, s := range []string{"512.00 GiB", "free"} {
+	for _, s := range []string{"512.0 GiB", "free"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not say %q", err, s)
 		}

@@ -90,6 +90,9 @@ type Proposal struct {
 	// evaluation without gradient on all observations, with Workers
 	// running at once.
 	SecondsPerEval float64
+	// EvalsAtOnce is the number of those evaluations that ran at once
+	// (Workers, or fewer where clones ran out of memory).
+	EvalsAtOnce int
 	// SplitEvals is the number of log-density evaluations the split's
 	// fit made (ProposalOptions.Split).
 	SplitEvals int
@@ -205,6 +208,7 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		}
 	}
 	p.SecondsPerEval = secs / float64(p.Evals())
+	p.EvalsAtOnce = len(clones)
 	if err := p.refine(ctx, clones, opt, mode, allX, allLP); err != nil {
 		return nil, err
 	}

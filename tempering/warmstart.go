@@ -103,6 +103,10 @@ type WarmStart struct {
 	// evaluation with gradient on all observations, measured during the
 	// Hessian (with Workers evaluations running at once).
 	SecondsPerGrad float64
+	// GradsAtOnce is the number of those evaluations that ran at once
+	// (on the pool's clones): on one shared device such as a GPU,
+	// SecondsPerGrad/GradsAtOnce is the device's time per gradient.
+	GradsAtOnce int
 	// Wall is the warm start's wall-clock time.
 	Wall time.Duration
 	// Proposal is the independence proposal FitProposal fitted (nil
@@ -382,6 +386,7 @@ func (w *WarmStart) laplace(ctx context.Context, pool []Target) error {
 		}
 		w.SecondsPerGrad += secs[j] / float64(dim+1)
 	}
+	w.GradsAtOnce = min(len(pool), dim+1)
 	w.LogPost, w.Grad = lps[dim], grads[dim]
 	negH := mat.NewSymDense(dim, nil)
 	for i := range dim {

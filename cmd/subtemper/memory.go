@@ -71,7 +71,13 @@ func (f *gpFlags) checkGPMemory(backend string, data *subtemper.GPData) error {
 		fix = "use fewer rows of --data (a random subset)"
 	}
 	model := memlimit.Item{What: what, Bytes: memlimit.GP(n, d, f.chains, f.data == "", backend == "cuda"), Fix: fix}
-	return f.checkRunMemory(model, d+2)
+	if err := f.checkRunMemory(model, d+2); err != nil {
+		return err
+	}
+	if err := subtemper.CheckDeviceMemory(backend, n, d, f.chains); err != nil {
+		return usageError{fmt.Errorf("%v: %s, or fewer --chains", err, fix)}
+	}
+	return nil
 }
 
 // checkMVNMemory checks the memory of the mvn command's run: the synthetic

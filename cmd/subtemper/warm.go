@@ -124,11 +124,22 @@ func drawESS(st *tempering.Settings, ws *tempering.WarmStart) float64 {
 // warm-started run with the warm kernel: iterations × leapfrog steps ×
 // the measured time of a full-data gradient (for the independence
 // sampler, iterations × its evaluations per iteration × the measured
-// time of a log density), the chains sharing the processors.
-func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int) (exp, most time.Duration) {
+// time of a log density), the chains sharing the processors. On one
+// shared device (device: the cuda backend) the chains share the device
+// instead: the times were measured with several evaluations sharing it
+// (GradsAtOnce, EvalsAtOnce), so the device's time per evaluation is the
+// measured one divided by that number, and an iteration of the chains
+// takes chains times it.
+func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int, device bool) (exp, most time.Duration) {
 	share := float64(st.Chains) / float64(max(1, min(st.Chains, runtime.NumCPU())))
+	if device {
+		share = float64(st.Chains) / float64(max(1, ws.GradsAtOnce))
+	}
 	per := warmLeapfrogs * ws.SecondsPerGrad * share
 	if k, ok := st.Kernel.(tempering.Independence); ok && ws.Proposal != nil {
+		if device {
+			share = float64(st.Chains) / float64(max(1, ws.Proposal.EvalsAtOnce))
+		}
 		per = float64(1+k.Local) * ws.Proposal.SecondsPerEval * share
 	}
 	sec := func(draws int) time.Duration {
@@ -169,7 +180,7 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 		fmt.Fprintf(w, "subtemper %s: a full-data gradient takes %s\n", j.command, fmtSeconds(ws.SecondsPerGrad))
 		return
 	}
-	exp, most := warmEstimate(j.settings, j.warm, expected)
+	exp, most := warmEstimate(j.settings, j.warm, expected, j.backend == "cuda")
 	j.warm.EstimateSeconds = exp.Seconds()
 	cost := "a full-data gradient takes " + fmtSeconds(ws.SecondsPerGrad)
 	if p := j.warm.Proposal; p != nil && p.Used {
