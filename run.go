@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -19,8 +20,16 @@ import (
 // WarmStartOptions(*st, fitProposal)) and, unless modeOnly, makes *st
 // start from it with what keep keeps. An error wraps the context's cause
 // when ctx was cancelled.
-func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, keep WarmKeep, fitProposal, modeOnly bool) (*tempering.WarmStart, error) {
-	ws, err := tempering.FindMode(ctx, t, WarmStartOptions(*st, fitProposal))
+func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, keep WarmKeep, fitProposal, modeOnly bool, backend string) (*tempering.WarmStart, error) {
+	o := WarmStartOptions(*st, fitProposal)
+	if backend == "openblas" {
+		// The warm start runs several evaluations at once, each on its
+		// clone: each gets its share of the cores, and the chains theirs
+		// after it.
+		o.Concurrency = func(atOnce int) { pinThreads(backend, max(1, runtime.NumCPU()/atOnce)) }
+		defer pinThreads(backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
+	}
+	ws, err := tempering.FindMode(ctx, t, o)
 	if ctx.Err() != nil {
 		if err != nil {
 			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)

@@ -582,7 +582,7 @@ func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settin
 	if opt.WarmKeep != nil {
 		keep = *opt.WarmKeep
 	}
-	ws, err := findWarm(ctx, t, st, keep, !keep.Kernel && !opt.MAP, opt.MAP)
+	ws, err := findWarm(ctx, t, st, keep, !keep.Kernel && !opt.MAP, opt.MAP, f.Backend)
 	if err != nil {
 		f.Close()
 		return err

@@ -46,6 +46,8 @@ type ProposalOptions struct {
 	// Workers is the number of evaluations run at once, each on its own
 	// clone of the target. Zero means GOMAXPROCS.
 	Workers int
+	// Concurrency is WarmStartOptions.Concurrency, for these evaluations.
+	Concurrency func(atOnce int)
 	// Split widens the kept proposal into a split-t (Independence.Split)
 	// centred at the mode where the posterior reaches further than the
 	// fitted covariance says: along each axis of the covariance's
@@ -181,7 +183,7 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 	for range opt.Rounds {
 		xs, lq := r.sample(rng, opt.Draws)
 		t0 := time.Now()
-		lp, err := logPosts(ctx, clones, xs)
+		lp, err := logPosts(ctx, clones, opt.Concurrency, xs)
 		secs += time.Since(t0).Seconds() * float64(len(clones))
 		if err != nil {
 			return nil, err
@@ -221,7 +223,7 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 // evaluated, of log densities lp.
 func (p *Proposal) refine(ctx context.Context, pool []Target, opt ProposalOptions, mode []float64, xs [][]float64, lp []float64) error {
 	if opt.Split {
-		if err := p.fitSplit(ctx, pool, mode); err != nil {
+		if err := p.fitSplit(ctx, pool, opt.Concurrency, mode); err != nil {
 			return err
 		}
 	}
@@ -241,7 +243,7 @@ var splitDistances = []float64{2, 4, 6}
 // fitSplit centres p at mode and sets its split scales from the log
 // density's fall along each axis of p.Cov's Cholesky factor, both ways
 // (ProposalOptions.Split), evaluated on pool.
-func (p *Proposal) fitSplit(ctx context.Context, pool []Target, mode []float64) error {
+func (p *Proposal) fitSplit(ctx context.Context, pool []Target, atOnce func(int), mode []float64) error {
 	D := len(mode)
 	l := make([]float64, D*D)
 	if !cholesky(p.Cov, l, D) {
@@ -261,7 +263,7 @@ func (p *Proposal) fitSplit(ctx context.Context, pool []Target, mode []float64) 
 			}
 		}
 	}
-	lp, err := logPosts(ctx, pool, pts)
+	lp, err := logPosts(ctx, pool, atOnce, pts)
 	if err != nil {
 		return err
 	}
@@ -289,9 +291,9 @@ func (p *Proposal) fitSplit(ctx context.Context, pool []Target, mode []float64) 
 
 // logPosts returns the log posterior densities on all observations at
 // xs, evaluated len(pool) at a time, −∞ where an evaluation fails.
-func logPosts(ctx context.Context, pool []Target, xs [][]float64) ([]float64, error) {
+func logPosts(ctx context.Context, pool []Target, atOnce func(int), xs [][]float64) ([]float64, error) {
 	lp := make([]float64, len(xs))
-	err := onPool(ctx, pool, len(xs), func(t Target, i int) {
+	err := onPool(ctx, pool, len(xs), atOnce, func(t Target, i int) {
 		v, err := logPost(t, nil, xs[i], nil)
 		if err != nil {
 			v = math.Inf(-1)

@@ -45,6 +45,12 @@ type WarmStartOptions struct {
 	// Workers is the number of optimisations run at once (each on its own
 	// clone of the target). Zero means GOMAXPROCS.
 	Workers int
+	// Concurrency, if set, is called before each batch of evaluations run
+	// side by side on the clones, with how many run at once (at most
+	// Workers): a backend whose evaluations are themselves multithreaded
+	// (OpenBLAS) can then share the cores among them. FitGP sets it on
+	// the openblas backend.
+	Concurrency func(atOnce int)
 	// Proposal, if non-nil, has FindMode fit an independence proposal
 	// (WarmStart.FitProposal, with these options) when it finds one
 	// mode, into WarmStart.Proposal.
@@ -178,12 +184,12 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	defer closePool(pool)
 
 	w := &WarmStart{}
-	optima, logPosts, err := w.climbStages(ctx, pool, perm, sizes, starts, opt.ModeGap)
+	optima, logPosts, err := w.climbStages(ctx, pool, opt.Concurrency, perm, sizes, starts, opt.ModeGap)
 	if err != nil {
 		return nil, err
 	}
 	w.separateModes(pool[0], optima, logPosts, opt.ModeGap)
-	if err := w.laplace(ctx, pool); err != nil {
+	if err := w.laplace(ctx, pool, opt.Concurrency); err != nil {
 		return nil, err
 	}
 	w.measureDrops(pool[0])
@@ -194,6 +200,9 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		po := *opt.Proposal
 		if po.Workers == 0 {
 			po.Workers = opt.Workers
+		}
+		if po.Concurrency == nil {
+			po.Concurrency = opt.Concurrency
 		}
 		if _, err := w.FitProposal(ctx, t, po); err != nil {
 			return nil, err
@@ -282,7 +291,7 @@ func warmStarts(t Target, rng *rand.Rand, count, dim int) [][]float64 {
 // it keeps the optima that may still matter at the full data; it returns
 // the last stage's distinct optima, the best first, and their log
 // posterior densities.
-func (w *WarmStart) climbStages(ctx context.Context, pool []Target, perm, sizes []int, starts [][]float64, modeGap float64) ([][]float64, []float64, error) {
+func (w *WarmStart) climbStages(ctx context.Context, pool []Target, atOnce func(int), perm, sizes []int, starts [][]float64, modeGap float64) ([][]float64, []float64, error) {
 	n := len(perm)
 	optima := starts
 	var logPosts []float64
@@ -291,7 +300,7 @@ func (w *WarmStart) climbStages(ctx context.Context, pool []Target, perm, sizes 
 		if size < n {
 			subset = perm[:size]
 		}
-		res, evals, err := optimiseAll(ctx, pool, subset, optima, size)
+		res, evals, err := optimiseAll(ctx, pool, atOnce, subset, optima, size)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -355,7 +364,7 @@ func (w *WarmStart) separateModes(t Target, optima [][]float64, logPosts []float
 // laplace sets w's LogPost, Grad, SecondsPerGrad and Cov at w.Mode: the
 // Hessian by forward differences of the gradient, evaluated in parallel
 // on pool, and the Laplace covariance its negative's inverse.
-func (w *WarmStart) laplace(ctx context.Context, pool []Target) error {
+func (w *WarmStart) laplace(ctx context.Context, pool []Target, atOnce func(int)) error {
 	dim := len(w.Mode)
 	grads := make([][]float64, dim+1)
 	lps := make([]float64, dim+1)
@@ -365,7 +374,7 @@ func (w *WarmStart) laplace(ctx context.Context, pool []Target) error {
 	for j := range h {
 		h[j] = 1e-4 * max(1, math.Abs(w.Mode[j]))
 	}
-	err := onPool(ctx, pool, dim+1, func(t Target, j int) {
+	err := onPool(ctx, pool, dim+1, atOnce, func(t Target, j int) {
 		u := append([]float64(nil), w.Mode...)
 		if j < dim {
 			u[j] += h[j]
@@ -510,10 +519,10 @@ type optimum struct {
 // from each of starts, running up to len(pool) optimisations at once, and
 // returns their optima in the order of starts with the number of
 // evaluations made.
-func optimiseAll(ctx context.Context, pool []Target, subset []int, starts [][]float64, size int) ([]optimum, int, error) {
+func optimiseAll(ctx context.Context, pool []Target, atOnce func(int), subset []int, starts [][]float64, size int) ([]optimum, int, error) {
 	res := make([]optimum, len(starts))
 	evals := make([]int, len(starts))
-	err := onPool(ctx, pool, len(starts), func(t Target, i int) {
+	err := onPool(ctx, pool, len(starts), atOnce, func(t Target, i int) {
 		res[i], evals[i] = optimise(ctx, t, subset, starts[i], size)
 	})
 	if err != nil {
@@ -529,7 +538,10 @@ func optimiseAll(ctx context.Context, pool []Target, subset []int, starts [][]fl
 // onPool calls f(t, i) for i = 0, …, n−1, each on one of pool's targets,
 // len(pool) calls at a time at most, and returns ctx's error if it was
 // cancelled (calls not yet begun are then skipped).
-func onPool(ctx context.Context, pool []Target, n int, f func(t Target, i int)) error {
+func onPool(ctx context.Context, pool []Target, n int, atOnce func(int), f func(t Target, i int)) error {
+	if atOnce != nil && n > 0 {
+		atOnce(min(len(pool), n))
+	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for wi := range min(len(pool), n) {
