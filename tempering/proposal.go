@@ -140,6 +140,13 @@ func (p *Proposal) Kernel() Independence {
 // mean (Ionides' truncated importance sampling) so that one lucky draw
 // does not make the fit. The proposal is also kept in w.Proposal.
 func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptions) (*Proposal, error) {
+	return w.fitProposal(ctx, t, nil, opt)
+}
+
+// fitProposal is FitProposal evaluating on lent, clones of t that the
+// caller owns (FindMode's pool: no more copies of the model at once),
+// or, where lent is nil, on opt.Workers clones of its own.
+func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, opt ProposalOptions) (*Proposal, error) {
 	if err := opt.fill(); err != nil {
 		return nil, err
 	}
@@ -164,11 +171,20 @@ func (w *WarmStart) FitProposal(ctx context.Context, t Target, opt ProposalOptio
 		chain = Reparam(t, opt.Transform)
 	}
 	mode := center // in the chains' space
-	clones, err := clonePool(chain, opt.Workers)
-	if err != nil {
-		return nil, fmt.Errorf("tempering: proposal fit: %w", err)
+	clones := make([]Target, len(lent))
+	for i, c := range lent {
+		clones[i] = c
+		if opt.Transform != nil {
+			clones[i] = Reparam(c, opt.Transform)
+		}
 	}
-	defer closePool(clones)
+	if lent == nil {
+		var err error
+		if clones, err = clonePool(chain, opt.Workers); err != nil {
+			return nil, fmt.Errorf("tempering: proposal fit: %w", err)
+		}
+		defer closePool(clones)
+	}
 	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale, ImportanceESS: -1, TransformEvals: trEvals}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x70726f70))
 	var secs float64

@@ -53,7 +53,10 @@ type WarmStartOptions struct {
 	Concurrency func(atOnce int)
 	// Proposal, if non-nil, has FindMode fit an independence proposal
 	// (WarmStart.FitProposal, with these options) when it finds one
-	// mode, into WarmStart.Proposal.
+	// mode, into WarmStart.Proposal. Its evaluations run on the warm
+	// start's own clones (as many at once as the optimisations), so that
+	// no more copies of the model are held at once: on a GPU each copy
+	// holds an N×N matrix.
 	Proposal *ProposalOptions
 }
 
@@ -204,7 +207,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		if po.Concurrency == nil {
 			po.Concurrency = opt.Concurrency
 		}
-		if _, err := w.FitProposal(ctx, t, po); err != nil {
+		if _, err := w.fitProposal(ctx, t, pool, po); err != nil {
 			return nil, err
 		}
 	}
