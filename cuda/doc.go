@@ -180,9 +180,16 @@
 //	bash .cuda-bundle/run-on-device.sh sanitize  # compute-sanitizer memcheck + racecheck (166 s)
 //	bash .cuda-bundle/run-on-device.sh race      # go test -race -tags cuda ./cuda/ (43 s)
 //	bash .cuda-bundle/run-on-device.sh test bench cpu stt  # all four
+//	bash .cuda-bundle/run-on-device.sh fit        # subtemper gp --n 16384 --dims 8 --backend cuda
+//	bash .cuda-bundle/run-on-device.sh large      # one gradient at LARGE_N (32768), D = 8
+//	bash .cuda-bundle/run-on-device.sh concurrent # 1, 2, 4 handles evaluating at once
 //
 // BENCH narrows the benchmarks' -bench pattern, BENCHTIME and COUNT set
-// -benchtime and -count, STT_N, STT_WARMUP and STT_DRAWS size the STT run.
+// -benchtime and -count, STT_N, STT_WARMUP and STT_DRAWS size the STT run,
+// FIT_N, FIT_DIMS, FIT_FLAGS and FIT_TIMEOUT the fit, SAN_TOOLS and SAN_RUN
+// narrow the sanitizer's tools and tests. scripts/cuda-vet.sh type-checks
+// the package with the cuda tag on a machine without CUDA, against the stub
+// headers in scripts/cuda-stub.
 // Logs go to $OUT (else /tmp/cuda-out).
 //
 // cuda/testdata/probe.cu times the cuSOLVER and cuBLAS calls the design
@@ -211,7 +218,26 @@
 // (gp.BenchmarkPredictDraws, medians of 3, docs/measurements/2026-11-26/gpu-predict):
 // at N = 442, D = 10, 10 000 test inputs and 1 000 draws, 1.00 s against
 // 17.7 s for openblas on the machine's 16 cores; at N = 4096 with 20
-// draws, 0.24 s against 45 s. The GP handles do not implement model.PrefixLiker
-// or model.GradResumer, so the subsampling drivers' shortcuts of the CPU
-// backends (prefix likelihoods, gradient resumes) are not taken on the GPU.
+// draws, 0.24 s against 45 s. On one H200 (docs/GPU.md): a log-likelihood
+// with gradient at D = 8 took 0.858 s at n = 32768 and 2.28 s at 46336;
+// the CLI's default fit converged at N = 16384, D = 8 in 204 s wall.
+//
+// # Subsampling, memory
+//
+// As on the CPU backends, the GP handle gives the log-likelihoods of a
+// subset's leading parts from one factorisation (model.PrefixLiker: one
+// cublasDtrsv for v = L⁻¹y and a strided copy of L's diagonal, summed on
+// the host) and resumes a gradient from the factor the last evaluation
+// without one kept (model.GradResumer; on a strict prefix of k rows the
+// factor's leading k×k block is packed into a second n×n buffer, allocated
+// on first use, by one cuMemcpy2DAsync). The MVN handle reorders its rows
+// on the device (model.Reorderer), reads a prefix of that order without
+// a gather, and gives the sums over its leading parts (linalg.PrefixMVN).
+//
+// A handle needs GPMemory(n, d) bytes of device memory; NewGP refuses, before
+// allocating, a handle that would not fit the free memory, with an error
+// that says what is needed and what is free and wraps model.ErrOutOfMemory
+// (as does any allocation the device refuses), so that the samplers' pools
+// of model copies run with fewer copies instead. MemInfo reports the free
+// and total memory.
 package cuda
