@@ -85,7 +85,7 @@ build "$1" "$tmp/a"
 build "$2" "$tmp/b"
 
 # strip SUMMARY: summary.json less what a run cannot reproduce, and less
-# the top-level keys named in ADDED (keys that B's summary.json gained).
+# the keys named in ADDED, at any depth (keys that B's summary.json gained).
 strip() {
 	python3 - "$1" <<'EOF'
 import json, os, sys
@@ -93,7 +93,7 @@ added = set(os.environ.get("ADDED", "").split())
 def clean(x):
     if isinstance(x, dict):
         return {k: clean(v) for k, v in x.items()
-                if not any(w in k for w in ("second", "timings", "file", "out", "elapsed", "wall"))}
+                if k not in added and not any(w in k for w in ("second", "timings", "file", "out", "elapsed", "wall"))}
     if isinstance(x, list):
         return [clean(v) for v in x]
     return x
