@@ -171,18 +171,11 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 		chain = Reparam(t, opt.Transform)
 	}
 	mode := center // in the chains' space
-	clones := make([]Target, len(lent))
-	for i, c := range lent {
-		clones[i] = c
-		if opt.Transform != nil {
-			clones[i] = Reparam(c, opt.Transform)
-		}
+	clones, err := proposalPool(chain, lent, opt)
+	if err != nil {
+		return nil, fmt.Errorf("tempering: proposal fit: %w", err)
 	}
 	if lent == nil {
-		var err error
-		if clones, err = clonePool(chain, opt.Workers); err != nil {
-			return nil, fmt.Errorf("tempering: proposal fit: %w", err)
-		}
 		defer closePool(clones)
 	}
 	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale, ImportanceESS: -1, TransformEvals: trEvals}
@@ -356,6 +349,23 @@ func (o *ProposalOptions) fill() error {
 		return fmt.Errorf("tempering: proposal fit needs at least 1 worker, got %d", o.Workers)
 	}
 	return nil
+}
+
+// proposalPool returns the targets the proposal fit evaluates on: lent,
+// in the chains' space (opt.Transform's), or where lent is nil
+// opt.Workers clones of chain, which the caller closes.
+func proposalPool(chain Target, lent []Target, opt ProposalOptions) ([]Target, error) {
+	if lent == nil {
+		return clonePool(chain, opt.Workers)
+	}
+	pool := make([]Target, len(lent))
+	for i, c := range lent {
+		pool[i] = c
+		if opt.Transform != nil {
+			pool[i] = Reparam(c, opt.Transform)
+		}
+	}
+	return pool, nil
 }
 
 // clonePool returns n clones of t, or fewer (at least one) where a clone
