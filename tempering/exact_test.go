@@ -113,7 +113,9 @@ func exactCases() []exactCase {
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000},
 		exactCase{name: "warm-fit-imh-split/none", driver: None, draws: 6000, warm: true, fit: true, split: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}},
 		exactCase{name: "imh-misfit-split/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, Split: []float64{0.6, 1.5, 1.2, 0.8, 1, 2}, DF: 4}, driver: None, draws: 30000},
-		exactCase{name: "imh-misfit-wide/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Wide: 0.3, WideScale: 9}, driver: None, draws: 30000})
+		exactCase{name: "imh-misfit-wide/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Wide: 0.3, WideScale: 9}, driver: None, draws: 30000},
+		// Delayed acceptance on a screen fitted to the wrong density.
+		exactCase{name: "imh-misfit-screen/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Local: 1, Screen: misfitSurrogate()}, driver: None, draws: 30000})
 	// Surrogate transitions: on the surrogate fitted with the proposal, as
 	// large fits run, and on one fitted to a wrong density (shifted and
 	// too narrow), whose chain is slower but still exact.
@@ -253,6 +255,9 @@ func TestExactnessDetectsBrokenRatio(t *testing.T) {
 		// Not a hook either: surrogate transitions accepted on the exact
 		// density's ratio alone, leaving the surrogate's out.
 		{"surrogate-uncorrected", nil, exactCase{name: "sur-misfit/none", kernel: uncorrectedSurrogate{SurrogateTransition{Surrogate: misfitSurrogate()}}, driver: None, draws: 6000}},
+		// Nor: delayed acceptance whose second stage leaves the screen's
+		// ratio in.
+		{"screen-uncorrected", nil, exactCase{name: "imh-misfit-screen/none", kernel: unscreened{Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Local: 1, Screen: misfitSurrogate()}}, driver: None, draws: 30000}},
 		{"transform-without-jacobian", nil, exactCase{name: "sinh/none", kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptDiag}, driver: None, draws: 6000, raceDraws: 6000, transform: sinhFirst{noJacobian: true}}},
 	} {
 		t.Run(b.name, func(t *testing.T) {

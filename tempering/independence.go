@@ -58,6 +58,15 @@ type Independence struct {
 	// under-covers) an independence chain sticks, and local steps keep it
 	// moving there. Each costs one more log density evaluation.
 	Local int
+	// Screen, if set, screens every proposal (independence and local)
+	// by delayed acceptance (Christen and Fox, 2005): it is first
+	// accepted or rejected on Screen's approximation of the log density
+	// (times β), and only a proposal the screen accepts is evaluated and
+	// then accepted with the exact ratio divided by the screen's. The
+	// chain stays exact whatever the screen; a screen close to the
+	// density saves the evaluations of the proposals it rejects. Nil
+	// means none.
+	Screen *Surrogate
 }
 
 var _ Kernel = Independence{}
@@ -106,7 +115,11 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if err := checkSplit(k.Split, dim); err != nil {
 		return nil, err
 	}
-	l := &indepLevel{center: append([]float64(nil), k.Center...), split: append([]float64(nil), k.Split...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim)}
+	if k.Screen != nil && k.Screen.Dim() != dim {
+		return nil, fmt.Errorf("tempering: independence kernel's screen has dimension %d, want %d", k.Screen.Dim(), dim)
+	}
+	l := &indepLevel{center: append([]float64(nil), k.Center...), split: append([]float64(nil), k.Split...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim),
+		screen: k.Screen, beta: beta, sz: make([]float64, dim)}
 	a := make([]float64, dim*dim)
 	for i, v := range k.Cov {
 		a[i] = v * scale / beta
@@ -144,6 +157,9 @@ type indepLevel struct {
 	chol      []float64 // lower Cholesky factor of the scale matrix
 	z         []float64
 	prop      *State
+	screen    *Surrogate // delayed acceptance's screen (nil: none)
+	beta      float64
+	sz        []float64 // the screen's scratch
 }
 
 func (l *indepLevel) Init(d *Density, s *State) { d.Eval(s, false) }
@@ -246,17 +262,37 @@ func lowerOffset(chol, z, base []float64, sc float64, out []float64) {
 }
 
 func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := l.independent(rng, d, s, l.split)
+	info := l.independent(rng, d, s, l.split, l.screen)
 	for range l.local {
-		l.localStep(rng, d, s)
+		l.localStep(rng, d, s, l.screen)
 	}
 	return info
 }
 
+// screened is delayed acceptance's first stage for the proposal q from s,
+// dq being the proposal density's log ratio log q(u′) − log q(u) (0 for a
+// symmetric one). It returns c, what the exact log density's change is
+// reduced by in the second stage's log ratio, and whether the proposal
+// passes the first, whose acceptance probability is p. With a screen, c is
+// its log ratio ds (β times the change of its log density) and the first
+// stage accepts on ds − dq; the second's ratio, the exact one over the
+// screen's, is then (π′ − π − dq) − (ds − dq). Without one every proposal
+// passes (p = 1) and c = dq: the plain Metropolis–Hastings ratio.
+func (l *indepLevel) screened(rng *rand.Rand, s, q *State, dq float64) (c, p float64, pass bool) {
+	if l.screen == nil {
+		return dq, 1, true
+	}
+	ds := l.beta * (l.screen.LogDensity(q.U, l.sz) - l.screen.LogDensity(s.U, l.sz))
+	a := ds - dq
+	return ds, math.Exp(min(0, a)), a >= 0 || math.Log(rng.Float64()) < a
+}
+
 // independent makes the independence proposal's Metropolis–Hastings step,
 // its ratio with the proposal's density split by split (l.split but in a
-// broken variant that only tests build).
-func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State, split []float64) StepInfo {
+// broken variant that only tests build) and, where the level screens its
+// proposals, divided by the screen's ratio when correct is the screen
+// (nil only in a broken variant that only tests build).
+func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State, split []float64, correct *Surrogate) StepInfo {
 	q := l.prop
 	q.CopyFrom(s)
 	w := 1.0
@@ -270,11 +306,20 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State, split []f
 	}
 	l.offset(rng, l.center, sc, l.split, q.U)
 	info := StepInfo{StepSize: 1}
+	dq := l.logQ(q.U, split) - l.logQ(s.U, split)
+	c, p, pass := l.screened(rng, s, q, dq)
+	if !pass {
+		return info // rejected by the screen: no evaluation, AcceptProb 0
+	}
 	if math.IsInf(d.Eval(q, false), -1) {
 		info.Failed = true
 		return info
 	}
-	accept(rng, s, q, (q.LogDensity-s.LogDensity)-(l.logQ(q.U, split)-l.logQ(s.U, split)), &info)
+	if correct == nil {
+		c = dq // the exact ratio alone, the screen's left in: the broken variant
+	}
+	accept(rng, s, q, (q.LogDensity-s.LogDensity)-c, &info)
+	info.AcceptProb *= p
 	return info
 }
 
@@ -303,14 +348,20 @@ func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, split []
 }
 
 // localStep makes one random-walk Metropolis step from s, the proposal
-// N(u, (2.38²/Dim)·the scale matrix).
-func (l *indepLevel) localStep(rng *rand.Rand, d *Density, s *State) {
+// N(u, (2.38²/Dim)·the scale matrix), screened as independent's (correct
+// as there).
+func (l *indepLevel) localStep(rng *rand.Rand, d *Density, s *State, correct *Surrogate) {
 	q := l.prop
 	q.CopyFrom(s)
 	l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), nil, q.U)
-	if !math.IsInf(d.Eval(q, false), -1) {
-		accept(rng, s, q, q.LogDensity-s.LogDensity, &StepInfo{})
+	c, _, pass := l.screened(rng, s, q, 0)
+	if !pass || math.IsInf(d.Eval(q, false), -1) {
+		return
 	}
+	if correct == nil {
+		c = 0
+	}
+	accept(rng, s, q, q.LogDensity-s.LogDensity-c, &StepInfo{})
 }
 
 // splitSign turns a standard normal v into the split-t's whitened

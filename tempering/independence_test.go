@@ -84,9 +84,32 @@ func (k symmetricQ) NewLevel(dim int, beta float64) (LevelKernel, error) {
 type symmetricQLevel struct{ *indepLevel }
 
 func (l symmetricQLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := l.independent(rng, d, s, nil)
+	info := l.independent(rng, d, s, nil, l.screen)
 	for range l.local {
-		l.localStep(rng, d, s)
+		l.localStep(rng, d, s, l.screen)
+	}
+	return info
+}
+
+// unscreened is Independence whose delayed acceptance forgets, in its
+// second stage, to divide the exact ratio by the screen's: a broken
+// variant for TestExactnessDetectsBrokenRatio.
+type unscreened struct{ Independence }
+
+func (k unscreened) NewLevel(dim int, beta float64) (LevelKernel, error) {
+	l, err := k.Independence.NewLevel(dim, beta)
+	if err != nil {
+		return nil, err
+	}
+	return unscreenedLevel{l.(*indepLevel)}, nil
+}
+
+type unscreenedLevel struct{ *indepLevel }
+
+func (l unscreenedLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
+	info := l.independent(rng, d, s, l.split, nil)
+	for range l.local {
+		l.localStep(rng, d, s, nil)
 	}
 	return info
 }
