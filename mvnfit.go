@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/subtemper/subtemper/diag"
@@ -105,7 +104,7 @@ func FitMVN(ctx context.Context, data *MVNData, sigma *mat.SymDense, opt MVNOpti
 	if err != nil {
 		return nil, err
 	}
-	pinThreads(f.Backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
+	pinChainThreads(f.Backend, st.Chains)
 	sctx, cancel := maxTimeContext(ctx, opt.MaxTime)
 	defer cancel()
 	start := time.Now()

@@ -27,7 +27,7 @@ func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, k
 		// clone: each gets its share of the cores, and the chains theirs
 		// after it.
 		o.Concurrency = func(atOnce int) { pinThreads(backend, max(1, runtime.NumCPU()/atOnce)) }
-		defer pinThreads(backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
+		defer pinChainThreads(backend, st.Chains)
 	}
 	ws, err := tempering.FindMode(ctx, t, o)
 	if ctx.Err() != nil {

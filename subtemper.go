@@ -484,7 +484,7 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 		f.Close()
 		return nil, fmt.Errorf("subtemper: the model's set-up: %w", err)
 	}
-	pinThreads(f.Backend, max(1, runtime.NumCPU()/max(1, st.Chains)))
+	pinChainThreads(f.Backend, st.Chains)
 	sctx, cancel := maxTimeContext(ctx, opt.MaxTime)
 	defer cancel()
 	start := time.Now()
@@ -602,6 +602,12 @@ func pinThreads(backend string, n int) {
 	if backend == "openblas" && os.Getenv("OPENBLAS_NUM_THREADS") == "" {
 		openblas.SetThreads(n)
 	}
+}
+
+// pinChainThreads gives each of the chains its share of the cores'
+// OpenBLAS threads (pinThreads).
+func pinChainThreads(backend string, chains int) {
+	pinThreads(backend, max(1, runtime.NumCPU()/max(1, chains)))
 }
 
 // Verdict returns the convergence verdict on the fit's draws (diag.Judge):

@@ -117,11 +117,7 @@ func MemInfo() (free, total int64, err error) {
 		return 0, 0, err
 	}
 	defer leave()
-	var f, t C.size_t
-	if err := cuErr(C.cuMemGetInfo(&f, &t), "cuMemGetInfo"); err != nil {
-		return 0, 0, err
-	}
-	return int64(f), int64(t), nil
+	return memGetInfo()
 }
 
 func (b *backend) device() (*device, error) {

@@ -113,19 +113,26 @@ func devAlloc(n int, what string) (devptr, error) {
 	return p, nil
 }
 
+// memGetInfo returns the device's free and total memory in bytes; the
+// context is current.
+func memGetInfo() (free, total int64, err error) {
+	var f, t C.size_t
+	if err := cuErr(C.cuMemGetInfo(&f, &t), "cuMemGetInfo"); err != nil {
+		return 0, 0, err
+	}
+	return int64(f), int64(t), nil
+}
+
 // fits returns an error wrapping model.ErrOutOfMemory, saying what is
 // needed and what is free, when need bytes exceed the device's free
 // memory. The context is current.
 func fits(need int64, why string) error {
-	var free, total C.size_t
-	if err := cuErr(C.cuMemGetInfo(&free, &total), "cuMemGetInfo"); err != nil {
+	free, total, err := memGetInfo()
+	if err != nil || need <= free {
 		return err
 	}
-	if need <= int64(free) {
-		return nil
-	}
 	return fmt.Errorf("needs %s of device memory (%s), but %s of the device's %s are free: %w",
-		gib(need), why, gib(int64(free)), gib(int64(total)), model.ErrOutOfMemory)
+		gib(need), why, gib(free), gib(total), model.ErrOutOfMemory)
 }
 
 // gib formats a byte count (memlimit.Format).

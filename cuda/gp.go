@@ -120,7 +120,9 @@ func (g *gp) alloc(dev *device) error {
 	if g.h, err = newHandles(dev, n); err != nil {
 		return err
 	}
-	if err := fits(GPMemory(n, d)+8*int64(g.h.lwork), fmt.Sprintf("the %d×%d kernel matrix takes %s", n, n, gib(8*int64(n)*int64(n)))); err != nil {
+	// The cuSOLVER workspace, allocated with the handles, is already
+	// out of the free memory.
+	if err := fits(GPMemory(n, d), fmt.Sprintf("the %d×%d kernel matrix takes %s", n, n, gib(8*int64(n)*int64(n)))); err != nil {
 		return err
 	}
 	for _, b := range []struct {
@@ -362,7 +364,8 @@ func (g *gp) logLik(subset []int, u, grad []float64, ks []int, pre []float64) (f
 	if err != nil {
 		return 0, err
 	}
-	if err := checkPrefixes(ks, pre, m); err != nil {
+	kmax, err := checkPrefixes("gp", ks, pre, m)
+	if err != nil {
 		return 0, err
 	}
 	leave, err := g.h.dev.enter()
@@ -373,8 +376,8 @@ func (g *gp) logLik(subset []int, u, grad []float64, ks []int, pre []float64) (f
 	if err := g.enqueueFactor(m, idx); err != nil {
 		return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: evaluation of order %d: %w", m, err)
 	}
-	if len(ks) > 0 {
-		if err := g.enqueuePrefixes(m); err != nil {
+	if kmax > 0 {
+		if err := g.enqueuePrefixes(m, kmax); err != nil {
 			return math.Inf(-1), fmt.Errorf("linalg/cuda: gp: prefixes of order %d: %w", m, err)
 		}
 	}
@@ -387,8 +390,8 @@ func (g *gp) logLik(subset []int, u, grad []float64, ks []int, pre []float64) (f
 	if err != nil {
 		return ll, err
 	}
-	if len(ks) > 0 {
-		g.prefixValues(m, ks, pre)
+	if kmax > 0 {
+		g.prefixValues(kmax, ks, pre)
 	}
 	if grad == nil {
 		g.keep(subset, u, m)

@@ -31,8 +31,7 @@ var (
 type kept struct {
 	ok  bool
 	u   []float64 // the point, len D+2
-	all bool      // the subset was nil: all observations in order
-	sub []int     // else the subset (capacity n, allocated once)
+	sub []int     // the subset, empty for all observations (capacity n, allocated once)
 	m   int       // its size
 }
 
@@ -40,66 +39,67 @@ type kept struct {
 func (g *gp) keep(subset []int, u []float64, m int) {
 	k := &g.kept
 	copy(k.u, u)
-	k.all = subset == nil
 	k.sub = append(k.sub[:0], subset...)
 	k.m, k.ok = m, true
 }
 
-// index is the kept subset's r-th observation.
-func (k *kept) index(r int) int {
-	if k.all {
-		return r
-	}
-	return k.sub[r]
-}
-
-// prefixOf reports whether subset (nil: all n observations) is a leading
-// part of the kept subset.
-func (k *kept) prefixOf(subset []int, n int) bool {
-	if subset == nil {
-		if k.m != n {
-			return false
-		}
-		for r := range n {
-			if k.index(r) != r {
-				return false
-			}
-		}
-		return true
-	}
-	if len(subset) > k.m {
+// at reports whether the kept point is u, bit for bit.
+func (k *kept) at(u []float64) bool {
+	if len(u) != len(k.u) {
 		return false
 	}
-	for r, i := range subset {
-		if k.index(r) != i {
+	for i, v := range u {
+		if math.Float64bits(v) != math.Float64bits(k.u[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// checkPrefixes validates the prefix lengths ks for a subset of m.
-func checkPrefixes(ks []int, pre []float64, m int) error {
-	if ks == nil {
-		return nil
+// prefixOf reports whether the subset of m observations (nil: all of
+// them, in order) is a leading part of the kept one.
+func (k *kept) prefixOf(subset []int, m int) bool {
+	if m > k.m {
+		return false
 	}
+	for r := range m {
+		i, ki := r, r
+		if subset != nil {
+			i = subset[r]
+		}
+		if len(k.sub) > 0 {
+			ki = k.sub[r]
+		}
+		if i != ki {
+			return false
+		}
+	}
+	return true
+}
+
+// checkPrefixes validates the prefix lengths ks, with their values' slice
+// pre, for a subset of m observations, and returns the longest (0 for
+// none); what names the handle in errors.
+func checkPrefixes(what string, ks []int, pre []float64, m int) (kmax int, err error) {
 	if len(pre) != len(ks) {
-		return fmt.Errorf("linalg/cuda: gp: %d prefix lengths and %d values", len(ks), len(pre))
+		return 0, fmt.Errorf("linalg/cuda: %s: %d prefix lengths and %d values", what, len(ks), len(pre))
 	}
 	for _, k := range ks {
 		if k < 1 || k > m {
-			return fmt.Errorf("linalg/cuda: gp: prefix of %d observations of a subset of %d", k, m)
+			return 0, fmt.Errorf("linalg/cuda: %s: prefix of %d observations of a subset of %d", what, k, m)
 		}
+		kmax = max(kmax, k)
 	}
-	return nil
+	return kmax, nil
 }
 
 // LogLikPrefixes is LogLik that also sets pre[j] to the log-likelihood of
 // the leading ks[j] observations of the subset: with L the kernel's
 // factor, the leading block of L is the prefix's factor and the leading
 // entries of v = L⁻¹y the prefix's, so pre[j] = −½Σ_{i<k} v_i² −
-// Σ_{i<k} log L_ii − ½k·log 2π. One cublasDtrsv and a strided copy of L's
-// diagonal are enqueued before the gradient's work; both vectors come back
+// Σ_{i<k} log L_ii − ½k·log 2π. One cublasDtrsv on the longest prefix's
+// block and a strided copy of L's diagonal are enqueued before the
+// gradient's work; both vectors come back
 // in the evaluation's one synchronisation and the sums are taken on the
 // host in a fixed order. The full value and gradient are LogLik's.
 func (g *gp) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, bool, error) {
@@ -107,10 +107,12 @@ func (g *gp) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []flo
 	return ll, err == nil, err
 }
 
-// enqueuePrefixes enqueues v = L⁻¹y_S (into w) and diag(L) (into q), and
-// their copies to the pinned prefix buffer, after the factorisation and
-// before anything overwrites L, w or q.
-func (g *gp) enqueuePrefixes(m int) error {
+// enqueuePrefixes enqueues the leading kmax entries of v = L⁻¹y_S (into w;
+// forward substitution, so they need only the leading kmax×kmax block of
+// the m×m factor) and of diag(L) (into q), and their copies to the pinned
+// prefix buffer, after the factorisation and before anything overwrites
+// L, w or q.
+func (g *gp) enqueuePrefixes(m, kmax int) error {
 	h := g.h
 	if g.pre.p == nil {
 		var err error
@@ -119,21 +121,18 @@ func (g *gp) enqueuePrefixes(m int) error {
 		}
 	}
 	return firstErr(
-		cuErr(C.cuMemcpyDtoDAsync(g.w, g.ys, C.size_t(8*m), h.stream), "cuMemcpyDtoDAsync"),
-		blasErr(C.st_dtrsv_lower(h.blas, C.int(m), g.a, C.int(m), g.w), "dtrsv"),
-		blasErr(C.st_dcopy(h.blas, C.int(m), g.a, C.int(m+1), g.q, 1), "dcopy"),
-		dtoh(g.pre.p, g.w, 8*m, h.stream),
-		dtoh(unsafe.Add(g.pre.p, 8*g.n), g.q, 8*m, h.stream),
+		cuErr(C.cuMemcpyDtoDAsync(g.w, g.ys, C.size_t(8*kmax), h.stream), "cuMemcpyDtoDAsync"),
+		blasErr(C.st_dtrsv_lower(h.blas, C.int(kmax), g.a, C.int(m), g.w), "dtrsv"),
+		blasErr(C.st_dcopy(h.blas, C.int(kmax), g.a, C.int(m+1), g.q, 1), "dcopy"),
+		dtoh(g.pre.p, g.w, 8*kmax, h.stream),
+		dtoh(unsafe.Add(g.pre.p, 8*g.n), g.q, 8*kmax, h.stream),
 	)
 }
 
-// prefixValues sets pre from the vectors enqueuePrefixes brought back.
-func (g *gp) prefixValues(m int, ks []int, pre []float64) {
-	v, l := g.pre.f64(0, m), g.pre.f64(8*g.n, m)
-	kmax := 0
-	for _, k := range ks {
-		kmax = max(kmax, k)
-	}
+// prefixValues sets pre from the vectors enqueuePrefixes brought back,
+// for prefixes of at most kmax observations.
+func (g *gp) prefixValues(kmax int, ks []int, pre []float64) {
+	v, l := g.pre.f64(0, kmax), g.pre.f64(8*g.n, kmax)
 	var quad, logdet float64
 	for i := range kmax {
 		quad += v[i] * v[i]
@@ -161,22 +160,14 @@ func (g *gp) LogLikResume(subset []int, u, grad []float64) (float64, bool, error
 		return 0, false, fmt.Errorf("linalg/cuda: gp: gradient of length %d, want %d", len(grad), g.d+2)
 	}
 	k := &g.kept
-	if !k.ok || g.h == nil {
-		return 0, false, nil
-	}
-	for i, v := range u {
-		if i >= len(k.u) || math.Float64bits(v) != math.Float64bits(k.u[i]) {
-			return 0, false, nil
-		}
-	}
-	if len(u) != len(k.u) {
+	if !k.ok || g.h == nil || !k.at(u) {
 		return 0, false, nil
 	}
 	m, err := checkSubset(subset, g.n)
 	if err != nil {
 		return 0, false, err
 	}
-	if !k.prefixOf(subset, g.n) {
+	if !k.prefixOf(subset, m) {
 		return 0, false, nil
 	}
 	leave, err := g.h.dev.enter()
@@ -186,7 +177,6 @@ func (g *gp) LogLikResume(subset []int, u, grad []float64) (float64, bool, error
 	defer leave()
 	if m < k.m && g.spare == 0 {
 		if g.spare, err = devAlloc(8*g.n*g.n, "kernel matrix for prefixes"); err != nil {
-			g.spare = 0
 			return 0, false, nil
 		}
 	}

@@ -84,9 +84,8 @@ type mvn struct {
 	stage pinned // host side of in
 	out   pinned // host side of res
 
-	order []int   // the observation in each row (nil: row i holds observation i)
-	pos   []int32 // its inverse: the row of each observation (nil with order)
-	pre   pinned  // host side of G's and the squared norms' leading entries, for SumSqPrefixes
+	pos []int32 // the row of each observation since Reorder (nil: row i holds observation i)
+	pre pinned  // host side of G's and the squared norms' leading entries, for SumSqPrefixes
 }
 
 func (m *mvn) N() int { return m.n }

@@ -75,7 +75,7 @@ func (m *mvn) Reorder(perm []int) error {
 	if err != nil {
 		return fmt.Errorf("linalg/cuda: mvn: reorder: %w", err)
 	}
-	m.order, m.pos = append(m.order[:0], perm...), pos
+	m.pos = pos
 	return nil
 }
 
@@ -83,10 +83,10 @@ func (m *mvn) Reorder(perm []int) error {
 // original order) is held in rows 0..k−1, in its order.
 func (m *mvn) leading(subset []int) bool {
 	if subset == nil {
-		return m.order == nil
+		return m.pos == nil
 	}
 	for r, i := range subset {
-		if m.order == nil && i != r || m.order != nil && m.order[r] != i {
+		if m.pos == nil && i != r || m.pos != nil && m.pos[i] != int32(r) {
 			return false
 		}
 	}
@@ -105,15 +105,9 @@ func (m *mvn) SumSqPrefixes(subset []int, t, out, resid []float64, ks []int, pre
 	if subset != nil {
 		k = len(subset)
 	}
-	if len(pre) != len(ks) {
-		return false, fmt.Errorf("linalg/cuda: mvn: %d prefix lengths and %d values", len(ks), len(pre))
-	}
-	kmax := 0
-	for _, kk := range ks {
-		if kk < 1 || kk > k {
-			return false, fmt.Errorf("linalg/cuda: mvn: prefix of %d observations of a subset of %d", kk, k)
-		}
-		kmax = max(kmax, kk)
+	kmax, err := checkPrefixes("mvn", ks, pre, k)
+	if err != nil {
+		return false, err
 	}
 	gave, err := m.sumSq(subset, t, 1, out, resid, kmax)
 	if err != nil || !gave {

@@ -1,9 +1,10 @@
 // Package model is the contract between the models and the samplers: the
 // Target a sampler draws from, and the optional capabilities by which a
 // target (or the backend handle behind it) makes the subsampling samplers
-// cheaper. It imports only the standard library's errors, so that the models (gp.Model, mvn.Model)
-// and the backends (linalg) implement these interfaces without importing
-// the sampler package (tempering), which names them as aliases.
+// cheaper. It imports only the standard library's errors, so that the
+// models (gp.Model, mvn.Model) and the backends (linalg) implement these
+// interfaces without importing the sampler package (tempering), which
+// names them as aliases.
 package model
 
 import "errors"

@@ -171,12 +171,12 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 		chain = Reparam(t, opt.Transform)
 	}
 	mode := center // in the chains' space
-	clones, err := proposalPool(chain, lent, opt)
+	workers, err := proposalPool(chain, lent, opt)
 	if err != nil {
 		return nil, fmt.Errorf("tempering: proposal fit: %w", err)
 	}
 	if lent == nil {
-		defer closePool(clones)
+		defer closePool(workers.ts)
 	}
 	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale, ImportanceESS: -1, TransformEvals: trEvals}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x70726f70))
@@ -192,8 +192,8 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 	for range opt.Rounds {
 		xs, lq := r.sample(rng, opt.Draws)
 		t0 := time.Now()
-		lp, err := logPosts(ctx, clones, opt.Concurrency, xs)
-		secs += time.Since(t0).Seconds() * float64(len(clones))
+		lp, err := logPosts(ctx, workers, xs)
+		secs += time.Since(t0).Seconds() * float64(len(workers.ts))
 		if err != nil {
 			return nil, err
 		}
@@ -219,8 +219,8 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 		}
 	}
 	p.SecondsPerEval = secs / float64(p.Evals())
-	p.EvalsAtOnce = len(clones)
-	if err := p.refine(ctx, clones, opt, mode, allX, allLP); err != nil {
+	p.EvalsAtOnce = len(workers.ts)
+	if err := p.refine(ctx, workers, opt, mode, allX, allLP); err != nil {
 		return nil, err
 	}
 	w.Proposal = p
@@ -230,9 +230,9 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 // refine makes p a split-t around mode, in the chains' space
 // (opt.Split), and fits its surrogate (opt.Surrogate) to the draws xs
 // evaluated, of log densities lp.
-func (p *Proposal) refine(ctx context.Context, pool []Target, opt ProposalOptions, mode []float64, xs [][]float64, lp []float64) error {
+func (p *Proposal) refine(ctx context.Context, pool evalPool, opt ProposalOptions, mode []float64, xs [][]float64, lp []float64) error {
 	if opt.Split {
-		if err := p.fitSplit(ctx, pool, opt.Concurrency, mode); err != nil {
+		if err := p.fitSplit(ctx, pool, mode); err != nil {
 			return err
 		}
 	}
@@ -252,7 +252,7 @@ var splitDistances = []float64{2, 4, 6}
 // fitSplit centres p at mode and sets its split scales from the log
 // density's fall along each axis of p.Cov's Cholesky factor, both ways
 // (ProposalOptions.Split), evaluated on pool.
-func (p *Proposal) fitSplit(ctx context.Context, pool []Target, atOnce func(int), mode []float64) error {
+func (p *Proposal) fitSplit(ctx context.Context, pool evalPool, mode []float64) error {
 	D := len(mode)
 	l := make([]float64, D*D)
 	if !cholesky(p.Cov, l, D) {
@@ -272,7 +272,7 @@ func (p *Proposal) fitSplit(ctx context.Context, pool []Target, atOnce func(int)
 			}
 		}
 	}
-	lp, err := logPosts(ctx, pool, atOnce, pts)
+	lp, err := logPosts(ctx, pool, pts)
 	if err != nil {
 		return err
 	}
@@ -299,10 +299,10 @@ func (p *Proposal) fitSplit(ctx context.Context, pool []Target, atOnce func(int)
 }
 
 // logPosts returns the log posterior densities on all observations at
-// xs, evaluated len(pool) at a time, −∞ where an evaluation fails.
-func logPosts(ctx context.Context, pool []Target, atOnce func(int), xs [][]float64) ([]float64, error) {
+// xs, evaluated len(pool.ts) at a time, −∞ where an evaluation fails.
+func logPosts(ctx context.Context, pool evalPool, xs [][]float64) ([]float64, error) {
 	lp := make([]float64, len(xs))
-	err := onPool(ctx, pool, len(xs), atOnce, func(t Target, i int) {
+	err := pool.run(ctx, len(xs), func(t Target, i int) {
 		v, err := logPost(t, nil, xs[i], nil)
 		if err != nil {
 			v = math.Inf(-1)
@@ -351,21 +351,22 @@ func (o *ProposalOptions) fill() error {
 	return nil
 }
 
-// proposalPool returns the targets the proposal fit evaluates on: lent,
-// in the chains' space (opt.Transform's), or where lent is nil
-// opt.Workers clones of chain, which the caller closes.
-func proposalPool(chain Target, lent []Target, opt ProposalOptions) ([]Target, error) {
+// proposalPool returns the pool the proposal fit evaluates on, with
+// opt.Concurrency: lent, in the chains' space (opt.Transform's), or where
+// lent is nil opt.Workers clones of chain, which the caller closes.
+func proposalPool(chain Target, lent []Target, opt ProposalOptions) (evalPool, error) {
 	if lent == nil {
-		return clonePool(chain, opt.Workers)
+		ts, err := clonePool(chain, opt.Workers)
+		return evalPool{ts, opt.Concurrency}, err
 	}
-	pool := make([]Target, len(lent))
+	ts := make([]Target, len(lent))
 	for i, c := range lent {
-		pool[i] = c
+		ts[i] = c
 		if opt.Transform != nil {
-			pool[i] = Reparam(c, opt.Transform)
+			ts[i] = Reparam(c, opt.Transform)
 		}
 	}
-	return pool, nil
+	return evalPool{ts, opt.Concurrency}, nil
 }
 
 // clonePool returns n clones of t, or fewer (at least one) where a clone

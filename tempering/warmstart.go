@@ -180,23 +180,24 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	starts := warmStarts(t, rng, opt.Starts, dim)
 
 	workers := min(opt.Workers, max(opt.Starts, dim))
-	pool, err := clonePool(t, workers)
+	clones, err := clonePool(t, workers)
 	if err != nil {
 		return nil, fmt.Errorf("tempering: warm start: %w", err)
 	}
-	defer closePool(pool)
+	defer closePool(clones)
 
 	w := &WarmStart{}
-	optima, logPosts, err := w.climbStages(ctx, pool, opt.Concurrency, perm, sizes, starts, opt.ModeGap)
+	pool := evalPool{clones, opt.Concurrency}
+	optima, logPosts, err := w.climbStages(ctx, pool, perm, sizes, starts, opt.ModeGap)
 	if err != nil {
 		return nil, err
 	}
-	w.separateModes(pool[0], optima, logPosts, opt.ModeGap)
-	if err := w.laplace(ctx, pool, opt.Concurrency); err != nil {
+	w.separateModes(clones[0], optima, logPosts, opt.ModeGap)
+	if err := w.laplace(ctx, pool); err != nil {
 		return nil, err
 	}
-	w.measureDrops(pool[0])
-	if err := w.drawInits(pool[0], rng, opt.Chains, opt.Dispersion); err != nil {
+	w.measureDrops(clones[0])
+	if err := w.drawInits(clones[0], rng, opt.Chains, opt.Dispersion); err != nil {
 		return nil, err
 	}
 	if opt.Proposal != nil && w.Unimodal() {
@@ -207,7 +208,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		if po.Concurrency == nil {
 			po.Concurrency = opt.Concurrency
 		}
-		if _, err := w.fitProposal(ctx, t, pool, po); err != nil {
+		if _, err := w.fitProposal(ctx, t, clones, po); err != nil {
 			return nil, err
 		}
 	}
@@ -294,7 +295,7 @@ func warmStarts(t Target, rng *rand.Rand, count, dim int) [][]float64 {
 // it keeps the optima that may still matter at the full data; it returns
 // the last stage's distinct optima, the best first, and their log
 // posterior densities.
-func (w *WarmStart) climbStages(ctx context.Context, pool []Target, atOnce func(int), perm, sizes []int, starts [][]float64, modeGap float64) ([][]float64, []float64, error) {
+func (w *WarmStart) climbStages(ctx context.Context, pool evalPool, perm, sizes []int, starts [][]float64, modeGap float64) ([][]float64, []float64, error) {
 	n := len(perm)
 	optima := starts
 	var logPosts []float64
@@ -303,7 +304,7 @@ func (w *WarmStart) climbStages(ctx context.Context, pool []Target, atOnce func(
 		if size < n {
 			subset = perm[:size]
 		}
-		res, evals, err := optimiseAll(ctx, pool, atOnce, subset, optima, size)
+		res, evals, err := optimiseAll(ctx, pool, subset, optima, size)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -367,7 +368,7 @@ func (w *WarmStart) separateModes(t Target, optima [][]float64, logPosts []float
 // laplace sets w's LogPost, Grad, SecondsPerGrad and Cov at w.Mode: the
 // Hessian by forward differences of the gradient, evaluated in parallel
 // on pool, and the Laplace covariance its negative's inverse.
-func (w *WarmStart) laplace(ctx context.Context, pool []Target, atOnce func(int)) error {
+func (w *WarmStart) laplace(ctx context.Context, pool evalPool) error {
 	dim := len(w.Mode)
 	grads := make([][]float64, dim+1)
 	lps := make([]float64, dim+1)
@@ -377,7 +378,7 @@ func (w *WarmStart) laplace(ctx context.Context, pool []Target, atOnce func(int)
 	for j := range h {
 		h[j] = 1e-4 * max(1, math.Abs(w.Mode[j]))
 	}
-	err := onPool(ctx, pool, dim+1, atOnce, func(t Target, j int) {
+	err := pool.run(ctx, dim+1, func(t Target, j int) {
 		u := append([]float64(nil), w.Mode...)
 		if j < dim {
 			u[j] += h[j]
@@ -398,7 +399,7 @@ func (w *WarmStart) laplace(ctx context.Context, pool []Target, atOnce func(int)
 		}
 		w.SecondsPerGrad += secs[j] / float64(dim+1)
 	}
-	w.GradsAtOnce = min(len(pool), dim+1)
+	w.GradsAtOnce = min(len(pool.ts), dim+1)
 	w.LogPost, w.Grad = lps[dim], grads[dim]
 	negH := mat.NewSymDense(dim, nil)
 	for i := range dim {
@@ -522,10 +523,10 @@ type optimum struct {
 // from each of starts, running up to len(pool) optimisations at once, and
 // returns their optima in the order of starts with the number of
 // evaluations made.
-func optimiseAll(ctx context.Context, pool []Target, atOnce func(int), subset []int, starts [][]float64, size int) ([]optimum, int, error) {
+func optimiseAll(ctx context.Context, pool evalPool, subset []int, starts [][]float64, size int) ([]optimum, int, error) {
 	res := make([]optimum, len(starts))
 	evals := make([]int, len(starts))
-	err := onPool(ctx, pool, len(starts), atOnce, func(t Target, i int) {
+	err := pool.run(ctx, len(starts), func(t Target, i int) {
 		res[i], evals[i] = optimise(ctx, t, subset, starts[i], size)
 	})
 	if err != nil {
@@ -538,19 +539,27 @@ func optimiseAll(ctx context.Context, pool []Target, atOnce func(int), subset []
 	return res, total, nil
 }
 
-// onPool calls f(t, i) for i = 0, …, n−1, each on one of pool's targets,
-// len(pool) calls at a time at most, and returns ctx's error if it was
+// evalPool is the clones of a target that evaluations run on side by
+// side, and the hook told, before each batch, how many run at once
+// (WarmStartOptions.Concurrency; nil: none).
+type evalPool struct {
+	ts     []Target
+	atOnce func(int)
+}
+
+// run calls f(t, i) for i = 0, …, n−1, each on one of the pool's targets,
+// len(p.ts) calls at a time at most, and returns ctx's error if it was
 // cancelled (calls not yet begun are then skipped).
-func onPool(ctx context.Context, pool []Target, n int, atOnce func(int), f func(t Target, i int)) error {
-	if atOnce != nil && n > 0 {
-		atOnce(min(len(pool), n))
+func (p evalPool) run(ctx context.Context, n int, f func(t Target, i int)) error {
+	if p.atOnce != nil && n > 0 {
+		p.atOnce(min(len(p.ts), n))
 	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for wi := range min(len(pool), n) {
+	for wi := range min(len(p.ts), n) {
 		wg.Go(func() {
 			for i := range jobs {
-				f(pool[wi], i)
+				f(p.ts[wi], i)
 			}
 		})
 	}

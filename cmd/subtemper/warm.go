@@ -131,17 +131,15 @@ func drawESS(st *tempering.Settings, ws *tempering.WarmStart) float64 {
 // measured one divided by that number, and an iteration of the chains
 // takes chains times it.
 func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int, device bool) (exp, most time.Duration) {
+	evals, secs, atOnce := float64(warmLeapfrogs), ws.SecondsPerGrad, ws.GradsAtOnce
+	if k, ok := st.Kernel.(tempering.Independence); ok && ws.Proposal != nil {
+		evals, secs, atOnce = float64(1+k.Local), ws.Proposal.SecondsPerEval, ws.Proposal.EvalsAtOnce
+	}
 	share := float64(st.Chains) / float64(max(1, min(st.Chains, runtime.NumCPU())))
 	if device {
-		share = float64(st.Chains) / float64(max(1, ws.GradsAtOnce))
+		share = float64(st.Chains) / float64(max(1, atOnce))
 	}
-	per := warmLeapfrogs * ws.SecondsPerGrad * share
-	if k, ok := st.Kernel.(tempering.Independence); ok && ws.Proposal != nil {
-		if device {
-			share = float64(st.Chains) / float64(max(1, ws.Proposal.EvalsAtOnce))
-		}
-		per = float64(1+k.Local) * ws.Proposal.SecondsPerEval * share
-	}
+	per := evals * secs * share
 	sec := func(draws int) time.Duration {
 		return time.Duration(float64(flagCount(st.Warmup, tempering.NoWarmup, tempering.DefaultWarmup)+draws*st.Thin) * per * float64(time.Second))
 	}
