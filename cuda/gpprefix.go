@@ -99,9 +99,9 @@ func checkPrefixes(what string, ks []int, pre []float64, m int) (kmax int, err e
 // entries of v = L⁻¹y the prefix's, so pre[j] = −½Σ_{i<k} v_i² −
 // Σ_{i<k} log L_ii − ½k·log 2π. One cublasDtrsv on the longest prefix's
 // block and a strided copy of L's diagonal are enqueued before the
-// gradient's work; both vectors come back
-// in the evaluation's one synchronisation and the sums are taken on the
-// host in a fixed order. The full value and gradient are LogLik's.
+// gradient's work; both vectors come back in the evaluation's one
+// synchronisation and the sums are taken on the host in a fixed order.
+// The full value and gradient are LogLik's.
 func (g *gp) LogLikPrefixes(subset []int, u, grad []float64, ks []int, pre []float64) (float64, bool, error) {
 	ll, err := g.logLik(subset, u, grad, ks, pre)
 	return ll, err == nil, err
