@@ -104,6 +104,7 @@ func kernelMap(m map[string]any, prefix string, k tempering.Kernel) {
 		m[prefix+"kernel"] = "independence"
 		m[prefix+"proposal_df"], m[prefix+"proposal_scale"] = k.DF, k.Scale
 		m[prefix+"proposal_wide"], m[prefix+"local_steps"] = k.Wide, k.Local
+		m[prefix+"screened"] = k.Screen != nil
 	case tempering.MH:
 		m[prefix+"kernel"] = "mh"
 		m[prefix+"mh_scale"], m[prefix+"mh_steps"], m[prefix+"adapt"] = k.Sigma, k.Steps, k.Adapt.String()

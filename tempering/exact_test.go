@@ -33,6 +33,9 @@ type exactCase struct {
 	// surrogate makes the fitted kernel SurrogateTransition on the
 	// proposal's surrogate instead.
 	surrogate bool
+	// screen makes the fitted independence kernel screen its proposals
+	// on the proposal's surrogate (Independence.Screen).
+	screen bool
 	// variant, if set, makes the chains a broken variant
 	// (Settings.variant).
 	variant func(path, scheme) (path, scheme)
@@ -100,7 +103,8 @@ func exactCases() []exactCase {
 		// in the split space, as large fits run on a posterior it suits.
 		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}},
-		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}})
+		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}},
+		exactCase{name: "warm-fit-imh-screen/none", driver: None, draws: 6000, warm: true, fit: true, screen: true, transform: gp.VarianceSplit{}})
 	// The variance split with b's left tail compressed, centred above the
 	// posterior's mean of b (1.37, sd 0.36) with a smaller scale, so that
 	// the sinh side and its log cosh Jacobian carry most of the mass:
@@ -150,12 +154,15 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 		}
 		s.Warmup = 0
 		if c.fit {
-			p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: seed, Transform: c.transform, Surrogate: c.surrogate, Split: c.split})
+			p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: seed, Transform: c.transform, Surrogate: c.surrogate || c.screen, Split: c.split})
 			if err != nil {
 				return nil, "", err
 			}
 			k := p.Kernel()
 			k.Local, k.Wide = c.local, c.wide
+			if c.screen {
+				k.Screen = p.Surrogate
+			}
 			s.Kernel = k
 			if c.surrogate {
 				s.Kernel = SurrogateTransition{Surrogate: p.Surrogate}

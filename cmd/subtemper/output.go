@@ -157,7 +157,7 @@ func kernelLine(f *samplerFlags, s *runSummary, name string, k tempering.Kernel)
 }
 
 // imhLine describes an independence sampler's proposal: the Student-t's
-// degrees of freedom, its wide component and its local steps.
+// degrees of freedom, its wide component, its local steps and its screen.
 func imhLine(k tempering.Kernel) string {
 	ind, ok := k.(tempering.Independence)
 	if !ok {
@@ -175,6 +175,9 @@ func imhLine(k tempering.Kernel) string {
 	}
 	if ind.Local > 0 {
 		parts = append(parts, plural.Count(ind.Local, "local random-walk step", "local random-walk steps")+" each")
+	}
+	if ind.Screen != nil {
+		parts = append(parts, "each proposal screened on a surrogate first")
 	}
 	if len(parts) == 0 {
 		return "IMH"
