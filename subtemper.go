@@ -209,9 +209,9 @@ const WarmStartMinN = 1024
 // WarmSettings returns the settings of a warm-started run on ws. When ws
 // found one mode: st with ws applied (tempering.WarmStart.Apply), the
 // driver None and a short warm-up unless keepKernel, with the kernel the
-// independence sampler from ws.Proposal (IndependenceKernel: screened
-// from ScreenFromESS, local steps below it, a wider t mixed in below
-// WideBelowESS; at most IndependenceDraws draws) when its importance ESS reaches
+// independence sampler from ws.Proposal (IndependenceLocal local steps,
+// IndependenceWide of a wider t mixed in below WideBelowESS,
+// at most IndependenceDraws draws) when its importance ESS reaches
 // MinProposalESS, else tempering.WarmKernel. When it found more, st unchanged: one mode's Laplace
 // approximation misleads a kernel in the others (on the GP at N = 256,
 // D = 8, two modes, PT from it needed 1 850 draws per chain where PT
@@ -241,22 +241,15 @@ func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel boo
 }
 
 // IndependenceKernel returns the independence sampler that WarmSettings
-// runs from the fitted proposal p: p's t (Proposal.Kernel), with
-// IndependenceWide of a wider t mixed in when p's importance ESS is below
-// WideBelowESS. From ScreenFromESS on, where p has a surrogate
-// (ProposalOptions.Surrogate, as WarmStartOptions asks), each proposal is
-// screened on it (Independence.Screen, delayed acceptance) and no local
-// step follows; otherwise IndependenceLocal local steps follow each
-// proposal.
+// runs from the fitted proposal p: p's t (Proposal.Kernel) with
+// IndependenceLocal local steps after each proposal and, when p's
+// importance ESS is below WideBelowESS, IndependenceWide of a wider t
+// mixed in.
 func IndependenceKernel(p *tempering.Proposal) tempering.Independence {
 	k := p.Kernel()
+	k.Local = IndependenceLocal
 	if p.ESS() < WideBelowESS {
 		k.Wide = IndependenceWide
-	}
-	if p.ESS() >= ScreenFromESS && p.Surrogate != nil {
-		k.Screen = p.Surrogate
-	} else {
-		k.Local = IndependenceLocal
 	}
 	return k
 }
@@ -272,8 +265,7 @@ const MinProposalESS = 0.25
 
 // IndependenceLocal is the number of random-walk steps WarmSettings
 // gives the independence sampler after each independence proposal
-// (tempering.Independence.Local) when it does not screen its proposals
-// (below ScreenFromESS). On the GP at N = 1024, D = 8 (data seed
+// (tempering.Independence.Local). On the GP at N = 1024, D = 8 (data seed
 // 1) the independence steps alone stuck in a tail the proposal
 // under-covers (tail-ESS 171 after 10 000 draws per chain); with one
 // local step the fit converged after 1 950 draws per chain (4 709
@@ -297,19 +289,6 @@ const IndependenceWide = 0.15
 // default EnoughESS, at which a fitted proposal is taken as good enough.
 const WideBelowESS = 0.5
 
-// ScreenFromESS is the importance ESS fraction from which the
-// independence sampler of WarmSettings screens each proposal on the
-// proposal's surrogate (tempering.Independence.Screen: delayed
-// acceptance, exact whatever the surrogate) and takes no local step;
-// WarmStartOptions asks FitProposal for the surrogate from there on.
-// Measured side by side (docs/LARGE.md): on the GP at N = 2048, D = 8
-// (importance ESS 0.43–0.51, three seeds) it needed 47–67% less work to
-// converge than one local step without a screen; at N = 1024, D = 3
-// (0.76–0.79, three seeds) 30–35% less. At N = 1024, D = 8 (0.35–0.38)
-// a screen with the local step kept needed more work on two seeds (the
-// surrogate is poorest in the tail that decides the tail-ESS there).
-const ScreenFromESS = 0.4
-
 // IndependenceDraws is the most draws per chain WarmSettings allows the
 // independence sampler: a transition costs one log density without
 // gradient (two with the local step), about a third of a gradient
@@ -328,7 +307,7 @@ func WarmStartOptions(st tempering.Settings, fitProposal bool) tempering.WarmSta
 		if tr == nil {
 			tr = gp.VarianceSplit{}
 		}
-		o.Proposal = &tempering.ProposalOptions{Transform: tr, Seed: st.Seed, Surrogate: true, SurrogateFromESS: ScreenFromESS}
+		o.Proposal = &tempering.ProposalOptions{Transform: tr, Seed: st.Seed}
 	}
 	return o
 }

@@ -34,17 +34,13 @@ func TestFitGPWarmStart(t *testing.T) {
 		t.Errorf("settings after the warm start: driver %v, warm-up %d, tuning %v", fit.Settings.Driver, fit.Settings.Warmup, fit.Settings.InitTuning)
 	}
 	if p := fit.Mode.Proposal; p != nil && p.ESS() >= MinProposalESS {
-		t.Logf("proposal of importance ESS %.2f", p.ESS())
 		k, ok := fit.Settings.Kernel.(tempering.Independence)
-		local, wide, screened := 0, 0.0, true
+		wide := 0.0
 		if p.ESS() < WideBelowESS {
 			wide = IndependenceWide
 		}
-		if p.ESS() < ScreenFromESS {
-			local, screened = IndependenceLocal, false
-		}
-		if !ok || k.Local != local || k.Wide != wide || (k.Screen != nil) != screened || len(k.Center) == 0 {
-			t.Errorf("proposal of importance ESS %.2f: kernel %T %+v, want the fitted independence kernel with %d local steps, wide weight %v, screened %v", p.ESS(), fit.Settings.Kernel, fit.Settings.Kernel, local, wide, screened)
+		if !ok || k.Local != IndependenceLocal || k.Wide != wide || len(k.Center) == 0 {
+			t.Errorf("proposal of importance ESS %.2f: kernel %T %+v, want the fitted independence kernel with %d local steps and wide weight %v", p.ESS(), fit.Settings.Kernel, fit.Settings.Kernel, IndependenceLocal, wide)
 		}
 	} else {
 		t.Logf("the proposal was not used (%+v): the independence kernel's settings are not checked", p)
@@ -96,42 +92,20 @@ func TestFitGPWarmStart(t *testing.T) {
 
 // TestWarmSettingsWide checks that WarmSettings mixes the wider t into a
 // fitted proposal whose importance ESS is below WideBelowESS, and only
-// then; that from ScreenFromESS on it screens the proposals on the
-// proposal's surrogate where there is one, and takes local steps
-// otherwise; and that a proposal below MinProposalESS is not used.
+// then, and that a proposal below MinProposalESS is not used.
 func TestWarmSettingsWide(t *testing.T) {
 	cov := []float64{1, 0.2, 0.2, 2}
-	var xs [][]float64
-	var lp []float64
-	for i := range 30 {
-		x := []float64{float64(i%6)/3 - 1, float64(i/6)/2 - 0.5}
-		xs, lp = append(xs, x), append(lp, -0.5*(x[0]*x[0]+x[1]*x[1]))
-	}
-	sur, err := tempering.FitSurrogate([]float64{0, 1}, cov, 1.2, 5, xs, lp)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
-		ess      float64
-		sur      *tempering.Surrogate
-		imh      bool
-		wide     float64
-		local    int
-		screened bool
-	}{
-		{0.8, sur, true, 0, 0, true},
-		{WideBelowESS, sur, true, 0, 0, true},
-		{0.8, nil, true, 0, IndependenceLocal, false},
-		{ScreenFromESS, sur, true, IndependenceWide, 0, true},
-		{ScreenFromESS - 0.01, sur, true, IndependenceWide, IndependenceLocal, false},
-		{MinProposalESS - 0.01, sur, false, 0, 0, false},
-	} {
+		ess  float64
+		imh  bool
+		wide float64
+	}{{0.8, true, 0}, {WideBelowESS, true, 0}, {0.35, true, IndependenceWide}, {MinProposalESS - 0.01, false, 0}} {
 		ws := &tempering.WarmStart{Mode: []float64{0, 1}, Cov: cov, Inits: [][]float64{{0, 1}}, Modes: 1,
-			Proposal: &tempering.Proposal{Transform: gp.VarianceSplit{}, Center: []float64{0, 1}, Cov: cov, DF: 5, Scale: 1.2, ImportanceESS: c.ess, Surrogate: c.sur}}
+			Proposal: &tempering.Proposal{Transform: gp.VarianceSplit{}, Center: []float64{0, 1}, Cov: cov, DF: 5, Scale: 1.2, ImportanceESS: c.ess}}
 		st := WarmSettings(DefaultGPSettings(), ws, false)
 		k, ok := st.Kernel.(tempering.Independence)
-		if ok != c.imh || ok && (k.Wide != c.wide || k.Local != c.local || (k.Screen == sur) != c.screened) {
-			t.Errorf("importance ESS %v: kernel %T %+v, want independence %v with wide weight %v, %d local steps, screened %v", c.ess, st.Kernel, st.Kernel, c.imh, c.wide, c.local, c.screened)
+		if ok != c.imh || ok && (k.Wide != c.wide || k.Local != IndependenceLocal) {
+			t.Errorf("importance ESS %v: kernel %T %+v, want independence %v with wide weight %v", c.ess, st.Kernel, st.Kernel, c.imh, c.wide)
 		}
 	}
 }

@@ -27,7 +27,7 @@ var (
 	largeWide     = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal    = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
 	largeForce    = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
-	largeScreen   = flag.String("large.screen", "", "BenchmarkLargeFit: on: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen), whatever the proposal's importance ESS; off: it never does; \"\": as the default (from subtemper.WideBelowESS on)")
+	largeScreen   = flag.String("large.screen", "", "BenchmarkLargeFit: on: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen), whatever the proposal's importance ESS; off: it never does; \"\": as the default (no screen)")
 	surSteps      = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
 	surLocal      = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear       = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
