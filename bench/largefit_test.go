@@ -27,7 +27,7 @@ var (
 	largeWide     = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal    = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
 	largeForce    = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
-	largeScreen   = flag.String("large.screen", "", "BenchmarkLargeFit: on: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen), whatever the proposal's importance ESS; off: it never does; \"\": as the default (no screen)")
+	largeScreen   = flag.Bool("large.screen", false, "BenchmarkLargeFit: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen)")
 	surSteps      = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
 	surLocal      = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear       = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
@@ -92,9 +92,6 @@ func BenchmarkLargeFit(b *testing.B) {
 	}
 	if _, err := ApplyThreads(); err != nil {
 		b.Fatal(err)
-	}
-	if s := *largeScreen; s != "" && s != "on" && s != "off" {
-		b.Fatalf("-large.screen %q: want on, off or nothing", s)
 	}
 	for _, dim := range ints(b, *largeDims) {
 		for _, n := range ints(b, *largeNs) {
@@ -176,8 +173,8 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	n := t.NumObs()
 	if method != "default" {
 		wo := subtemper.WarmStartOptions(st, method == "warm" || method == "warm-sur")
-		if method == "warm-sur" || method == "warm" && *largeScreen == "on" && wo.Proposal != nil {
-			wo.Proposal.Surrogate, wo.Proposal.SurrogateFromESS = true, 0
+		if method == "warm-sur" || method == "warm" && *largeScreen && wo.Proposal != nil {
+			wo.Proposal.Surrogate = true
 		}
 		if wo.Proposal != nil {
 			wo.Proposal.Split = *largeSplit
@@ -234,11 +231,8 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			if *largeLocal >= 0 {
 				k.Local = *largeLocal
 			}
-			switch p := ws.Proposal; {
-			case *largeScreen == "on" && p != nil && p.Surrogate != nil:
+			if p := ws.Proposal; *largeScreen && p != nil && p.Surrogate != nil {
 				k.Screen = p.Surrogate
-			case *largeScreen == "off":
-				k.Screen = nil
 			}
 			st.Kernel = k
 			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d, screened %v\n", k.DF, k.Wide, k.Local, k.Screen != nil)

@@ -61,10 +61,6 @@ type ProposalOptions struct {
 	// Gaussian-process regression of the log importance weights of every
 	// draw evaluated (FitSurrogate).
 	Surrogate bool
-	// SurrogateFromESS, with Surrogate, fits the surrogate only where
-	// the kept proposal's importance ESS fraction is at least this (where
-	// a caller will use it); zero means always.
-	SurrogateFromESS float64
 }
 
 // ProposalRound is one round of FitProposal: Draws log-density evaluations
@@ -240,7 +236,7 @@ func (p *Proposal) refine(ctx context.Context, pool evalPool, opt ProposalOption
 			return err
 		}
 	}
-	if opt.Surrogate && p.ImportanceESS >= opt.SurrogateFromESS {
+	if opt.Surrogate {
 		var err error
 		if p.Surrogate, err = FitSurrogate(p.Center, p.Cov, p.Scale, p.DF, xs, lp); err != nil {
 			return fmt.Errorf("tempering: proposal fit: %w", err)

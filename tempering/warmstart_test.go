@@ -259,16 +259,6 @@ func TestFitProposalSkew(t *testing.T) {
 	if k.DF != 5 || k.Scale != 1.2 || len(k.Center) != 2 {
 		t.Errorf("kernel %+v, want the fitted t (DF 5, scale 1.2)", k)
 	}
-	// The surrogate is fitted only from SurrogateFromESS on.
-	for _, from := range []float64{0, q.ESS(), q.ESS() + 0.01} {
-		r, err := ws.FitProposal(context.Background(), skewTarget{}, ProposalOptions{Seed: 2, EnoughESS: 0.1, Surrogate: true, SurrogateFromESS: from})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := from <= q.ESS(); (r.Surrogate != nil) != want {
-			t.Errorf("importance ESS %.3f, SurrogateFromESS %.3f: surrogate fitted %v, want %v", r.ESS(), from, r.Surrogate != nil, want)
-		}
-	}
 }
 
 func TestFitProposalOptions(t *testing.T) {

@@ -15,12 +15,12 @@ run() { # name seed n dims flags...
 for s in 1 2 3; do
   run d3-s$s-base.txt $s 1024 3
   run d3-s$s-local0.txt $s 1024 3 -large.local 0
-  run d3-s$s-screen.txt $s 1024 3 -large.screen on
-  run d3-s$s-screenl0.txt $s 1024 3 -large.screen on -large.local 0
+  run d3-s$s-screen.txt $s 1024 3 -large.screen
+  run d3-s$s-screenl0.txt $s 1024 3 -large.screen -large.local 0
 done
 for s in 1 2 3; do
   run n2048-d8-s$s-base.txt $s 2048 8
-  run n2048-d8-s$s-screenl0.txt $s 2048 8 -large.screen on -large.local 0
+  run n2048-d8-s$s-screenl0.txt $s 2048 8 -large.screen -large.local 0
 done
 run n2048-d8-s1-local0.txt 1 2048 8 -large.local 0
 # The whole CLI fit at N = 4096 with the screen and no local step was run from the commit that
