@@ -120,6 +120,33 @@ func MemInfo() (free, total int64, err error) {
 	return memGetInfo()
 }
 
+// defaultSync is how host threads wait for the device when
+// SUBTEMPER_CUDA_SYNC is unset.
+const defaultSync = "auto"
+
+// schedFlags reads SUBTEMPER_CUDA_SYNC, how a host thread waits for the
+// device: "spin" (busy-waits, the driver's choice when it has the cores:
+// a full host core per waiting thread), "yield" (spins but yields its
+// core), "blocking" (sleeps until the device signals), "auto" (the
+// driver's heuristic). The default is defaultSync.
+func schedFlags() (C.uint, error) {
+	s := os.Getenv("SUBTEMPER_CUDA_SYNC")
+	if s == "" {
+		s = defaultSync
+	}
+	switch s {
+	case "auto":
+		return C.CU_CTX_SCHED_AUTO, nil
+	case "spin":
+		return C.CU_CTX_SCHED_SPIN, nil
+	case "yield":
+		return C.CU_CTX_SCHED_YIELD, nil
+	case "blocking":
+		return C.CU_CTX_SCHED_BLOCKING_SYNC, nil
+	}
+	return 0, fmt.Errorf("cuda: SUBTEMPER_CUDA_SYNC=%q: want auto, spin, yield or blocking", s)
+}
+
 func (b *backend) device() (*device, error) {
 	b.once.Do(func() { b.dev, b.err = openDevice() })
 	return b.dev, b.err
@@ -173,6 +200,13 @@ func openDevice() (*device, error) {
 		return nil, err
 	}
 	d.mem = int64(mem)
+	sched, err := schedFlags()
+	if err != nil {
+		return nil, err
+	}
+	if err := cuErr(C.cuDevicePrimaryCtxSetFlags(dev, sched), "cuDevicePrimaryCtxSetFlags"); err != nil {
+		return nil, err
+	}
 	if err := cuErr(C.cuDevicePrimaryCtxRetain(&d.ctx, dev), "cuDevicePrimaryCtxRetain"); err != nil {
 		return nil, err
 	}

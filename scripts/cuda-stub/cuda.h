@@ -23,6 +23,12 @@ typedef enum CUdevice_attribute_enum {
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 } CUdevice_attribute;
+typedef enum CUctx_flags_enum {
+	CU_CTX_SCHED_AUTO = 0,
+	CU_CTX_SCHED_SPIN = 1,
+	CU_CTX_SCHED_YIELD = 2,
+	CU_CTX_SCHED_BLOCKING_SYNC = 4
+} CUctx_flags;
 typedef enum CUstream_flags_enum {
 	CU_STREAM_DEFAULT = 0,
 	CU_STREAM_NON_BLOCKING = 1
@@ -58,6 +64,7 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal);
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev);
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuModuleLoadData(CUmodule *module, const void *image);
