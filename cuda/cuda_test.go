@@ -291,6 +291,25 @@ func TestClosed(t *testing.T) {
 	}
 }
 
+// TestSyncSetting checks that SUBTEMPER_CUDA_SYNC names the driver's
+// scheduling flags, defaults to blocking and refuses anything else.
+func TestSyncSetting(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want uint
+		ok   bool
+	}{
+		{"", 4, true}, {"blocking", 4, true}, {"spin", 1, true},
+		{"yield", 2, true}, {"auto", 0, true}, {"Blocking", 0, false}, {"sleep", 0, false},
+	} {
+		t.Setenv("SUBTEMPER_CUDA_SYNC", c.env)
+		got, err := schedFlags()
+		if (err == nil) != c.ok || (c.ok && uint(got) != c.want) {
+			t.Errorf("SUBTEMPER_CUDA_SYNC=%q: got %d, %v; want %d, ok %v", c.env, got, err, c.want, c.ok)
+		}
+	}
+}
+
 // benchSizes are the orders of the CUDA benchmarks: the common sizes and
 // the two the GPU is judged at.
 var benchSizes = append(append([]int(nil), linalgtest.BenchSizes...), 8192, 16384)
