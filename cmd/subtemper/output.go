@@ -195,8 +195,8 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "*** INTERRUPTED: the run was stopped early; the figures below use the draws made so far (%v per chain) ***\n\n", s.Draws.PerChain)
 	}
 	drv, kern := runSamplers(f, s, j.settings.Kernel)
-	fmt.Fprintf(w, "subtemper %s: %s + %s, %s, warm-up %d, %s (thin %d), seed %d, backend %s\n",
-		j.command, drv, kern, plural.Count(f.chains, "chain", "chains"), f.warmup, drawsLine(s.Draws), f.thin, s.Seed, s.Backend)
+	fmt.Fprintf(w, "subtemper %s: %s, %s, warm-up %d, %s (thin %d), seed %d, backend %s\n",
+		j.command, withDriver(drv, kern), plural.Count(f.chains, "chain", "chains"), f.warmup, drawsLine(s.Draws), f.thin, s.Seed, s.Backend)
 	fmt.Fprintf(w, "data: %s\n", j.dataLine)
 	printPosterior(w, j, s)
 	fmt.Fprintln(w)
@@ -212,6 +212,24 @@ func printRun(w io.Writer, j *job, s *runSummary) {
 	}
 }
 
+// driverName is the name of the tempering driver sampler (--sampler) in
+// the run lines: "PT", "SPT", "STT", or "" for none.
+func driverName(sampler string) string {
+	if sampler == "none" {
+		return ""
+	}
+	return strings.ToUpper(sampler)
+}
+
+// withDriver joins a tempering driver's name and the kernels' for the run
+// lines: "PT + HMC", or, with no driver (""), "HMC alone".
+func withDriver(drv, kern string) string {
+	if drv == "" {
+		return kern + " alone"
+	}
+	return drv + " + " + kern
+}
+
 // runSamplers describes the run's samplers for printRun's first line: the
 // driver (with its ladder) and the kernels.
 func runSamplers(f *samplerFlags, s *runSummary, k tempering.Kernel) (drv, kern string) {
@@ -219,8 +237,7 @@ func runSamplers(f *samplerFlags, s *runSummary, k tempering.Kernel) (drv, kern 
 	if s.Hot != "" {
 		kern += " at the target, " + kernelLine(f, s, s.Hot, k) + " above it"
 	}
-	drv = strings.ToUpper(s.Sampler)
-	if s.Sampler != "none" {
+	if drv = driverName(s.Sampler); drv != "" {
 		lad := "fixed"
 		if s.Ladder.Adaptive {
 			lad = "adaptive"

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -208,9 +207,9 @@ func announceSampling(io *stdio, j *job, ws *subtemper.WarmStart) *progress {
 	}
 	perChain := f.warmup + st.Draws*st.Thin
 	if chatty {
-		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s + %s on %s%s; Ctrl-C stops and keeps the draws so far\n",
+		fmt.Fprintf(io.err, "subtemper %s: sampling %s × (%d warm-up + %d×%d) %s with %s on %s%s; Ctrl-C stops and keeps the draws so far\n",
 			j.command, plural.Count(st.Chains, "chain", "chains"), f.warmup, st.Draws, st.Thin, plural.Word(perChain, "iteration", "iterations"),
-			strings.ToUpper(f.sampler), kernelNames(f), j.backend, stop)
+			withDriver(driverName(f.sampler), kernelNames(f)), j.backend, stop)
 	}
 	if w := ladderWarning(f, j.nObs); w != "" && chatty {
 		fmt.Fprintf(io.err, "subtemper %s: %s\n", j.command, w)

@@ -19,7 +19,7 @@ func TestGPWarmStartOn(t *testing.T) {
 	// The posterior is close enough to the fitted t for the independence
 	// sampler (importance ESS about 70%, well above
 	// subtemper.MinProposalESS).
-	for _, want := range []string{"warm start: posterior mode found", "one mode: sampling by independence Metropolis–Hastings", "a full-data log density takes", "with NONE + IMH", "the chains moving in (½log(σf²+σn²), log(σn²/σf²))"} {
+	for _, want := range []string{"warm start: posterior mode found", "one mode: sampling by independence Metropolis–Hastings", "a full-data log density takes", "with IMH alone", "the chains moving in (½log(σf²+σn²), log(σn²/σf²))"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
