@@ -35,7 +35,6 @@ var (
 	largeBTail    = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: gp.VarianceSplit's, the default's)")
 	largeTailGate = flag.Bool("large.tailgate", false, "BenchmarkLargeFit: warm's and warm-sur's proposal space chosen by subtemper.VarianceSplitTail (b's lower tail compressed where it is heavy)")
 	largeProfile  = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
-	largePrefix   = flag.Int("large.prefix", -1, "BenchmarkLargeFit: warm's and warm-sur's proposal fitted first on a prefix of N/f observations for this f (ProposalOptions.Prefix; 0: none; <0: the default)")
 	largeSeed     = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeData     = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
@@ -179,12 +178,6 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 		}
 		if wo.Proposal != nil {
 			wo.Proposal.Split = *largeSplit
-			switch f := *largePrefix; {
-			case f == 0:
-				wo.Proposal.Prefix = 0
-			case f > 0:
-				wo.Proposal.Prefix = n / f
-			}
 		}
 		if po := wo.Proposal; po != nil && (*largeBTail > 0 || *largeTailGate) {
 			po.TransformAt = subtemper.VarianceSplitTail
@@ -210,8 +203,8 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			r.warmEquiv += float64(s.Evals) * cost.Grad(s.Size) / cost.Grad(n)
 		}
 		if p := ws.Proposal; p != nil {
-			r.warmEquiv += proposalWork(p, n, cost)
-			fmt.Fprintf(os.Stderr, "proposal: prefix %d rounds %+v (mode search %d gradients), rounds %+v split %.2f\n", p.PrefixSize, p.PrefixRounds, p.PrefixGrads, p.Rounds, p.Split)
+			r.warmEquiv += float64(p.Evals()) * cost.Value(n) / cost.Grad(n)
+			fmt.Fprintf(os.Stderr, "proposal: rounds %+v split %.2f\n", p.Rounds, p.Split)
 		}
 		cpu1, _ := tempering.ProcessCPU()
 		r.warmCPU = (cpu1 - cpu0).Seconds()

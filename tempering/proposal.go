@@ -61,20 +61,6 @@ type ProposalOptions struct {
 	// Gaussian-process regression of the log importance weights of every
 	// draw evaluated (FitSurrogate).
 	Surrogate bool
-	// Prefix, between 1 and the number of observations less one, first
-	// fits the proposal to the power posterior on the warm start's
-	// subset of Prefix observations (a prefix of the permutation whose
-	// prefixes were its stages), that subset's log-likelihood raised to
-	// N/Prefix, as SPT's subsampled levels weigh theirs: its mode by
-	// L-BFGS from the full data's, then PrefixRounds rounds of adaptive
-	// importance sampling there, each evaluation costing about
-	// (Prefix/N)³ of a full one. The full data's first round then draws
-	// from that fit, moved by the full data's mode less the power
-	// posterior's, in place of the Laplace approximation. Zero: no
-	// prefix fit (needs a warm start from FindMode).
-	Prefix int
-	// PrefixRounds is the number of rounds on the prefix. Zero means 3.
-	PrefixRounds int
 }
 
 // ProposalRound is one round of FitProposal: Draws log-density evaluations
@@ -117,14 +103,6 @@ type Proposal struct {
 	// Surrogate approximates the log posterior in the chains' space
 	// (ProposalOptions.Surrogate); nil if not fitted.
 	Surrogate *Surrogate
-	// PrefixSize is ProposalOptions.Prefix where the prefix fit ran (0
-	// otherwise); PrefixRounds its rounds, each of Draws log densities on
-	// PrefixSize observations, and PrefixGrads the gradients on them that
-	// the search for the power posterior's mode took. Evals counts none
-	// of these.
-	PrefixSize   int
-	PrefixRounds []ProposalRound
-	PrefixGrads  int
 }
 
 // ESS returns the proposal's importance ESS fraction (ImportanceESS).
@@ -207,11 +185,6 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 	var poolW []float64  // and their weights
 	var allX [][]float64 // every draw evaluated
 	var allLP []float64  // and its log density
-	if opt.Prefix > 0 {
-		if center, cov, err = p.prefixFit(ctx, workers, w.perm, opt, rng, center, cov); err != nil {
-			return nil, err
-		}
-	}
 	r := newTDraw(center, cov, opt.Scale, opt.DF)
 	if r == nil {
 		return nil, errors.New("tempering: proposal fit: the Laplace covariance is not positive definite")
@@ -325,88 +298,12 @@ func (p *Proposal) fitSplit(ctx context.Context, pool evalPool, mode []float64) 
 	return nil
 }
 
-// prefixFit returns the proposal's centre and covariance fitted to the
-// power posterior on perm's first opt.Prefix observations
-// (ProposalOptions.Prefix), moved from its mode to mode, the full data's,
-// starting from the Laplace covariance cov; it records the work in p.
-func (p *Proposal) prefixFit(ctx context.Context, pool evalPool, perm []int, opt ProposalOptions, rng *rand.Rand, mode, cov []float64) ([]float64, []float64, error) {
-	n := pool.ts[0].NumObs()
-	if len(perm) != n || opt.Prefix >= n {
-		return nil, nil, fmt.Errorf("tempering: proposal fit: a prefix of %d observations needs a warm start's permutation of more (have %d of %d)", opt.Prefix, len(perm), n)
-	}
-	sub := perm[:opt.Prefix]
-	power := func(t Target) Target { return powerTarget{t, float64(n) / float64(opt.Prefix)} }
-	best, grads := optimise(ctx, power(pool.ts[0]), sub, mode, n)
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	if math.IsInf(best.logPost, -1) {
-		return nil, nil, errors.New("tempering: proposal fit: the prefix's power posterior has no finite density near the mode")
-	}
-	p.PrefixSize, p.PrefixGrads = opt.Prefix, grads
-	pp := evalPool{make([]Target, len(pool.ts)), pool.atOnce}
-	for i, t := range pool.ts {
-		pp.ts[i] = power(t)
-	}
-	center := best.u
-	var xsAll [][]float64
-	var wAll []float64
-	for range opt.PrefixRounds {
-		r := newTDraw(center, cov, opt.Scale, opt.DF)
-		if r == nil {
-			break // degenerate: keep the last fit
-		}
-		xs, lq := r.sample(rng, opt.Draws)
-		lp, err := logPostsOn(ctx, pp, sub, xs)
-		if err != nil {
-			return nil, nil, err
-		}
-		wts, ess := importanceWeights(lp, lq)
-		if wts == nil {
-			break
-		}
-		p.PrefixRounds = append(p.PrefixRounds, ProposalRound{Draws: opt.Draws, ESS: ess})
-		for i := range wts {
-			wts[i] *= ess * float64(opt.Draws)
-		}
-		xsAll, wAll = append(xsAll, xs...), append(wAll, wts...)
-		center, cov = weightedMoments(xsAll, wAll)
-	}
-	moved := make([]float64, len(mode))
-	for i := range moved {
-		moved[i] = center[i] - best.u[i] + mode[i]
-	}
-	return moved, cov, nil
-}
-
-// powerTarget is a target whose log-likelihood is raised to the power
-// scale: a subset's, weighed as the full data's.
-type powerTarget struct {
-	Target
-	scale float64
-}
-
-// LogLik returns scale times the target's log-likelihood on subset, and
-// its gradient so scaled.
-func (p powerTarget) LogLik(subset []int, u, grad []float64) (float64, error) {
-	ll, err := p.Target.LogLik(subset, u, grad)
-	for i := range grad {
-		grad[i] *= p.scale
-	}
-	return p.scale * ll, err
-}
-
 // logPosts returns the log posterior densities on all observations at
 // xs, evaluated len(pool.ts) at a time, −∞ where an evaluation fails.
 func logPosts(ctx context.Context, pool evalPool, xs [][]float64) ([]float64, error) {
-	return logPostsOn(ctx, pool, nil, xs)
-}
-
-// logPostsOn is logPosts on the observations subset (nil: all).
-func logPostsOn(ctx context.Context, pool evalPool, subset []int, xs [][]float64) ([]float64, error) {
 	lp := make([]float64, len(xs))
 	err := pool.run(ctx, len(xs), func(t Target, i int) {
-		v, err := logPost(t, subset, xs[i], nil)
+		v, err := logPost(t, nil, xs[i], nil)
 		if err != nil {
 			v = math.Inf(-1)
 		}
@@ -437,12 +334,7 @@ func (o *ProposalOptions) fill() error {
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	if o.PrefixRounds == 0 {
-		o.PrefixRounds = 3
-	}
 	switch {
-	case o.Prefix < 0 || o.PrefixRounds < 1:
-		return fmt.Errorf("tempering: proposal fit's prefix needs a size ≥ 0 and at least 1 round, got %d and %d", o.Prefix, o.PrefixRounds)
 	case o.Draws < 10:
 		return fmt.Errorf("tempering: proposal fit needs at least 10 draws a round, got %d", o.Draws)
 	case o.Rounds < 1:

@@ -121,10 +121,6 @@ type WarmStart struct {
 	// Proposal is the independence proposal FitProposal fitted (nil
 	// before it runs).
 	Proposal *Proposal
-
-	// perm is the permutation whose prefixes were the stages' subsets
-	// (ProposalOptions.Prefix fits on one of them).
-	perm []int
 }
 
 // Tuning returns the target level's starting tuning: the Laplace
@@ -190,7 +186,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	}
 	defer closePool(clones)
 
-	w := &WarmStart{perm: perm}
+	w := &WarmStart{}
 	pool := evalPool{clones, opt.Concurrency}
 	optima, logPosts, err := w.climbStages(ctx, pool, perm, sizes, starts, opt.ModeGap)
 	if err != nil {

@@ -278,43 +278,6 @@ func TestFitProposalOptions(t *testing.T) {
 	}
 }
 
-// TestFitProposalPrefix checks the fit on a prefix's power posterior
-// (ProposalOptions.Prefix): on a Gaussian posterior its shape is the full
-// data's but its centre lies about √(N/n − 1) standard deviations away,
-// so the full data's first round fits well only if the fit is moved to
-// the full data's mode.
-func TestFitProposalPrefix(t *testing.T) {
-	tg := newMVNTarget(2000, 2, 3)
-	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ws.FitProposal(context.Background(), tg, ProposalOptions{Seed: 4, Prefix: 250, Rounds: 1, Draws: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.PrefixSize != 250 || len(p.PrefixRounds) != 3 || p.PrefixRounds[2].Draws != 1000 || p.PrefixGrads < 1 || p.Evals() != 1000 {
-		t.Errorf("prefix %d, rounds %+v, %d gradients, %d full evaluations: want 250, 3 rounds of 1000, some, 1000",
-			p.PrefixSize, p.PrefixRounds, p.PrefixGrads, p.Evals())
-	}
-	if p.ImportanceESS < 0.8 {
-		t.Errorf("first full round's importance ESS %.3f: want ≥ 0.8 from the moved prefix fit", p.ImportanceESS)
-	}
-	for i, sd := range ws.SD() {
-		if d := math.Abs(p.Center[i] - ws.Mode[i]); d > 0.2*sd {
-			t.Errorf("centre[%d] %.4f is %.2f sd from the mode %.4f", i, p.Center[i], d/sd, ws.Mode[i])
-		}
-	}
-	for _, o := range []ProposalOptions{{Prefix: 2000}, {Prefix: -1}, {Prefix: 250, PrefixRounds: -1}} {
-		if _, err := ws.FitProposal(context.Background(), tg, o); err == nil {
-			t.Errorf("%+v accepted", o)
-		}
-	}
-	if _, err := (&WarmStart{Mode: ws.Mode, Cov: ws.Cov}).FitProposal(context.Background(), tg, ProposalOptions{Prefix: 250}); err == nil {
-		t.Error("a prefix fit without FindMode's permutation was accepted")
-	}
-}
-
 // TestFitProposalWorkers checks that the fitted proposal does not depend
 // on how many evaluations run at once.
 func TestFitProposalWorkers(t *testing.T) {
