@@ -23,3 +23,6 @@ OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 /usr/bin/time -v -o "
 	--predict "$TMP/split/test.csv" --out "$TMP/full" >"$D/subtemper.log" 2>&1
 cp "$TMP/full/summary.json" "$D/subtemper-summary.json"
 cp "$TMP/full/predictions.json" "$D/subtemper-predictions.json"
+# Then, beside the test suite, predictions from fewer of the draws:
+#   for k in 250 1000; do "$BIN" predict --fit "$TMP/full" --data "$TMP/split/test.csv" \
+#     --predict-draws $k --out "$TMP/pred$k"; cp "$TMP/pred$k/predictions.json" "$D/subtemper-predictions-$k.json"; done
