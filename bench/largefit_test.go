@@ -35,7 +35,6 @@ var (
 	largeBTail    = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: gp.VarianceSplit's, the default's)")
 	largeTailGate = flag.Bool("large.tailgate", false, "BenchmarkLargeFit: warm's and warm-sur's proposal space chosen by subtemper.VarianceSplitTail (b's lower tail compressed where it is heavy)")
 	largeProfile  = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
-	largeAxes     = flag.Bool("large.localaxes", false, "BenchmarkLargeFit: warm's independence kernel takes its local steps along the parameters the warm start flags as far from Gaussian (Independence.LocalAxes = WarmStart.NonGaussian: ℓ_j moves along its own coordinate, σf along a, σn along b)")
 	largeSeed     = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
 	largeData     = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
@@ -232,14 +231,11 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			if *largeLocal >= 0 {
 				k.Local = *largeLocal
 			}
-			if *largeAxes {
-				k.LocalAxes = ws.NonGaussian
-			}
 			if p := ws.Proposal; *largeScreen && p != nil && p.Surrogate != nil {
 				k.Screen = p.Surrogate
 			}
 			st.Kernel = k
-			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d along %v, screened %v\n", k.DF, k.Wide, k.Local, k.LocalAxes, k.Screen != nil)
+			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d, screened %v\n", k.DF, k.Wide, k.Local, k.Screen != nil)
 		}
 		if p := ws.Proposal; method == "warm-sur" && ws.Unimodal() && p != nil && p.Surrogate != nil {
 			st.Kernel = tempering.SurrogateTransition{Surrogate: p.Surrogate, Steps: *surSteps, Local: *surLocal, Near: *surNear}

@@ -28,8 +28,6 @@ type exactCase struct {
 	local int
 	// wide is the fitted kernel's Independence.Wide.
 	wide float64
-	// axes is the fitted kernel's Independence.LocalAxes.
-	axes []int
 	// split fits the proposal as a split-t (ProposalOptions.Split).
 	split bool
 	// surrogate makes the fitted kernel SurrogateTransition on the
@@ -106,8 +104,7 @@ func exactCases() []exactCase {
 		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}},
-		exactCase{name: "warm-fit-imh-screen/none", driver: None, draws: 6000, warm: true, fit: true, screen: true, transform: gp.VarianceSplit{}},
-		exactCase{name: "warm-fit-imh-axes/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, wide: 0.15, axes: []int{2}, transform: gp.VarianceSplit{}})
+		exactCase{name: "warm-fit-imh-screen/none", driver: None, draws: 6000, warm: true, fit: true, screen: true, transform: gp.VarianceSplit{}})
 	// The variance split with b's left tail compressed, centred above the
 	// posterior's mean of b (1.37, sd 0.36) with a smaller scale, so that
 	// the sinh side and its log cosh Jacobian carry most of the mass:
@@ -162,7 +159,7 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 				return nil, "", err
 			}
 			k := p.Kernel()
-			k.Local, k.Wide, k.LocalAxes = c.local, c.wide, c.axes
+			k.Local, k.Wide = c.local, c.wide
 			if c.screen {
 				k.Screen = p.Surrogate
 			}

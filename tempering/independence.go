@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // Independence is the independence Metropolis–Hastings kernel: every
@@ -59,14 +58,6 @@ type Independence struct {
 	// under-covers) an independence chain sticks, and local steps keep it
 	// moving there. Each costs one more log density evaluation.
 	Local int
-	// LocalAxes, if not empty, gives each local step len(LocalAxes)+1
-	// moves to choose from at random, each as likely: every coordinate at
-	// once, as without it, or one coordinate i of LocalAxes alone by
-	// N(0, 2.38²·(Scale·Cov/β)_ii), the one-dimensional random walk's
-	// scale. Where the proposal under-covers one parameter's tail, the
-	// chain moves along it Dim times as far, in variance, in the steps
-	// that choose it.
-	LocalAxes []int
 	// Screen, if set, screens every proposal (independence and local)
 	// by delayed acceptance (Christen and Fox, 2005): it is first
 	// accepted or rejected on Screen's approximation of the log density
@@ -124,15 +115,10 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if err := checkSplit(k.Split, dim); err != nil {
 		return nil, err
 	}
-	for _, a := range k.LocalAxes {
-		if a < 0 || a >= dim {
-			return nil, fmt.Errorf("tempering: independence kernel's local axis %d is not a coordinate (dimension %d)", a, dim)
-		}
-	}
 	if k.Screen != nil && k.Screen.Dim() != dim {
 		return nil, fmt.Errorf("tempering: independence kernel's screen has dimension %d, want %d", k.Screen.Dim(), dim)
 	}
-	l := &indepLevel{center: append([]float64(nil), k.Center...), split: append([]float64(nil), k.Split...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, axes: slices.Clone(k.LocalAxes), chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim),
+	l := &indepLevel{center: append([]float64(nil), k.Center...), split: append([]float64(nil), k.Split...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim),
 		screen: k.Screen, beta: beta, sz: make([]float64, dim)}
 	a := make([]float64, dim*dim)
 	for i, v := range k.Cov {
@@ -168,7 +154,6 @@ type indepLevel struct {
 	wide      float64 // the wide component's weight (0: none)
 	wideScale float64 // its scale matrix over the narrow one's
 	local     int
-	axes      []int     // the local steps' coordinates (nil: all at once)
 	chol      []float64 // lower Cholesky factor of the scale matrix
 	z         []float64
 	prop      *State
@@ -363,26 +348,12 @@ func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, split []
 }
 
 // localStep makes one random-walk Metropolis step from s, the proposal
-// N(u, (2.38²/Dim)·the scale matrix), or along one of l.axes (LocalAxes),
-// screened as independent's (correct
+// N(u, (2.38²/Dim)·the scale matrix), screened as independent's (correct
 // as there).
 func (l *indepLevel) localStep(rng *rand.Rand, d *Density, s *State, correct *Surrogate) {
 	q := l.prop
 	q.CopyFrom(s)
-	a := len(l.axes) // every coordinate at once
-	if a > 0 {
-		a = rng.IntN(len(l.axes) + 1)
-	}
-	if a < len(l.axes) {
-		D, i := len(s.U), l.axes[a]
-		var v float64 // the scale matrix's (i, i) entry, from its factor's row i
-		for j := range i + 1 {
-			v += l.chol[i*D+j] * l.chol[i*D+j]
-		}
-		q.U[i] += 2.38 * math.Sqrt(v) * rng.NormFloat64()
-	} else {
-		l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), nil, q.U)
-	}
+	l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), nil, q.U)
 	c, _, pass := l.screened(rng, s, q, 0)
 	if !pass || math.IsInf(d.Eval(q, false), -1) {
 		return
