@@ -22,9 +22,9 @@
 // context is used. SUBTEMPER_CUDA_SYNC says how a host thread waits for the
 // device: blocking (the default: it sleeps until the device signals),
 // spin (it busy-waits, a host core per waiting thread), yield, or auto
-// (the driver's choice, which spins where it has the cores). A binary built with the tag links libcuda.so.1,
-// libcublas and libcusolver dynamically and does not start where they are
-// missing.
+// (the driver's choice, which spins where it has the cores). A binary
+// built with the tag links libcuda.so.1, libcublas and libcusolver
+// dynamically and does not start where they are missing.
 //
 // # Design
 //
