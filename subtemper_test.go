@@ -99,6 +99,15 @@ func TestPooledDraws(t *testing.T) {
 	if got := f.PooledDraws(10000); len(got) != 6000 {
 		t.Errorf("more than held: %d", len(got))
 	}
+	// From WarmStartMinN observations on the default is the smaller cap.
+	f.Data = &gp.Data{N: WarmStartMinN, D: 1}
+	if got := f.PooledDraws(0); len(got) != LargePredictDraws || got[1][0] != 6 {
+		t.Errorf("default at N = %d: %d draws, second %v", WarmStartMinN, len(got), got[1])
+	}
+	f.Data.N--
+	if got := f.PooledDraws(0); len(got) != MaxPredictDraws {
+		t.Errorf("default at N = %d: %d draws", f.Data.N, len(got))
+	}
 }
 
 // TestReadTestCSVDropNA: with DropNA the rows whose inputs or target
