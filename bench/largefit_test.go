@@ -26,7 +26,6 @@ var (
 	largeIMHDF    = flag.Float64("large.imhdf", 0, "BenchmarkLargeFit: warm's independence proposal's degrees of freedom (0: as fitted)")
 	largeWide     = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal    = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
-	largeDelayed  = flag.Int("large.delayed", -1, "BenchmarkLargeFit: warm's independence kernel tries its first local step only after a rejected proposal, by delayed rejection (Independence.Delayed): 1 on, 0 off, <0 the default")
 	largeForce    = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
 	largeScreen   = flag.Bool("large.screen", false, "BenchmarkLargeFit: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen)")
 	surSteps      = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
@@ -232,14 +231,11 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			if *largeLocal >= 0 {
 				k.Local = *largeLocal
 			}
-			if *largeDelayed >= 0 {
-				k.Delayed = *largeDelayed > 0
-			}
 			if p := ws.Proposal; *largeScreen && p != nil && p.Surrogate != nil {
 				k.Screen = p.Surrogate
 			}
 			st.Kernel = k
-			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d, delayed %v, screened %v\n", k.DF, k.Wide, k.Local, k.Delayed, k.Screen != nil)
+			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d, screened %v\n", k.DF, k.Wide, k.Local, k.Screen != nil)
 		}
 		if p := ws.Proposal; method == "warm-sur" && ws.Unimodal() && p != nil && p.Surrogate != nil {
 			st.Kernel = tempering.SurrogateTransition{Surrogate: p.Surrogate, Steps: *surSteps, Local: *surLocal, Near: *surNear}

@@ -33,9 +33,6 @@ type exactCase struct {
 	// surrogate makes the fitted kernel SurrogateTransition on the
 	// proposal's surrogate instead.
 	surrogate bool
-	// delayed makes the fitted kernel's first local step delayed
-	// rejection's second stage (Independence.Delayed).
-	delayed bool
 	// screen makes the fitted independence kernel screen its proposals
 	// on the proposal's surrogate (Independence.Screen).
 	screen bool
@@ -107,8 +104,7 @@ func exactCases() []exactCase {
 		exactCase{name: "warm-fit-imh/none", driver: None, draws: 6000, warm: true, fit: true, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-local/none", driver: None, draws: 6000, warm: true, fit: true, local: 2, transform: gp.VarianceSplit{}},
 		exactCase{name: "warm-fit-imh-wide/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}},
-		exactCase{name: "warm-fit-imh-screen/none", driver: None, draws: 6000, warm: true, fit: true, screen: true, transform: gp.VarianceSplit{}},
-		exactCase{name: "warm-fit-imh-delayed/none", driver: None, draws: 6000, warm: true, fit: true, local: 1, wide: 0.15, delayed: true, transform: gp.VarianceSplit{}})
+		exactCase{name: "warm-fit-imh-screen/none", driver: None, draws: 6000, warm: true, fit: true, screen: true, transform: gp.VarianceSplit{}})
 	// The variance split with b's left tail compressed, centred above the
 	// posterior's mean of b (1.37, sd 0.36) with a smaller scale, so that
 	// the sinh side and its log cosh Jacobian carry most of the mass:
@@ -121,9 +117,6 @@ func exactCases() []exactCase {
 	cs = append(cs, exactCase{name: "imh-misfit/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4}, driver: None, draws: 30000},
 		exactCase{name: "warm-fit-imh-split/none", driver: None, draws: 6000, warm: true, fit: true, split: true, local: 1, wide: 0.15, transform: gp.VarianceSplit{}},
 		exactCase{name: "imh-misfit-split/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, Split: []float64{0.6, 1.5, 1.2, 0.8, 1, 2}, DF: 4}, driver: None, draws: 30000},
-		// Delayed rejection from a proposal too narrow and shifted, so
-		// that the second stage runs often and from where q under-covers.
-		exactCase{name: "imh-misfit-delayed/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Local: 1, Delayed: true}, driver: None, draws: 30000},
 		exactCase{name: "imh-misfit-wide/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Wide: 0.3, WideScale: 9}, driver: None, draws: 30000},
 		// Delayed acceptance on a screen fitted to the wrong density.
 		exactCase{name: "imh-misfit-screen/none", kernel: Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Local: 1, Screen: misfitSurrogate()}, driver: None, draws: 30000})
@@ -166,7 +159,7 @@ func checkExact(tg *mvnTarget, c exactCase, seed uint64) (fails []string, summar
 				return nil, "", err
 			}
 			k := p.Kernel()
-			k.Local, k.Wide, k.Delayed = c.local, c.wide, c.delayed
+			k.Local, k.Wide = c.local, c.wide
 			if c.screen {
 				k.Screen = p.Surrogate
 			}
@@ -272,10 +265,6 @@ func TestExactnessDetectsBrokenRatio(t *testing.T) {
 		// Nor: delayed acceptance whose second stage leaves the screen's
 		// ratio in.
 		{"screen-uncorrected", nil, exactCase{name: "imh-misfit-screen/none", kernel: unscreened{Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Local: 1, Screen: misfitSurrogate()}}, driver: None, draws: 30000}},
-		// Nor: delayed rejection whose second stage is a plain random-walk
-		// step, the first stage's rejection left out of its ratio (7.7 MCSE
-		// with 30 000 draws): the race detector's run keeps them all.
-		{"delayed-uncorrected", nil, exactCase{name: "imh-misfit-delayed/none", kernel: undelayed{Independence{Center: []float64{0.9, -0.4, 0.4}, Cov: []float64{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}, DF: 4, Local: 1, Delayed: true}}, driver: None, draws: 30000, raceDraws: 30000}},
 		{"transform-without-jacobian", nil, exactCase{name: "sinh/none", kernel: HMC{StepSize: 0.05, Steps: 6, Jitter: 0.2, Adapt: AdaptDiag}, driver: None, draws: 6000, raceDraws: 6000, transform: sinhFirst{noJacobian: true}}},
 	} {
 		t.Run(b.name, func(t *testing.T) {

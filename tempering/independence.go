@@ -58,16 +58,6 @@ type Independence struct {
 	// under-covers) an independence chain sticks, and local steps keep it
 	// moving there. Each costs one more log density evaluation.
 	Local int
-	// Delayed makes the first local step the second stage of delayed
-	// rejection (Tierney and Mira, 1999): it is tried only when the
-	// independence proposal is rejected, and accepted with a ratio that
-	// accounts for that rejected proposal, so an iteration whose
-	// independence proposal is accepted costs one evaluation instead of
-	// two. A chain stuck where the proposal under-covers the posterior
-	// rejects nearly every independence proposal, and there the second
-	// stage acts as the plain local step. Needs Local ≥ 1; not with
-	// Screen.
-	Delayed bool
 	// Screen, if set, screens every proposal (independence and local)
 	// by delayed acceptance (Christen and Fox, 2005): it is first
 	// accepted or rejected on Screen's approximation of the log density
@@ -125,13 +115,10 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if err := checkSplit(k.Split, dim); err != nil {
 		return nil, err
 	}
-	if k.Delayed && (k.Local < 1 || k.Screen != nil) {
-		return nil, errors.New("tempering: independence kernel's delayed rejection needs a local step and no screen")
-	}
 	if k.Screen != nil && k.Screen.Dim() != dim {
 		return nil, fmt.Errorf("tempering: independence kernel's screen has dimension %d, want %d", k.Screen.Dim(), dim)
 	}
-	l := &indepLevel{center: append([]float64(nil), k.Center...), split: append([]float64(nil), k.Split...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, delayed: k.Delayed, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim), prop2: NewState(dim),
+	l := &indepLevel{center: append([]float64(nil), k.Center...), split: append([]float64(nil), k.Split...), df: df, wide: k.Wide, wideScale: wideScale, local: k.Local, chol: make([]float64, dim*dim), z: make([]float64, dim), prop: NewState(dim),
 		screen: k.Screen, beta: beta, sz: make([]float64, dim)}
 	a := make([]float64, dim*dim)
 	for i, v := range k.Cov {
@@ -167,11 +154,9 @@ type indepLevel struct {
 	wide      float64 // the wide component's weight (0: none)
 	wideScale float64 // its scale matrix over the narrow one's
 	local     int
-	delayed   bool      // the first local step only after a rejection, by delayed rejection
 	chol      []float64 // lower Cholesky factor of the scale matrix
 	z         []float64
 	prop      *State
-	prop2     *State     // delayed rejection's second-stage proposal
 	screen    *Surrogate // delayed acceptance's screen (nil: none)
 	beta      float64
 	sz        []float64 // the screen's scratch
@@ -278,57 +263,10 @@ func lowerOffset(chol, z, base []float64, sc float64, out []float64) {
 
 func (l *indepLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	info := l.independent(rng, d, s, l.split, l.screen)
-	local := l.local
-	if l.delayed {
-		local--
-		if !info.Accepted {
-			l.delayedStep(rng, d, s, true)
-		}
-	}
-	for range local {
+	for range l.local {
 		l.localStep(rng, d, s, l.screen)
 	}
 	return info
-}
-
-// delayedStep is delayed rejection's second stage after the independence
-// proposal y₁ (still in l.prop) was rejected from s = x: a random-walk
-// proposal y₂ from x as localStep's, accepted with probability
-//
-//	min(1, π(y₂)(1 − α₁(y₂, y₁)) / (π(x)(1 − α₁(x, y₁)))),
-//
-// α₁(a, y₁) = min(1, w(y₁)/w(a)) the first stage's acceptance
-// probability from a, w = π/q the importance weight. The first stage's
-// proposal density q(y₁) is the same from x and from y₂, and the random
-// walk is symmetric, so neither appears. If correct is false the
-// (1 − α₁) terms are left out (a broken variant that only tests build).
-func (l *indepLevel) delayedStep(rng *rand.Rand, d *Density, s *State, correct bool) {
-	y1, q := l.prop, l.prop2
-	q.CopyFrom(s)
-	l.offset(rng, s.U, 2.38/math.Sqrt(float64(len(s.U))), nil, q.U)
-	if math.IsInf(d.Eval(q, false), -1) {
-		return
-	}
-	logA := q.LogDensity - s.LogDensity
-	if correct {
-		w1 := y1.LogDensity - l.logQ(y1.U, l.split)
-		wx := s.LogDensity - l.logQ(s.U, l.split)
-		w2 := q.LogDensity - l.logQ(q.U, l.split)
-		logA += log1mExp(min(0, w1-w2)) - log1mExp(min(0, w1-wx))
-		if math.IsNaN(logA) {
-			return
-		}
-	}
-	accept(rng, s, q, logA, &StepInfo{})
-}
-
-// log1mExp returns log(1 − eᵃ) for a ≤ 0 (−Inf at 0, 0 at −Inf), accurate
-// near both ends.
-func log1mExp(a float64) float64 {
-	if a > -math.Ln2 {
-		return math.Log(-math.Expm1(a))
-	}
-	return math.Log1p(-math.Exp(a))
 }
 
 // screened is delayed acceptance's first stage for the proposal q from s,

@@ -113,38 +113,3 @@ func (l unscreenedLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	}
 	return info
 }
-
-// undelayed is Independence whose delayed rejection's second stage
-// leaves the first stage's rejection out of its ratio (a plain
-// random-walk step taken only after a rejection): a broken variant for
-// TestExactnessDetectsBrokenRatio.
-type undelayed struct{ Independence }
-
-func (k undelayed) NewLevel(dim int, beta float64) (LevelKernel, error) {
-	l, err := k.Independence.NewLevel(dim, beta)
-	if err != nil {
-		return nil, err
-	}
-	return undelayedLevel{l.(*indepLevel)}, nil
-}
-
-type undelayedLevel struct{ *indepLevel }
-
-func (l undelayedLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
-	info := l.independent(rng, d, s, l.split, l.screen)
-	if !info.Accepted {
-		l.delayedStep(rng, d, s, false)
-	}
-	return info
-}
-
-// TestIndependenceDelayedSettings checks that delayed rejection without a
-// local step, or with a screen, is refused.
-func TestIndependenceDelayedSettings(t *testing.T) {
-	for _, k := range []Independence{{Delayed: true}, {Delayed: true, Local: 1, Screen: misfitSurrogate()}} {
-		k.Center, k.Cov = []float64{0.9, -0.4, 0.4}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
-		if _, err := k.NewLevel(3, 1); err == nil {
-			t.Errorf("Delayed %v, Local %d, screened %v: no error", k.Delayed, k.Local, k.Screen != nil)
-		}
-	}
-}
