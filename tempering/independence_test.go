@@ -113,3 +113,72 @@ func (l unscreenedLevel) Step(rng *rand.Rand, d *Density, s *State) StepInfo {
 	}
 	return info
 }
+
+// unnormalisedWide is Independence whose wide component, wide along some
+// axes, is weighed without its normalisation: a broken variant for
+// TestExactnessDetectsBrokenRatio.
+type unnormalisedWide struct{ Independence }
+
+func (k unnormalisedWide) NewLevel(dim int, beta float64) (LevelKernel, error) {
+	l, err := k.Independence.NewLevel(dim, beta)
+	if err != nil {
+		return nil, err
+	}
+	l.(*indepLevel).logNormW = 0
+	return l, nil
+}
+
+// TestWidenAlong checks widenAlong against its definition: the A block's
+// covariance multiplied by c, and the others' covariance given A (the
+// Schur complement) unchanged.
+func TestWidenAlong(t *testing.T) {
+	S := []float64{
+		2, 0.6, -0.3, 0.2,
+		0.6, 1, 0.4, -0.1,
+		-0.3, 0.4, 1.5, 0.3,
+		0.2, -0.1, 0.3, 0.8,
+	}
+	const D, c = 4, 9.0
+	A, B := []int{1, 3}, []int{0, 2}
+	W := widenAlong(S, D, A, c)
+	block := func(M []float64, r, q []int) *mat.Dense {
+		out := mat.NewDense(len(r), len(q), nil)
+		for i, a := range r {
+			for j, b := range q {
+				out.Set(i, j, M[a*D+b])
+			}
+		}
+		return out
+	}
+	schur := func(M []float64) *mat.Dense {
+		var inv mat.Dense
+		if err := inv.Inverse(block(M, A, A)); err != nil {
+			t.Fatal(err)
+		}
+		var p, out mat.Dense
+		p.Mul(block(M, B, A), &inv)
+		p.Mul(&p, block(M, A, B))
+		out.Sub(block(M, B, B), &p)
+		return &out
+	}
+	var want mat.Dense
+	want.Scale(c, block(S, A, A))
+	if !mat.EqualApprox(block(W, A, A), &want, 1e-12) {
+		t.Errorf("A block: got %v, want %v", mat.Formatted(block(W, A, A)), mat.Formatted(&want))
+	}
+	if got, w := schur(W), schur(S); !mat.EqualApprox(got, w, 1e-12) {
+		t.Errorf("covariance given A: got %v, want %v", mat.Formatted(got), mat.Formatted(w))
+	}
+}
+
+// TestIndependenceWideAxesSettings checks that wide axes out of range,
+// repeated, without a wide component or with a split are refused.
+func TestIndependenceWideAxesSettings(t *testing.T) {
+	for _, k := range []Independence{{Wide: 0.1, WideAxes: []int{3}}, {Wide: 0.1, WideAxes: []int{-1}}, {Wide: 0.1, WideAxes: []int{1, 1}}, {WideAxes: []int{0}},
+		{Wide: 0.1, WideAxes: []int{0}, Split: []float64{1, 1, 1, 1, 1, 1}}} {
+		k.Center, k.Cov = []float64{0, 0, 0}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+		if _, err := k.NewLevel(3, 1); err == nil {
+			t.Errorf("%+v: no error", k)
+		}
+	}
+}
