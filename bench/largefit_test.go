@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,8 +26,6 @@ var (
 	largeIMHDF    = flag.Float64("large.imhdf", 0, "BenchmarkLargeFit: warm's independence proposal's degrees of freedom (0: as fitted)")
 	largeWide     = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal    = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
-	largeWideAxes = flag.String("large.wideaxes", "", "BenchmarkLargeFit: warm's wide component wide along these comma-separated coordinates of the chains' space only (Independence.WideAxes; with the variance split, D+1 is b); it is then on whatever the proposal's importance ESS")
-	largeWideSc   = flag.Float64("large.widescale", 0, "BenchmarkLargeFit: warm's Independence.WideScale (0: the default)")
 	largeForce    = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
 	largeScreen   = flag.Bool("large.screen", false, "BenchmarkLargeFit: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen)")
 	surSteps      = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
@@ -234,26 +231,11 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			if *largeLocal >= 0 {
 				k.Local = *largeLocal
 			}
-			if *largeWideAxes != "" {
-				for _, f := range strings.Split(*largeWideAxes, ",") {
-					i, err := strconv.Atoi(strings.TrimSpace(f))
-					if err != nil {
-						return nil, fmt.Errorf("-large.wideaxes: %w", err)
-					}
-					k.WideAxes = append(k.WideAxes, i)
-				}
-				if k.Wide == 0 {
-					k.Wide = subtemper.IndependenceWide
-				}
-			}
-			if *largeWideSc > 0 {
-				k.WideScale = *largeWideSc
-			}
 			if p := ws.Proposal; *largeScreen && p != nil && p.Surrogate != nil {
 				k.Screen = p.Surrogate
 			}
 			st.Kernel = k
-			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v (scale %v, axes %v), local %d, screened %v\n", k.DF, k.Wide, k.WideScale, k.WideAxes, k.Local, k.Screen != nil)
+			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d, screened %v\n", k.DF, k.Wide, k.Local, k.Screen != nil)
 		}
 		if p := ws.Proposal; method == "warm-sur" && ws.Unimodal() && p != nil && p.Surrogate != nil {
 			st.Kernel = tempering.SurrogateTransition{Surrogate: p.Surrogate, Steps: *surSteps, Local: *surLocal, Near: *surNear}

@@ -52,16 +52,6 @@ type Independence struct {
 	// WideScale multiplies the wide component's scale matrix (> 1). Zero
 	// means 4 (twice the spread).
 	WideScale float64
-	// WideAxes, if set, makes the wide component wide along these
-	// coordinates only: its scale matrix is S + (WideScale−1)·S[:,A]·
-	// S[A,A]⁻¹·S[A,:], S the narrow one's and A the axes, which multiplies
-	// the covariance of the A block by WideScale and leaves that of the
-	// other coordinates given them as it was. Its density then pays
-	// WideScale^(−|A|/2) against the narrow one's instead of
-	// WideScale^(−Dim/2), so it can bound the weights in one long tail
-	// (a GP's σn towards 0) without spreading its mass over every
-	// direction. Needs Wide > 0; not with Split.
-	WideAxes []int
 	// Local is the number of random-walk Metropolis steps after each
 	// independence proposal, each from N(u, (2.38²/Dim)·Scale·Cov/β):
 	// where the posterior has more mass than the proposal (a tail it
@@ -125,9 +115,6 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if err := checkSplit(k.Split, dim); err != nil {
 		return nil, err
 	}
-	if err := checkWideAxes(k, dim); err != nil {
-		return nil, err
-	}
 	if k.Screen != nil && k.Screen.Dim() != dim {
 		return nil, fmt.Errorf("tempering: independence kernel's screen has dimension %d, want %d", k.Screen.Dim(), dim)
 	}
@@ -140,74 +127,7 @@ func (k Independence) NewLevel(dim int, beta float64) (LevelKernel, error) {
 	if !cholesky(a, l.chol, dim) {
 		return nil, errors.New("tempering: independence kernel's scale matrix is not positive definite")
 	}
-	if len(k.WideAxes) > 0 {
-		l.cholW = make([]float64, dim*dim)
-		if !cholesky(widenAlong(a, dim, k.WideAxes, wideScale), l.cholW, dim) {
-			return nil, errors.New("tempering: independence kernel's wide scale matrix is not positive definite")
-		}
-		for i := range dim {
-			l.logNormW += math.Log(l.chol[i*dim+i]) - math.Log(l.cholW[i*dim+i])
-		}
-	}
 	return l, nil
-}
-
-// checkWideAxes returns an error unless k's WideAxes are empty or
-// distinct coordinates below dim of a kernel with a wide component and
-// no split.
-func checkWideAxes(k Independence, dim int) error {
-	if len(k.WideAxes) == 0 {
-		return nil
-	}
-	if k.Wide == 0 || k.Split != nil {
-		return errors.New("tempering: independence kernel's wide axes need a wide component and no split")
-	}
-	seen := make(map[int]bool)
-	for _, i := range k.WideAxes {
-		if i < 0 || i >= dim || seen[i] {
-			return fmt.Errorf("tempering: independence kernel's wide axes must be distinct coordinates in [0, %d), got %v", dim, k.WideAxes)
-		}
-		seen[i] = true
-	}
-	return nil
-}
-
-// widenAlong returns S + (c−1)·S[:,A]·S[A,A]⁻¹·S[A,:] for the D×D
-// positive definite S (row-major) and the axes A: the covariance of the A
-// block multiplied by c, that of the others given it unchanged.
-func widenAlong(S []float64, D int, axes []int, c float64) []float64 {
-	k := len(axes)
-	saa := make([]float64, k*k)
-	for i, a := range axes {
-		for j, b := range axes {
-			saa[i*k+j] = S[a*D+b]
-		}
-	}
-	la := make([]float64, k*k)
-	out := append([]float64(nil), S...)
-	if !cholesky(saa, la, k) {
-		return out
-	}
-	// G = S[:,A]·L_A⁻ᵀ, row by row; then S + (c−1)·G·Gᵀ.
-	g := make([]float64, D*k)
-	zero := make([]float64, k)
-	for r := range D {
-		row := make([]float64, k)
-		for i, a := range axes {
-			row[i] = S[r*D+a]
-		}
-		whiten(la, zero, row, g[r*k:(r+1)*k])
-	}
-	for r := range D {
-		for q := range D {
-			var v float64
-			for i := range k {
-				v += g[r*k+i] * g[q*k+i]
-			}
-			out[r*D+q] += (c - 1) * v
-		}
-	}
-	return out
 }
 
 // checkSplit returns an error unless split is nil or 2·dim positive
@@ -231,10 +151,8 @@ type indepLevel struct {
 	center    []float64
 	split     []float64 // nil, or the split-t's scales below and above the centre
 	df        float64
-	wide      float64   // the wide component's weight (0: none)
-	wideScale float64   // its scale matrix over the narrow one's
-	cholW     []float64 // the wide component's factor where it is wide along some axes only (nil: wideScale times the narrow one)
-	logNormW  float64   // log of its density's normalisation over the narrow one's (with cholW)
+	wide      float64 // the wide component's weight (0: none)
+	wideScale float64 // its scale matrix over the narrow one's
 	local     int
 	chol      []float64 // lower Cholesky factor of the scale matrix
 	z         []float64
@@ -281,19 +199,8 @@ func (l *indepLevel) logQ(u, split []float64) float64 {
 	}
 	// The components' densities, each with its normalisation relative to
 	// the narrow one's: the wide one's scale matrix is wideScale times
-	// larger, so its density carries wideScale^(−D/2) (or, wide along
-	// some axes only, the ratio of the factors' determinants).
-	var lw float64
-	if l.cholW != nil {
-		whiten(l.cholW, l.center, u, l.z)
-		var mw float64
-		for _, z := range l.z {
-			mw += z * z
-		}
-		lw = l.logKernel(mw) + l.logNormW
-	} else {
-		lw = l.logKernel(m/l.wideScale) - 0.5*float64(len(u))*math.Log(l.wideScale)
-	}
+	// larger, so its density carries wideScale^(−D/2).
+	lw := l.logKernel(m/l.wideScale) - 0.5*float64(len(u))*math.Log(l.wideScale)
 	a, b := math.Log1p(-l.wide)+lq, math.Log(l.wide)+lw
 	if a < b {
 		a, b = b, a
@@ -394,15 +301,10 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State, split []f
 		w = gammaRand(rng, l.df/2) * 2 / l.df
 	}
 	sc := 1 / math.Sqrt(w)
-	chol := l.chol
 	if l.wide > 0 && rng.Float64() < l.wide {
-		if l.cholW != nil {
-			chol = l.cholW
-		} else {
-			sc *= math.Sqrt(l.wideScale)
-		}
+		sc *= math.Sqrt(l.wideScale)
 	}
-	l.offsetBy(rng, chol, l.center, sc, l.split, q.U)
+	l.offset(rng, l.center, sc, l.split, q.U)
 	info := StepInfo{StepSize: 1}
 	dq := l.logQ(q.U, split) - l.logQ(s.U, split)
 	c, p, pass := l.screened(rng, s, q, dq)
@@ -435,11 +337,6 @@ func accept(rng *rand.Rand, s, q *State, logA float64, info *StepInfo) {
 // offset sets out = base + sc·L·z, z standard normal (split by split's
 // scales where it is not nil) and L the scale matrix's Cholesky factor.
 func (l *indepLevel) offset(rng *rand.Rand, base []float64, sc float64, split []float64, out []float64) {
-	l.offsetBy(rng, l.chol, base, sc, split, out)
-}
-
-// offsetBy is offset with the factor chol in place of the scale matrix's.
-func (l *indepLevel) offsetBy(rng *rand.Rand, chol, base []float64, sc float64, split []float64, out []float64) {
 	D := len(base)
 	for i := range D {
 		l.z[i] = rng.NormFloat64()
@@ -447,7 +344,7 @@ func (l *indepLevel) offsetBy(rng *rand.Rand, chol, base []float64, sc float64, 
 			l.z[i] = splitSign(rng, l.z[i], split[2*i], split[2*i+1])
 		}
 	}
-	lowerOffset(chol, l.z, base, sc, out)
+	lowerOffset(l.chol, l.z, base, sc, out)
 }
 
 // localStep makes one random-walk Metropolis step from s, the proposal
