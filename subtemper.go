@@ -163,6 +163,12 @@ type GPOptions struct {
 	// given; nil keeps the kernel, driver and warm-up exactly when
 	// Settings is set (WarmSettings' keepKernel).
 	WarmKeep *WarmKeep
+	// Warm, if set, is the warm start to start from instead of searching
+	// for the mode: one that an earlier FitGP with the same data, prior,
+	// options and seed found (GPFit.Mode), kept by MarshalWarmStart, as a
+	// resumed run's. It is used when the warm start is on (WarmStart);
+	// its dimension must be the model's.
+	Warm *tempering.WarmStart
 	// MaxTime, if positive, bounds the search for the mode and the
 	// sampling: when it runs out sampling stops, and the draws made are
 	// the fit's (GPFit.StoppedByMaxTime).
@@ -603,7 +609,18 @@ func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settin
 	if opt.WarmKeep != nil {
 		keep = *opt.WarmKeep
 	}
-	ws, err := findWarm(ctx, t, st, keep, !keep.Kernel && !opt.MAP, opt.MAP, f.Backend)
+	ws, err := opt.Warm, error(nil)
+	switch {
+	case ws == nil:
+		ws, err = findWarm(ctx, t, st, keep, !keep.Kernel && !opt.MAP, opt.MAP, f.Backend)
+	case len(ws.Mode) != t.Dim():
+		err = fmt.Errorf("subtemper: the warm start given has %d parameters, the model %d", len(ws.Mode), t.Dim())
+	default:
+		pinChainThreads(f.Backend, st.Chains)
+		if !opt.MAP {
+			*st = keep.Settings(*st, ws)
+		}
+	}
 	if err != nil {
 		f.Close()
 		return err

@@ -30,13 +30,16 @@ const checkpointName = "checkpoint.subtemper"
 const checkpointGrace = time.Second
 
 // ckptMeta is what a checkpoint says of its run, for --resume: the
-// command, its flags (without --out and the checkpoint flags) and the
-// checksum of its data (summary.json's data.sha256).
+// command, its flags (without --out and the checkpoint flags), the
+// checksum of its data (summary.json's data.sha256) and its warm start
+// (subtemper.MarshalWarmStart's; none without one), which a resumed run
+// starts from instead of searching for the mode again.
 type ckptMeta struct {
 	Command    string   `json:"command"`
 	Args       []string `json:"args"`
 	DataSHA256 string   `json:"data_sha256"`
 	Backend    string   `json:"backend"`
+	Warm       []byte   `json:"warm,omitempty"`
 }
 
 // ckptFlags are the gp command's checkpoint flags and what a resumed run
@@ -164,6 +167,29 @@ func (c *ckptFlags) prepare(fs *flagSet, finalOut string, data *subtemper.GPData
 		return usagef("--resume %s: the run used the %s backend, this build's is %s: the draws would differ", c.dir, was.Backend, backend)
 	}
 	return nil
+}
+
+// resumedWarm returns the warm start of the run resumed (nil when none
+// is resumed or its checkpoint holds none), and why a warm start it holds
+// cannot be read (the run then searches for the mode again).
+func (c *ckptFlags) resumedWarm() (*subtemper.WarmStart, error) {
+	if c.cp == nil {
+		return nil, nil
+	}
+	var was ckptMeta
+	if err := json.Unmarshal(c.cp.Meta, &was); err != nil || len(was.Warm) == 0 {
+		return nil, nil
+	}
+	return subtemper.UnmarshalWarmStart(was.Warm)
+}
+
+// setWarm keeps ws (if any, and if it can be encoded) in the checkpoints'
+// meta.
+func (c *ckptFlags) setWarm(ws *subtemper.WarmStart) {
+	c.meta.Warm = nil
+	if ws != nil {
+		c.meta.Warm, _ = subtemper.MarshalWarmStart(ws)
+	}
 }
 
 // parseShard parses --run-chains and checks what a shard needs.

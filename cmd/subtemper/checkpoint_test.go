@@ -81,6 +81,29 @@ func TestResumeCLI(t *testing.T) {
 	}
 }
 
+// TestResumeWarmStartCLI: a warm-started gp run resumed (here extended)
+// starts from the warm start its checkpoint holds instead of searching for
+// the mode again, and writes the draws of the run made that long in one
+// go (a warm start that did not round-trip exactly would change the
+// settings, which the checkpoint refuses).
+func TestResumeWarmStartCLI(t *testing.T) {
+	dir := t.TempDir()
+	gpArgs := func(out string, more ...string) []string {
+		return append([]string{"gp", "--n", "60", "--warm-start", "on", "--draws", "120", "--min-ess", "0", "--seed", "3", "--quiet", "--out", filepath.Join(dir, out)}, more...)
+	}
+	path := func(out, name string) string { return filepath.Join(dir, out, name) }
+	mustCode(t, runBin(t, "", gpArgs("short")...), 0, gpArgs("short")...)
+	long := gpArgs("long", "--draws", "170")
+	mustCode(t, runBin(t, "", long...), 0, long...)
+	extend := []string{"gp", "--resume", filepath.Join(dir, "short"), "--extend", "50", "--quiet=false"}
+	r := runBin(t, "", extend...)
+	mustCode(t, r, 0, extend...)
+	if !strings.Contains(r.stderr, "warm start: the checkpoint's") || strings.Contains(r.stderr, "looking for the posterior mode") {
+		t.Errorf("the resumed run searched for the mode again:\n%s", r.stderr)
+	}
+	sameFile(t, path("long", "draws.csv"), path("short", "draws.csv"))
+}
+
 // resumedFrom returns summary.json's resumed_from.iteration (0: none).
 func resumedFrom(t *testing.T, path string) int {
 	t.Helper()

@@ -86,7 +86,7 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *subtemper.GPData, 
 		return nil, sampled{}, err
 	}
 	if opt.WarmStart == subtemper.WarmStartOn {
-		announceWarmStart(io, j, data.N)
+		announceWarmStart(io, j, data.N, opt.Warm != nil)
 	}
 	var pr *progress
 	opt.BeforeSampling = func(fit *subtemper.GPFit, st *subtemper.Settings) {
@@ -117,6 +117,7 @@ func startSampling(io *stdio, j *job, ws *subtemper.WarmStart, st *subtemper.Set
 	pr := announceSampling(io, j, ws)
 	*st = *j.settings
 	if j.ckpt != nil {
+		j.ckpt.setWarm(ws)
 		j.ckpt.apply(st)
 	}
 	return pr

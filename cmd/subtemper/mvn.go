@@ -109,7 +109,7 @@ func fitMVNJob(ctx context.Context, io *stdio, j *job, data *subtemper.MVNData, 
 	}
 	opt := subtemper.MVNOptions{Backend: j.backend, Sigma0: priorSD, Settings: j.settings, WarmStart: rc.warm, WarmKeep: rc.keep, MaxTime: rc.maxTime}
 	if opt.WarmStart == subtemper.WarmStartOn {
-		announceWarmStart(io, j, data.N)
+		announceWarmStart(io, j, data.N, false)
 	}
 	var pr *progress
 	opt.BeforeSampling = func(fit *subtemper.MVNFit, st *subtemper.Settings) {

@@ -72,9 +72,14 @@ type sampled struct {
 	pr            *progress
 }
 
-// announceWarmStart says that the search for the mode begins.
-func announceWarmStart(io *stdio, j *job, n int) {
-	if !j.flags.quiet {
+// announceWarmStart says that the search for the mode begins, or, where
+// the run resumed has one (resumed), that it is taken from its checkpoint.
+func announceWarmStart(io *stdio, j *job, n int, resumed bool) {
+	switch {
+	case j.flags.quiet:
+	case resumed:
+		fmt.Fprintf(io.err, "subtemper %s: warm start: the checkpoint's, found by the run resumed (no new search)\n", j.command)
+	default:
 		fmt.Fprintf(io.err, "subtemper %s: warm start: looking for the posterior mode (N = %d; --warm-start off skips it)\n", j.command, n)
 	}
 }
