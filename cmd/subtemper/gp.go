@@ -146,9 +146,11 @@ func runGP(ctx context.Context, io *stdio, fs *flagSet, f *gpFlags) error {
 	if err != nil {
 		return err
 	}
-	if opt.Warm, err = f.ck.resumedWarm(); err != nil && !f.quiet {
-		fmt.Fprintf(io.err, "subtemper gp: warm start: the checkpoint's cannot be read (%v): looking for the mode again\n", errmsg.Trim(err, "subtemper: "))
+	warm, werr := f.ck.resumedWarm()
+	if werr != nil && !f.quiet {
+		fmt.Fprintf(io.err, "subtemper gp: warm start: the checkpoint's cannot be read (%v): looking for the mode again\n", errmsg.Trim(werr, "subtemper: "))
 	}
+	opt.Warm = warm
 	if f.mapOnly {
 		return runMAP(ctx, io, j, data, opt, save)
 	}
