@@ -66,7 +66,7 @@ var runOnly = map[string]bool{"resume": true, "extend": true, "checkpoint-every"
 func (c *ckptFlags) define(fs *flagSet) {
 	fs.group("Checkpoints")
 	fs.str(&c.every, "checkpoint-every", "5m", "with --out: save the sampler's whole state to --out/"+checkpointName+" every `duration` of wall time, at the end of warm-up, at the end, and on SIGINT or SIGTERM (docs/RESUME.md); 0: none")
-	fs.str(&c.resume, "resume", "", "continue the run whose --out is `DIR` from its checkpoint, with the flags it was started with: the draws are those of the run not interrupted")
+	fs.str(&c.resume, "resume", "", "continue the run whose --out is `DIR` from its checkpoint, with the flags it was started with and its warm start (no new search for the mode): the draws are those of the run not interrupted")
 	fs.str(&c.runChains, "run-chains", "", "run only chains `A-B` (numbered from 1, both included) of --chains, for `subtemper merge` to join with the other shards' folders: each chain makes the draws it makes in the whole run; needs --out, --min-ess 0 and a fixed ladder (docs/RESUME.md)")
 	fs.integer(&c.extend, "extend", 0, "with --resume: add `K` draws per chain to the completed run in DIR (the verdict is on all draws); the draws are those of a run made that long in one go")
 }
