@@ -609,7 +609,8 @@ func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settin
 	if opt.WarmKeep != nil {
 		keep = *opt.WarmKeep
 	}
-	ws, err := opt.Warm, error(nil)
+	ws := opt.Warm
+	var err error
 	switch {
 	case ws == nil:
 		ws, err = findWarm(ctx, t, st, keep, !keep.Kernel && !opt.MAP, opt.MAP, f.Backend)

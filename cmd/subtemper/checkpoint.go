@@ -158,8 +158,7 @@ func (c *ckptFlags) prepare(fs *flagSet, finalOut string, data *subtemper.GPData
 	if c.cp == nil {
 		return nil
 	}
-	var was ckptMeta
-	json.Unmarshal(c.cp.Meta, &was)
+	was := c.resumedMeta()
 	switch {
 	case was.DataSHA256 != c.meta.DataSHA256:
 		return usagef("--resume %s: the data are not the checkpointed run's (sha256 %s, the run's %s)", c.dir, c.meta.DataSHA256, was.DataSHA256)
@@ -169,15 +168,22 @@ func (c *ckptFlags) prepare(fs *flagSet, finalOut string, data *subtemper.GPData
 	return nil
 }
 
+// resumedMeta returns the meta of the checkpoint resumed (the zero value
+// when none is resumed; resumeArgs has checked that it reads).
+func (c *ckptFlags) resumedMeta() ckptMeta {
+	var was ckptMeta
+	if c.cp != nil {
+		json.Unmarshal(c.cp.Meta, &was)
+	}
+	return was
+}
+
 // resumedWarm returns the warm start of the run resumed (nil when none
 // is resumed or its checkpoint holds none), and why a warm start it holds
 // cannot be read (the run then searches for the mode again).
 func (c *ckptFlags) resumedWarm() (*subtemper.WarmStart, error) {
-	if c.cp == nil {
-		return nil, nil
-	}
-	var was ckptMeta
-	if err := json.Unmarshal(c.cp.Meta, &was); err != nil || len(was.Warm) == 0 {
+	was := c.resumedMeta()
+	if len(was.Warm) == 0 {
 		return nil, nil
 	}
 	return subtemper.UnmarshalWarmStart(was.Warm)
