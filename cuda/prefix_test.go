@@ -102,18 +102,33 @@ func TestOutOfMemory(t *testing.T) {
 	t.Log(err)
 }
 
-// BenchmarkGPConcurrent times rounds of one GP.LogLik with gradient on each
-// of H handles, run from H goroutines at once (each handle has its own
-// stream), against one handle: s/eval is the wall time of a round divided
-// by H, so it falls with H as far as the handles' work overlaps on the
-// device, and equals the single handle's where the evaluations serialise.
+var (
+	concSizes   = flag.String("cuda.conc.sizes", "2048,8192", "BenchmarkGPConcurrent: comma-separated orders N")
+	concHandles = flag.String("cuda.conc.handles", "1,2,4", "BenchmarkGPConcurrent: comma-separated numbers of handles H")
+	concGrad    = flag.Bool("cuda.conc.grad", true, "BenchmarkGPConcurrent: evaluate the gradient too (false: the log-likelihood alone, as an independence sampler's transition does)")
+)
+
+// BenchmarkGPConcurrent times rounds of one GP.LogLik (with gradient unless
+// -cuda.conc.grad=false) on each of H handles, run from H goroutines at
+// once (each handle has its own stream), against one handle: s/eval is the
+// wall time of a round divided by H, so it falls with H as far as the
+// handles' work overlaps on the device, and equals the single handle's
+// where the evaluations serialise; s/round is the wall time of a round,
+// what one iteration of H chains costs per log density each.
 func BenchmarkGPConcurrent(b *testing.B) {
 	be := cudaBackend(b)
-	for _, n := range []int{2048, 8192} {
-		for _, h := range []int{1, 2, 4} {
-			b.Run(fmt.Sprintf("backend=cuda/N=%d/handles=%d", n, h), func(b *testing.B) {
+	ns, hs := benchInts(b, "-cuda.conc.sizes", *concSizes), benchInts(b, "-cuda.conc.handles", *concHandles)
+	for _, n := range ns {
+		for _, h := range hs {
+			b.Run(fmt.Sprintf("backend=cuda/N=%d/handles=%d/grad=%t", n, h, *concGrad), func(b *testing.B) {
 				const d = 8
 				x, y, u := gpData(n, d, 5)
+				var grad func() []float64
+				if *concGrad {
+					grad = func() []float64 { return make([]float64, d+2) }
+				} else {
+					grad = func() []float64 { return nil }
+				}
 				gs := make([]linalg.GP, h)
 				for i := range gs {
 					var err error
@@ -121,7 +136,7 @@ func BenchmarkGPConcurrent(b *testing.B) {
 						b.Fatal(err)
 					}
 					defer gs[i].Close()
-					if _, err := gs[i].LogLik(nil, u, make([]float64, d+2)); err != nil {
+					if _, err := gs[i].LogLik(nil, u, grad()); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -131,17 +146,32 @@ func BenchmarkGPConcurrent(b *testing.B) {
 					var wg sync.WaitGroup
 					for _, g := range gs {
 						wg.Go(func() {
-							if _, err := g.LogLik(nil, u, make([]float64, d+2)); err != nil {
+							if _, err := g.LogLik(nil, u, grad()); err != nil {
 								b.Error(err)
 							}
 						})
 					}
 					wg.Wait()
 				}
-				b.ReportMetric(time.Since(start).Seconds()/float64(b.N*h), "s/eval")
+				round := time.Since(start).Seconds() / float64(b.N)
+				b.ReportMetric(round/float64(h), "s/eval")
+				b.ReportMetric(round, "s/round")
 			})
 		}
 	}
+}
+
+// benchInts parses a benchmark flag's comma-separated positive integers.
+func benchInts(b *testing.B, name, list string) []int {
+	var v []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("%s: %q", name, f)
+		}
+		v = append(v, n)
+	}
+	return v
 }
 
 var largeSizes = flag.String("cuda.sizes", "32768", "BenchmarkGPStepLarge: comma-separated orders N")
@@ -152,11 +182,7 @@ var largeSizes = flag.String("cuda.sizes", "32768", "BenchmarkGPStepLarge: comma
 // (GPMemory, GiB) beside the time.
 func BenchmarkGPStepLarge(b *testing.B) {
 	be := cudaBackend(b)
-	for _, f := range strings.Split(*largeSizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("-cuda.sizes: %q", f)
-		}
+	for _, n := range benchInts(b, "-cuda.sizes", *largeSizes) {
 		b.Run(fmt.Sprintf("backend=cuda/D=8/N=%d", n), func(b *testing.B) {
 			const d = 8
 			x, y, u := gpData(n, d, 9)

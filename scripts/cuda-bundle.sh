@@ -150,8 +150,11 @@ large)
 		-cuda.sizes "\${LARGE_N:-32768}" 2>&1 | tee "\$res/large.txt"
 	;;
 concurrent)
-	# chains sharing the device: H handles evaluating at once, H = 1, 2, 4
-	go test -tags cuda -run '^\$' -bench 'GPConcurrent' -benchtime=\${CONC_TIME:-5x} ./cuda/ 2>&1 | tee "\$res/concurrent.txt"
+	# chains sharing the device: H handles evaluating at once (CONC_H,
+	# default 1,2,4) at the orders CONC_N (default 2048,8192), with the
+	# gradient unless CONC_GRAD=false
+	go test -tags cuda -run '^\$' -bench 'GPConcurrent' -benchtime=\${CONC_TIME:-5x} ./cuda/ \\
+		-cuda.conc.sizes "\${CONC_N:-2048,8192}" -cuda.conc.handles "\${CONC_H:-1,2,4}" -cuda.conc.grad="\${CONC_GRAD:-true}" 2>&1 | tee "\$res/concurrent.txt"
 	;;
 fit)
 	# the CLI's default large fit, no tuning flags, on the §4.2 generator;
