@@ -57,6 +57,15 @@ func TestLOOBruteForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same number of draws from each chain: k/chains of them, so the
+	// report counts chains·⌊k/chains⌋, not k.
+	few, err := fit.LOO(context.Background(), subtemper.LOOOptions{Draws: 101})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := len(fit.Draws); few.Draws != c*(101/c) || subtemper.NewLOOReport(few).Draws != few.Draws {
+		t.Errorf("LOO of 101 draws from %d chains: Draws %d, report %d; want %d", c, few.Draws, subtemper.NewLOOReport(few).Draws, c*(101/c))
+	}
 	full, err := gp.New(linalg.Default(), data, gp.Options{})
 	if err != nil {
 		t.Fatal(err)

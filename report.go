@@ -589,14 +589,14 @@ func NewEvidenceReport(e *tempering.Evidence, sampler string) *EvidenceReport {
 	return j
 }
 
-// NewLOOReport describes a PSIS-LOO estimate made from draws draws.
-func NewLOOReport(l *diag.LOO, draws int) *LOOReport {
+// NewLOOReport describes a PSIS-LOO estimate.
+func NewLOOReport(l *diag.LOO) *LOOReport {
 	mk := math.Inf(-1)
 	for _, v := range l.K {
 		mk = math.Max(mk, v)
 	}
 	r := &LOOReport{
-		ELPD: Float(l.ELPD), SE: Float(l.SE), PLOO: Float(l.PLOO), N: len(l.K), Draws: draws,
+		ELPD: Float(l.ELPD), SE: Float(l.SE), PLOO: Float(l.PLOO), N: len(l.K), Draws: l.Draws,
 		KOver07: l.KOver07, KOver1: l.KOver1, MaxK: Float(mk),
 		Method: "PSIS-LOO (Vehtari, Gelman & Gabry 2017) with the GP's closed-form log p(y_i | y_-i, θ) at each draw",
 	}

@@ -137,6 +137,8 @@ type LOO struct {
 	// REff holds each point's relative efficiency (PSISLOOChains; nil for
 	// PSISLOO, which takes the draws as independent).
 	REff []float64
+	// Draws is the number of draws the estimate was made from.
+	Draws int
 }
 
 // RelativeEff returns the relative efficiency of the draws of
@@ -211,7 +213,7 @@ func psisLOO(ll [][]float64, reff []float64) (*LOO, error) {
 	if S < 2 {
 		return nil, fmt.Errorf("diag: PSIS-LOO: %d draws, want at least 2", S)
 	}
-	r := &LOO{Pointwise: make([]float64, N), LPD: make([]float64, N), K: make([]float64, N)}
+	r := &LOO{Pointwise: make([]float64, N), LPD: make([]float64, N), K: make([]float64, N), Draws: S}
 	neg := make([]float64, S)
 	for i, x := range ll {
 		if len(x) != S {

@@ -79,6 +79,9 @@ func TestPSISLOONormal(t *testing.T) {
 	if r.KOver07 > 0 {
 		t.Errorf("%d points with k̂ > 0.7 on a well-behaved model", r.KOver07)
 	}
+	if r.Draws != S {
+		t.Errorf("Draws %d, want the %d given", r.Draws, S)
+	}
 }
 
 // TestPSISLOOChainsAgainstLoo compares PSISLOOChains with the R package

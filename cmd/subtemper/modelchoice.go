@@ -88,7 +88,7 @@ func (f *modelChoiceFlags) apply(ctx context.Context, j *job, st *tempering.Sett
 				sum.Warnings = append(sum.Warnings, fmt.Sprintf("leave-one-out: %v", err))
 				return nil
 			}
-			lj := subtemper.NewLOOReport(l, len(fit.PooledDraws(subtemper.MaxPredictDraws)))
+			lj := subtemper.NewLOOReport(l)
 			if dir != "" {
 				p := filepath.Join(dir, looFile)
 				if err := writeLOOCSV(p, l); err != nil {
