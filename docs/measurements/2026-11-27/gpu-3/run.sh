@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# One device call, from the repository root with .cuda-bundle/ carried
+# (make cuda-bundle) and the N = 32 768 data of the §4.2 generator (data
+# seed 1, D = 8) written beside it as .cuda-bundle/d32768.csv by
+# gp.Synthetic and WriteGPData on another machine (the generator is pure Go
+# on the host: 4 minutes at that N on 16 cores). Steps, each cut to the
+# time left of BUDGET seconds:
+#   - the conformance suite (TestSyncSetting included), vet, the race
+#     detector and compute-sanitizer memcheck on the cuda package as it is;
+#   - on an H100: subtemper gp --n 16384 --dims 8 --backend cuda, no
+#     tuning flags, with nvidia-smi every 2 s;
+#   - N = 32 768: three handles evaluating the log-likelihood at once (the
+#     cost of one iteration of the three chains, per log density), then the
+#     CLI's default fit on the carried data for the time left.
+# Logs go to $OUT (else /tmp/cuda-out), all of them in logs.tgz.
+set -uo pipefail
+b=.cuda-bundle
+res=${OUT:-/tmp/cuda-out}
+mkdir -p "$res"
+budget=${BUDGET:-570}
+stamp() { echo "[$SECONDS s] $*" | tee -a "$res/steps.txt"; }
+left() { echo $((budget - SECONDS)); }
+
+[ -x /tmp/gotc/go/bin/go ] || { mkdir -p /tmp/gotc && tar -C /tmp/gotc -xJf "$b/go-toolchain.tar.xz"; }
+[ -f vendor/modules.txt ] || tar -xJf "$b/vendor.tar.xz"
+nv=$(command -v nvcc || true)
+cuda=${CUDA_HOME:-$([ -n "$nv" ] && dirname "$(dirname "$(readlink -f "$nv")")" || echo /usr/local/cuda)}
+export GOROOT=/tmp/gotc/go PATH=/tmp/gotc/go/bin:$cuda/bin:$PATH
+export LD_LIBRARY_PATH=$cuda/lib64:${LD_LIBRARY_PATH:-}
+export GOFLAGS=-mod=vendor GOTOOLCHAIN=local GOPROXY=off GOCACHE=/tmp/gocache CGO_ENABLED=1
+export CGO_CFLAGS="-I$cuda/include" CGO_LDFLAGS="-L$cuda/lib64 -L$cuda/lib64/stubs"
+{ nvcc --version | tail -1; go version; nproc
+	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; } 2>&1 | tee "$res/device.txt"
+h100=0
+nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100 && h100=1
+finish() {
+	tar -C "$res" -czf /tmp/logs.tgz --exclude logs.tgz . && mv /tmp/logs.tgz "$res/logs.tgz"
+	stamp done
+}
+trap finish EXIT
+
+stamp build
+go test -c -tags cuda -o /tmp/cuda.test ./cuda/ &
+go test -c -race -tags cuda -o /tmp/cuda-race.test ./cuda/ &
+go build -tags cuda -o /tmp/subtemper ./cmd/subtemper &
+wait
+stamp built
+
+go vet -tags cuda ./cuda/ >"$res/vet.txt" 2>&1
+echo "vet exit $?" | tee -a "$res/steps.txt"
+go test -tags cuda -count=1 -v ./cuda/ ./linalg/... >"$res/test.txt" 2>&1
+echo "test exit $?" | tee -a "$res/steps.txt"
+grep -E '^(--- FAIL|ok|FAIL)|TestSyncSetting' "$res/test.txt" | tee -a "$res/steps.txt"
+(cd cuda && timeout 120 /tmp/cuda-race.test -test.count=1) >"$res/race.txt" 2>&1
+echo "race exit $?: $(tail -1 "$res/race.txt")" | tee -a "$res/steps.txt"
+
+TIMEFORMAT='%R s wall, %U s user, %S s sys'
+fit() { # fit NAME TIMEOUT ARGS...: the CLI with nvidia-smi every 2 s
+	local name=$1 to=$2
+	shift 2
+	nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 2 >"$res/$name-smi.csv" 2>&1 &
+	local smi=$!
+	{ time timeout "$to" /tmp/subtemper gp --backend cuda --out "/tmp/$name" "$@"; } >"$res/$name.txt" 2>&1
+	echo "$name exit $?: $(tail -1 "$res/$name.txt")" | tee -a "$res/steps.txt"
+	kill $smi
+	cp "/tmp/$name/summary.json" "$res/$name-summary.json" 2>/dev/null
+}
+if [ $h100 = 1 ]; then
+	stamp "fit16384, limit 330 s"
+	fit fit16384 330 --n 16384 --dims 8
+fi
+
+stamp memcheck
+(cd cuda && timeout "$(( $(left) > 140 ? 100 : $(left) - 40 ))" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/cuda.test -test.count=1 \
+	-test.run '^Test(GPLogLik|GPPrefix|GPResume|MVN|MVNPrefix|GPPrefixLarge|OutOfMemory|SyncSetting)$') >"$res/memcheck.txt" 2>&1
+echo "memcheck exit $?: $(tail -1 "$res/memcheck.txt")" | tee -a "$res/steps.txt"
+
+stamp "concurrent N=32768"
+(cd cuda && timeout "$(( $(left) > 100 ? 90 : $(left) - 10 ))" /tmp/cuda.test -test.run '^$' -test.bench GPConcurrent -test.benchtime 3x \
+	-cuda.conc.sizes 32768 -cuda.conc.handles 1,3 -cuda.conc.grad=false) >"$res/conc32768.txt" 2>&1
+grep -E '^Benchmark' "$res/conc32768.txt" | tee -a "$res/steps.txt"
+
+l=$(($(left) - 15))
+if [ "$l" -gt 120 ] && [ -f "$b/d32768.csv" ]; then
+	stamp "fit32768, --max-time $((l - 10))s"
+	fit fit32768 "$l" --data "$b/d32768.csv" --max-time "$((l - 10))s"
+fi
