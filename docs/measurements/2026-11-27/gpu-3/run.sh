@@ -12,7 +12,8 @@
 #   - N = 32 768: three handles evaluating the log-likelihood at once (the
 #     cost of one iteration of the three chains, per log density), then the
 #     CLI's default fit on the carried data for the time left.
-# Logs go to $OUT (else /tmp/cuda-out), all of them in logs.tgz.
+# Logs go to $OUT (else /tmp/cuda-out): all of them in logs.tgz, the steps and the CLI's
+# output beside it.
 set -uo pipefail
 b=.cuda-bundle
 res=${OUT:-/tmp/cuda-out}
@@ -33,9 +34,10 @@ export CGO_CFLAGS="-I$cuda/include" CGO_LDFLAGS="-L$cuda/lib64 -L$cuda/lib64/stu
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; } 2>&1 | tee "$res/device.txt"
 h100=0
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100 && h100=1
-finish() {
-	tar -C "$res" -czf /tmp/logs.tgz --exclude logs.tgz . && mv /tmp/logs.tgz "$res/logs.tgz"
+finish() { # the device tool returns 8 files: every log in logs.tgz, the CLI's output beside it
 	stamp done
+	tar -C "$res" -czf /tmp/logs.tgz --exclude logs.tgz . && mv /tmp/logs.tgz "$res/logs.tgz" &&
+		find "$res" -maxdepth 1 -type f ! -name logs.tgz ! -name steps.txt ! -name 'fit*.txt' -delete
 }
 trap finish EXIT
 
