@@ -34,9 +34,10 @@ type warmRecord struct {
 	Proposal       *proposalRecord
 }
 
-// proposalRecord is a tempering.Proposal's fields but its Surrogate, with
-// its Transform named: "" for none, "variance-split" or
-// "variance-split-tail" (with its Center and Scale).
+// proposalRecord is a tempering.Proposal's fields, with its Transform
+// named ("" for none, "variance-split" or "variance-split-tail" with its
+// Center and Scale) and its Surrogate as its MarshalBinary bytes (nil for
+// none).
 type proposalRecord struct {
 	Center, Cov, Split    []float64
 	DF, Scale             float64
@@ -48,6 +49,8 @@ type proposalRecord struct {
 	TransformEvals        int
 	Transform             string
 	TailCenter, TailScale float64
+	Surrogate             []byte
+	SurrogateFailure      string
 }
 
 // MarshalWarmStart encodes ws, the outcome of a search for the mode
@@ -56,7 +59,7 @@ type proposalRecord struct {
 // as a resumed run does: every number round-trips exactly, so the settings
 // made from it are the same. It returns an error for a warm start it
 // cannot encode: a proposal in a space other than u or the GP's variance
-// splits, or one with a surrogate.
+// splits.
 func MarshalWarmStart(ws *tempering.WarmStart) ([]byte, error) {
 	if ws == nil {
 		return nil, errors.New("subtemper: no warm start to encode")
@@ -65,11 +68,16 @@ func MarshalWarmStart(ws *tempering.WarmStart) ([]byte, error) {
 		OptimaLogPos: ws.OptimaLogPos, Modes: ws.Modes, Drops: ws.Drops, NonGaussian: ws.NonGaussian, Stages: ws.Stages,
 		SecondsPerGrad: ws.SecondsPerGrad, GradsAtOnce: ws.GradsAtOnce, Wall: ws.Wall}
 	if p := ws.Proposal; p != nil {
-		if p.Surrogate != nil {
-			return nil, errors.New("subtemper: a warm start whose proposal has a surrogate cannot be encoded")
-		}
 		pr := &proposalRecord{Center: p.Center, Cov: p.Cov, Split: p.Split, DF: p.DF, Scale: p.Scale, Rounds: p.Rounds, ImportanceESS: p.ImportanceESS,
-			SecondsPerEval: p.SecondsPerEval, EvalsAtOnce: p.EvalsAtOnce, SplitEvals: p.SplitEvals, TransformEvals: p.TransformEvals}
+			SecondsPerEval: p.SecondsPerEval, EvalsAtOnce: p.EvalsAtOnce, SplitEvals: p.SplitEvals, TransformEvals: p.TransformEvals,
+			SurrogateFailure: p.SurrogateFailure}
+		if p.Surrogate != nil {
+			b, err := p.Surrogate.MarshalBinary()
+			if err != nil {
+				return nil, fmt.Errorf("subtemper: encoding the warm start: %w", err)
+			}
+			pr.Surrogate = b
+		}
 		switch tr := p.Transform.(type) {
 		case nil:
 		case gp.VarianceSplit:
@@ -102,7 +110,14 @@ func UnmarshalWarmStart(b []byte) (*tempering.WarmStart, error) {
 		SecondsPerGrad: rec.SecondsPerGrad, GradsAtOnce: rec.GradsAtOnce, Wall: rec.Wall}
 	if pr := rec.Proposal; pr != nil {
 		p := tempering.Proposal{Center: pr.Center, Cov: pr.Cov, Split: pr.Split, DF: pr.DF, Scale: pr.Scale, Rounds: pr.Rounds, ImportanceESS: pr.ImportanceESS,
-			SecondsPerEval: pr.SecondsPerEval, EvalsAtOnce: pr.EvalsAtOnce, SplitEvals: pr.SplitEvals, TransformEvals: pr.TransformEvals}
+			SecondsPerEval: pr.SecondsPerEval, EvalsAtOnce: pr.EvalsAtOnce, SplitEvals: pr.SplitEvals, TransformEvals: pr.TransformEvals,
+			SurrogateFailure: pr.SurrogateFailure}
+		if pr.Surrogate != nil {
+			p.Surrogate = new(tempering.Surrogate)
+			if err := p.Surrogate.UnmarshalBinary(pr.Surrogate); err != nil {
+				return nil, fmt.Errorf("subtemper: decoding the warm start's proposal: %w", err)
+			}
+		}
 		switch pr.Transform {
 		case "":
 		case "variance-split":

@@ -15,6 +15,16 @@ import (
 // NaN included, and the records name every field of the types they encode
 // (a field added later would otherwise be dropped silently).
 func TestWarmStartCodec(t *testing.T) {
+	var xs [][]float64
+	var lp []float64
+	for i := range 40 {
+		x := []float64{math.Sin(float64(i)), math.Cos(float64(3 * i)), math.Sin(float64(7 * i))}
+		xs, lp = append(xs, x), append(lp, -0.5*(x[0]*x[0]+x[1]*x[1]+x[2]*x[2])-0.1*x[0]*x[0]*x[0])
+	}
+	sur, err := tempering.FitSurrogate([]float64{0.2, 0.3, 0.4}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, 1.2, 5, xs, lp)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tr := range []tempering.Transform{nil, gp.VarianceSplit{}, gp.VarianceSplitTail{Center: -2.4, Scale: 1.93}} {
 		ws := &tempering.WarmStart{
 			Mode: []float64{0.1, 1.0 / 3, -2}, LogPost: -123.456, Grad: []float64{1e-9, -2e-9, 0},
@@ -24,7 +34,10 @@ func TestWarmStartCodec(t *testing.T) {
 			Stages: []tempering.StageWork{{Size: 256, Evals: 40}, {Size: 512, Evals: 9}}, SecondsPerGrad: 0.0123, GradsAtOnce: 4, Wall: 1234567,
 			Proposal: &tempering.Proposal{Transform: tr, Center: []float64{0.2, 0.3, 0.4}, Cov: []float64{1, 0, 0, 0, 1, 0, 0, 0, 1},
 				Split: []float64{1, 2, 1, 1, 1.5, 1}, DF: 5, Scale: 1.2, Rounds: []tempering.ProposalRound{{Draws: 500, ESS: 0.38}},
-				ImportanceESS: 0.38, SecondsPerEval: 0.004, EvalsAtOnce: 2, SplitEvals: 61, TransformEvals: 2},
+				ImportanceESS: 0.38, SecondsPerEval: 0.004, EvalsAtOnce: 2, SplitEvals: 61, TransformEvals: 2, Surrogate: sur},
+		}
+		if tr == nil {
+			ws.Proposal.Surrogate, ws.Proposal.SurrogateFailure = nil, "surrogate: 3 points with a finite log density, need at least 8"
 		}
 		b, err := MarshalWarmStart(ws)
 		if err != nil {
@@ -52,19 +65,23 @@ func TestWarmStartCodec(t *testing.T) {
 		}
 	}
 	covers(reflect.TypeFor[warmRecord](), reflect.TypeFor[tempering.WarmStart]())
-	covers(reflect.TypeFor[proposalRecord](), reflect.TypeFor[tempering.Proposal](), "Surrogate")
+	covers(reflect.TypeFor[proposalRecord](), reflect.TypeFor[tempering.Proposal]())
 }
 
-// TestWarmStartCodecRefuses: a proposal with a surrogate or in an unknown
-// space is not encoded, and damaged bytes are not decoded.
+// TestWarmStartCodecRefuses: a proposal in an unknown space is not
+// encoded, and damaged bytes or an empty surrogate are not decoded.
 func TestWarmStartCodecRefuses(t *testing.T) {
 	base := tempering.WarmStart{Mode: []float64{0}, Cov: []float64{1}}
-	for _, p := range []*tempering.Proposal{{Surrogate: &tempering.Surrogate{}}, {Transform: otherSpace{}}} {
-		ws := base
-		ws.Proposal = p
-		if _, err := MarshalWarmStart(&ws); err == nil {
-			t.Errorf("%+v: encoded", p)
-		}
+	ws := base
+	ws.Proposal = &tempering.Proposal{Transform: otherSpace{}}
+	if _, err := MarshalWarmStart(&ws); err == nil {
+		t.Errorf("%+v: encoded", ws.Proposal)
+	}
+	ws.Proposal = &tempering.Proposal{Surrogate: &tempering.Surrogate{}}
+	if b, err := MarshalWarmStart(&ws); err != nil {
+		t.Fatal(err)
+	} else if _, err := UnmarshalWarmStart(b); err == nil {
+		t.Error("a proposal with an empty surrogate decoded")
 	}
 	b, err := MarshalWarmStart(&base)
 	if err != nil {

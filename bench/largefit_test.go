@@ -27,7 +27,7 @@ var (
 	largeWide     = flag.Float64("large.wide", -1, "BenchmarkLargeFit: warm's independence proposal's wide weight (<0: the default)")
 	largeLocal    = flag.Int("large.local", -1, "BenchmarkLargeFit: warm's independence kernel's local steps (<0: the default)")
 	largeForce    = flag.Bool("large.forceimh", false, "BenchmarkLargeFit: warm samples with the fitted independence proposal whatever its importance ESS")
-	largeScreen   = flag.Bool("large.screen", false, "BenchmarkLargeFit: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen)")
+	largeScreen   = flag.Bool("large.screen", true, "BenchmarkLargeFit: warm's independence kernel screens its proposals by delayed acceptance on the surrogate fitted with the proposal (Independence.Screen), as the default does; false: no screen")
 	surSteps      = flag.Int("large.sursteps", 0, "BenchmarkLargeFit: warm-sur's surrogate steps per transition (0: the kernel's default)")
 	surLocal      = flag.Int("large.surlocal", 0, "BenchmarkLargeFit: warm-sur's exact local steps per transition")
 	surNear       = flag.Float64("large.surnear", 0, "BenchmarkLargeFit: warm-sur's probability of a near (one-step) surrogate chain")
@@ -173,7 +173,7 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 	n := t.NumObs()
 	if method != "default" {
 		wo := subtemper.WarmStartOptions(st, method == "warm" || method == "warm-sur")
-		if method == "warm-sur" || method == "warm" && *largeScreen && wo.Proposal != nil {
+		if method == "warm-sur" && wo.Proposal != nil {
 			wo.Proposal.Surrogate = true
 		}
 		if wo.Proposal != nil {
@@ -231,8 +231,8 @@ func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, 
 			if *largeLocal >= 0 {
 				k.Local = *largeLocal
 			}
-			if p := ws.Proposal; *largeScreen && p != nil && p.Surrogate != nil {
-				k.Screen = p.Surrogate
+			if !*largeScreen {
+				k.Screen = nil
 			}
 			st.Kernel = k
 			fmt.Fprintf(os.Stderr, "independence kernel: DF %v, wide %v, local %d, screened %v\n", k.DF, k.Wide, k.Local, k.Screen != nil)

@@ -59,7 +59,8 @@ type ProposalOptions struct {
 	Split bool
 	// Surrogate also fits Proposal.Surrogate: the kept proposal times a
 	// Gaussian-process regression of the log importance weights of every
-	// draw evaluated (FitSurrogate).
+	// draw evaluated (FitSurrogate). Where that fit fails the proposal is
+	// returned without it (Proposal.SurrogateFailure).
 	Surrogate bool
 }
 
@@ -101,8 +102,13 @@ type Proposal struct {
 	// TransformEvals is the number ProposalOptions.TransformAt made.
 	TransformEvals int
 	// Surrogate approximates the log posterior in the chains' space
-	// (ProposalOptions.Surrogate); nil if not fitted.
+	// (ProposalOptions.Surrogate); nil if not fitted, or if its fit
+	// failed, which SurrogateFailure then says why.
 	Surrogate *Surrogate
+	// SurrogateFailure is FitSurrogate's error where it failed (too few
+	// finite log densities, a regression not positive definite), "" if it
+	// did not: a proposal without its surrogate is still a proposal.
+	SurrogateFailure string
 }
 
 // ESS returns the proposal's importance ESS fraction (ImportanceESS).
@@ -239,7 +245,7 @@ func (p *Proposal) refine(ctx context.Context, pool evalPool, opt ProposalOption
 	if opt.Surrogate {
 		var err error
 		if p.Surrogate, err = FitSurrogate(p.Center, p.Cov, p.Scale, p.DF, xs, lp); err != nil {
-			return fmt.Errorf("tempering: proposal fit: %w", err)
+			p.SurrogateFailure = err.Error()
 		}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package tempering
 
 import (
+	"bytes"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -252,4 +254,47 @@ func (s *Surrogate) walk(rng *rand.Rand, z, base []float64, sc float64, out []fl
 		z[i] = rng.NormFloat64()
 	}
 	lowerOffset(s.chol, z, base, sc, out)
+}
+
+// surrogateRecord is a Surrogate's fields, exported for encoding/gob.
+type surrogateRecord struct {
+	Center, Chol []float64
+	DF           float64
+	Pts          [][]float64
+	Alpha        []float64
+	Mean, Floor  float64
+	Length       float64
+	Noise        float64
+}
+
+// MarshalBinary encodes the surrogate, so that UnmarshalBinary gives back
+// one whose LogDensity is the same, bit for bit, everywhere (a resumed run
+// screens its proposals as the run it resumes did).
+func (s *Surrogate) MarshalBinary() ([]byte, error) {
+	var buf bytes.Buffer
+	rec := surrogateRecord{Center: s.center, Chol: s.chol, DF: s.df, Pts: s.pts, Alpha: s.alpha, Mean: s.mean, Floor: s.floor, Length: s.length, Noise: s.noise}
+	if err := gob.NewEncoder(&buf).Encode(&rec); err != nil {
+		return nil, fmt.Errorf("surrogate: encoding: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalBinary decodes a surrogate that MarshalBinary encoded into s,
+// checking that its parts agree in size.
+func (s *Surrogate) UnmarshalBinary(b []byte) error {
+	var rec surrogateRecord
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rec); err != nil {
+		return fmt.Errorf("surrogate: decoding: %w", err)
+	}
+	D := len(rec.Center)
+	ok := D > 0 && len(rec.Chol) == D*D && len(rec.Alpha) == len(rec.Pts) && rec.DF > 0 && rec.Length > 0
+	for _, p := range rec.Pts {
+		ok = ok && len(p) == D
+	}
+	if !ok {
+		return fmt.Errorf("surrogate: decoding: a centre of %d, a factor of %d entries, %d points and %d weights (df %v, length scale %v) do not make a surrogate",
+			D, len(rec.Chol), len(rec.Pts), len(rec.Alpha), rec.DF, rec.Length)
+	}
+	*s = Surrogate{center: rec.Center, chol: rec.Chol, df: rec.DF, pts: rec.Pts, alpha: rec.Alpha, mean: rec.Mean, floor: rec.Floor, length: rec.Length, noise: rec.Noise}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -142,5 +143,49 @@ func TestFitSurrogateErrors(t *testing.T) {
 	}
 	if _, err := (SurrogateTransition{Surrogate: s}).NewLevel(2, 1); err == nil {
 		t.Error("wrong dimension: no error")
+	}
+}
+
+// TestSurrogateBinary checks that a surrogate decoded from MarshalBinary's
+// bytes gives the same log density, bit for bit, and that a record whose
+// parts disagree in size is refused.
+func TestSurrogateBinary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var xs [][]float64
+	var lp []float64
+	for range 200 {
+		x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		xs, lp = append(xs, x), append(lp, -0.5*(x[0]*x[0]+2*x[1]*x[1]+x[2]*x[2]*x[2]*x[2]))
+	}
+	s, err := FitSurrogate([]float64{0.1, 0, -0.1}, []float64{1, 0.2, 0, 0.2, 1, 0, 0, 0, 1}, 1.2, 5, xs, lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Surrogate
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	z := make([]float64, 3)
+	for range 100 {
+		x := []float64{2 * rng.NormFloat64(), 2 * rng.NormFloat64(), 2 * rng.NormFloat64()}
+		if a, c := s.LogDensity(x, z), got.LogDensity(x, z); a != c {
+			t.Fatalf("at %v: %v before encoding, %v after", x, a, c)
+		}
+	}
+	bad := *s
+	bad.alpha = bad.alpha[1:]
+	b, err = bad.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.UnmarshalBinary(b); err == nil || !strings.Contains(err.Error(), "do not make a surrogate") {
+		t.Errorf("a record of %d points and %d weights decoded with error %v", len(bad.pts), len(bad.alpha), err)
+	}
+	if err := got.UnmarshalBinary(b[:len(b)/2]); err == nil {
+		t.Error("a truncated record decoded")
 	}
 }

@@ -368,3 +368,46 @@ func TestFitProposalTransformAt(t *testing.T) {
 		t.Errorf("TransformAt's error: got %v", err)
 	}
 }
+
+// wallTarget is skewTarget cut off where u_1 > 0.8: about a fifth of a
+// proposal's draws there have no finite log density.
+type wallTarget struct{ skewTarget }
+
+func (wallTarget) Clone() (Target, error) { return wallTarget{}, nil }
+func (w wallTarget) LogLik(subset []int, u, g []float64) (float64, error) {
+	if u[1] > 0.8 {
+		return math.Inf(-1), nil
+	}
+	return w.skewTarget.LogLik(subset, u, g)
+}
+
+// TestFitProposalSurrogate checks that ProposalOptions.Surrogate fits the
+// proposal's surrogate, and that where its fit fails (here, 10 draws of
+// which too few are finite for a regression in 2 dimensions) the proposal
+// is still returned, without one, saying why.
+func TestFitProposalSurrogate(t *testing.T) {
+	ws, err := FindMode(context.Background(), skewTarget{}, WarmStartOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ws.FitProposal(context.Background(), skewTarget{}, ProposalOptions{Seed: 2, Surrogate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Surrogate == nil || p.Surrogate.Dim() != 2 || p.SurrogateFailure != "" {
+		t.Errorf("surrogate %v, failure %q: want one of dimension 2", p.Surrogate, p.SurrogateFailure)
+	}
+	for seed := range uint64(50) {
+		q, err := ws.FitProposal(context.Background(), wallTarget{}, ProposalOptions{Seed: seed, Surrogate: true, Draws: 10, Rounds: 1})
+		if err != nil {
+			continue // no finite weight, or too few for a covariance
+		}
+		if q.Surrogate == nil {
+			if !strings.Contains(q.SurrogateFailure, "finite log density") {
+				t.Errorf("seed %d: no surrogate, failure %q", seed, q.SurrogateFailure)
+			}
+			return
+		}
+	}
+	t.Error("no seed of 50 gave a proposal whose surrogate's fit failed")
+}

@@ -13,15 +13,15 @@ run() { # name seed n dims flags...
     -test.timeout 0 -large.n $n -large.dims $d -large.methods warm -large.seed $s "$@" > "../$OUT/$name" 2>&1
 }
 for s in 1 2 3; do
-  run d3-s$s-base.txt $s 1024 3
-  run d3-s$s-local0.txt $s 1024 3 -large.local 0
+  run d3-s$s-base.txt $s 1024 3 -large.screen=false
+  run d3-s$s-local0.txt $s 1024 3 -large.local 0 -large.screen=false
   run d3-s$s-screen.txt $s 1024 3 -large.screen
   run d3-s$s-screenl0.txt $s 1024 3 -large.screen -large.local 0
 done
 for s in 1 2 3; do
-  run n2048-d8-s$s-base.txt $s 2048 8
+  run n2048-d8-s$s-base.txt $s 2048 8 -large.screen=false
   run n2048-d8-s$s-screenl0.txt $s 2048 8 -large.screen -large.local 0
 done
-run n2048-d8-s1-local0.txt 1 2048 8 -large.local 0
+run n2048-d8-s1-local0.txt 1 2048 8 -large.local 0 -large.screen=false
 # The whole CLI fit at N = 4096 with the screen and no local step was run from the commit that
 # at aa5bf21, where they were the default: docs/measurements/2026-11-27/cli-n4096.
