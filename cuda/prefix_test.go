@@ -123,11 +123,11 @@ func BenchmarkGPConcurrent(b *testing.B) {
 			b.Run(fmt.Sprintf("backend=cuda/N=%d/handles=%d/grad=%t", n, h, *concGrad), func(b *testing.B) {
 				const d = 8
 				x, y, u := gpData(n, d, 5)
-				var grad func() []float64
-				if *concGrad {
-					grad = func() []float64 { return make([]float64, d+2) }
-				} else {
-					grad = func() []float64 { return nil }
+				grad := func() []float64 { // nil: the log-likelihood alone
+					if *concGrad {
+						return make([]float64, d+2)
+					}
+					return nil
 				}
 				gs := make([]linalg.GP, h)
 				for i := range gs {
