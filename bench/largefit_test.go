@@ -35,8 +35,10 @@ var (
 	largeBTail    = flag.Float64("large.btail", 0, "BenchmarkLargeFit: warm's and warm-sur's proposal space, gp.VarianceSplitTail of scale this multiple of b's Laplace sd (0: gp.VarianceSplit's, the default's)")
 	largeTailGate = flag.Bool("large.tailgate", false, "BenchmarkLargeFit: warm's and warm-sur's proposal space chosen by subtemper.VarianceSplitTail (b's lower tail compressed where it is heavy)")
 	largeProfile  = flag.Bool("large.profile", false, "BenchmarkLargeFit: print the log posterior along each of gp.VarianceSplit's two coordinates from the mode")
-	largeSeed     = flag.Uint64("large.seed", 0, "BenchmarkLargeFit: the fits' seed (0: DefaultGPSettings')")
+	largeSeed     = flag.String("large.seed", "", "BenchmarkLargeFit: the fits' seeds, comma-separated, each method fitted once per seed (empty: DefaultGPSettings')")
 	largeData     = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
+	largeRef      = flag.Int("large.reference", 0, "BenchmarkLargeFit: importance draws of a reference for the posterior means (0: none), against which each fit reports max_z, its means' largest distance in combined standard errors")
+	largeRefSeed  = flag.Uint64("large.refseed", 1000, "BenchmarkLargeFit: the reference's fit seed (its warm start and draws)")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
 )
 
@@ -74,7 +76,11 @@ var (
 // in gp.VarianceSplitTail's space with the scale m times b's Laplace sd;
 // -large.tailgate lets subtemper.VarianceSplitTail choose (b's lower tail
 // compressed where it is heavy); -large.profile prints the log posterior
-// along the chains' last two coordinates from the mode.
+// along the chains' last two coordinates from the mode. -large.reference K
+// first computes a reference for the posterior means by importance
+// sampling, K full-data log densities (isReference), and each fit then
+// reports max_z, its means' largest distance from the reference's in
+// combined standard errors.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -108,11 +114,23 @@ func BenchmarkLargeFit(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, method := range strings.Split(*largeMethods, ",") {
-					b.Run("method="+method, func(b *testing.B) {
+				var ref *isReference
+				if *largeRef > 0 {
+					if ref, err = newISReference(context.Background(), t, *largeRef, *largeRefSeed); err != nil {
+						b.Fatal(err)
+					}
+					printReference(n, ref)
+				}
+				seeds := []uint64{0}
+				if *largeSeed != "" {
+					seeds = seedList(b, *largeSeed)
+				}
+				for _, run := range fitRuns(*largeMethods, seeds) {
+					b.Run(run.name, func(b *testing.B) {
+						method := run.method
 						var r *largeFitResult
 						for b.Loop() {
-							if r, err = largeFit(t, method, cost); err != nil {
+							if r, err = largeFit(t, method, run.seed, cost); err != nil {
 								b.Fatal(err)
 							}
 						}
@@ -127,6 +145,11 @@ func BenchmarkLargeFit(b *testing.B) {
 						b.ReportMetric(float64(r.draws), "draws")
 						b.ReportMetric(float64(r.levels), "levels")
 						b.ReportMetric(float64(r.modes), "modes")
+						if ref != nil {
+							z, most := ref.zScores(r.eff)
+							fmt.Fprintf(os.Stderr, "largefit N=%d %s: z against the reference %.2f\n", n, run.name, z)
+							b.ReportMetric(most, "max_z")
+						}
 					})
 				}
 			})
@@ -160,15 +183,49 @@ type largeFitResult struct {
 	draws, levels, modes int
 }
 
+// fitRun is one fit of BenchmarkLargeFit: a method and a seed (0: the
+// default settings'), named method=M, or method=M/seed=S where several
+// seeds are given.
+type fitRun struct {
+	name, method string
+	seed         uint64
+}
+
+// fitRuns returns each method of the comma-separated methods fitted with
+// each seed.
+func fitRuns(methods string, seeds []uint64) []fitRun {
+	var runs []fitRun
+	for _, m := range strings.Split(methods, ",") {
+		for _, s := range seeds {
+			name := "method=" + m
+			if len(seeds) > 1 {
+				name += fmt.Sprintf("/seed=%d", s)
+			}
+			runs = append(runs, fitRun{name: name, method: m, seed: s})
+		}
+	}
+	return runs
+}
+
+// seedList parses a comma-separated list of seeds.
+func seedList(b *testing.B, s string) []uint64 {
+	var out []uint64
+	for _, v := range ints(b, s) {
+		out = append(out, uint64(v))
+	}
+	return out
+}
+
 // largeFit makes one fit of t by method and prices its work with cost.
-func largeFit(t tempering.Target, method string, cost Coster) (*largeFitResult, error) {
+func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*largeFitResult, error) {
 	ctx := context.Background()
 	st := subtemper.DefaultGPSettings()
 	st.Stop = diag.StopRule{MinESS: subtemper.DefaultMinESS, Transform: diag.ExpTransform}
-	if *largeSeed != 0 {
-		st.Seed = *largeSeed
+	if seed != 0 {
+		st.Seed = seed
 	}
 	r := &largeFitResult{}
+	fmt.Fprintf(os.Stderr, "largefit N=%d: method %s, seed %d\n", t.NumObs(), method, st.Seed)
 	cpu0, _ := tempering.ProcessCPU()
 	n := t.NumObs()
 	if method != "default" {
