@@ -359,6 +359,11 @@ type ProposalReport struct {
 	ImportanceESS  float64                   `json:"importance_ess"`
 	SecondsPerEval float64                   `json:"seconds_per_full_evaluation"`
 	EvalsAtOnce    int                       `json:"evaluations_at_once"`
+	// EvalsPerIteration is the expected number of full-data log densities
+	// per chain per iteration of sampling: 1 + Local without a screen,
+	// fewer with one (tempering.Independence.EvalsPerTransition); 0 where
+	// not estimated.
+	EvalsPerIteration float64 `json:"evaluations_per_iteration,omitempty"`
 	// Used says whether sampling used it (its importance ESS reached
 	// MinProposalESS and the kernel was not kept from the settings).
 	Used bool `json:"used"`

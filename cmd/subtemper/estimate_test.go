@@ -33,6 +33,15 @@ func TestWarmEstimateDevice(t *testing.T) {
 	if want := (75 + 450) * warmLeapfrogs * 0.1 * 3 / 10; math.Abs(exp.Seconds()-want) > 0.01 {
 		t.Errorf("HMC on the device: expected %.2f s, want %.2f", exp.Seconds(), want)
 	}
+	// A screen that passes 0.6 evaluations per iteration (measured on it
+	// before sampling) prices an iteration at those.
+	st.Kernel = tempering.Independence{Local: 1}
+	ws.Proposal.EvalsPerIteration = 0.6
+	exp, _ = warmEstimate(st, ws, 450, true)
+	if want := (75 + 450) * 0.6 * 0.633 * 3 / 16; math.Abs(exp.Seconds()-want) > 0.01 {
+		t.Errorf("screened IMH on the device: expected %.2f s, want %.2f", exp.Seconds(), want)
+	}
+	ws.Proposal.EvalsPerIteration = 0
 	// Off the device the chains share the cores, each evaluation taking
 	// the time measured: at least the device estimate's 16/3 times.
 	st.Kernel = tempering.Independence{Local: 1}

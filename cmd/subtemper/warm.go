@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"time"
@@ -17,6 +18,15 @@ import (
 // time estimate assumes for tempering.WarmKernel (integration time 1.5 at
 // the step sizes of 0.6–0.8 measured on the GP).
 const warmLeapfrogs = 2
+
+// screenRunLength and screenRunSeed set the run on the independence
+// sampler's screen that estimates how many of its proposals are
+// evaluated (tempering.Independence.EvalsPerTransition): its
+// transitions, and its random stream's second seed word.
+const (
+	screenRunLength = 2000
+	screenRunSeed   = 0x5c4ee7
+)
 
 // warmStartOn reports whether the run starts from the warm start, as
 // --warm-start and N decide.
@@ -123,8 +133,9 @@ func drawESS(st *tempering.Settings, ws *tempering.WarmStart) float64 {
 // warmEstimate returns the expected and the longest sampling time of a
 // warm-started run with the warm kernel: iterations × leapfrog steps ×
 // the measured time of a full-data gradient (for the independence
-// sampler, iterations × its evaluations per iteration × the measured
-// time of a log density), the chains sharing the processors. On one
+// sampler, iterations × its evaluations per iteration, those its screen
+// passes where ws says, × the measured time of a log density), the
+// chains sharing the processors. On one
 // shared device (device: the cuda backend) the chains share the device
 // instead: the times were measured with several evaluations sharing it
 // (GradsAtOnce, EvalsAtOnce), so the device's time per evaluation is the
@@ -134,6 +145,9 @@ func warmEstimate(st *tempering.Settings, ws *warmInfo, expected int, device boo
 	evals, secs, atOnce := float64(warmLeapfrogs), ws.SecondsPerGrad, ws.GradsAtOnce
 	if k, ok := st.Kernel.(tempering.Independence); ok && ws.Proposal != nil {
 		evals, secs, atOnce = float64(1+k.Local), ws.Proposal.SecondsPerEval, ws.Proposal.EvalsAtOnce
+		if e := ws.Proposal.EvalsPerIteration; e > 0 {
+			evals = e
+		}
 	}
 	share := float64(st.Chains) / float64(max(1, min(st.Chains, runtime.NumCPU())))
 	if device {
@@ -178,11 +192,22 @@ func printWarmStart(w io.Writer, j *job, ws *tempering.WarmStart, expected int) 
 		fmt.Fprintf(w, "subtemper %s: a full-data gradient takes %s\n", j.command, fmtSeconds(ws.SecondsPerGrad))
 		return
 	}
+	if k, ok := j.settings.Kernel.(tempering.Independence); ok && j.warm.Proposal != nil {
+		// The screen's pass rate, from a run on the screen itself: a
+		// fraction of a second.
+		rng := rand.New(rand.NewPCG(j.settings.Seed, screenRunSeed))
+		if e, err := k.EvalsPerTransition(rng, screenRunLength); err == nil {
+			j.warm.Proposal.EvalsPerIteration = e
+		}
+	}
 	exp, most := warmEstimate(j.settings, j.warm, expected, j.backend == "cuda")
 	j.warm.EstimateSeconds = exp.Seconds()
 	cost := "a full-data gradient takes " + fmtSeconds(ws.SecondsPerGrad)
 	if p := j.warm.Proposal; p != nil && p.Used {
 		cost = "a full-data log density takes " + fmtSeconds(p.SecondsPerEval)
+		if p.EvalsPerIteration > 0 {
+			cost += fmt.Sprintf(", about %.2f per chain per iteration", p.EvalsPerIteration)
+		}
 	}
 	fmt.Fprintf(w, "subtemper %s: %s: expect about %s of sampling (%d warm-up + about %d draws per chain), at most %s (%d draws)\n",
 		j.command, cost, fmtDuration(exp), flagCount(j.settings.Warmup, tempering.NoWarmup, tempering.DefaultWarmup), expected, fmtDuration(most), j.settings.Draws)
