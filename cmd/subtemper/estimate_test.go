@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/subtemper/subtemper"
+	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -48,5 +49,27 @@ func TestWarmEstimateDevice(t *testing.T) {
 	cpu, _ := warmEstimate(st, ws, 450, false)
 	if cpu.Seconds() < (75+450)*2*0.633-0.01 {
 		t.Errorf("IMH on the cores: expected %.2f s, want at least %.2f", cpu.Seconds(), (75+450)*2*0.633)
+	}
+}
+
+// TestExpectedDrawsScreened sets the draws per chain the estimate expects
+// of the screened independence sampler beside those the default's fits
+// needed on the §4.2 generator (docs/LARGE.md: N = 1024, D = 3 and 8;
+// N = 2048 and 4096, D = 8; importance ESS fraction, draws per chain at
+// the stop): each within a factor of 3.5, the spread of fits between
+// seeds.
+func TestExpectedDrawsScreened(t *testing.T) {
+	st := &tempering.Settings{Sampler: tempering.Sampler{Kernel: tempering.Independence{Local: 1, Screen: &tempering.Surrogate{}}},
+		Control: tempering.Control{Chains: 3, Draws: 10000, Thin: 1, Stop: diag.StopRule{MinESS: 400}}}
+	for _, m := range []struct {
+		e     float64
+		draws int
+	}{{0.791, 250}, {0.771, 350}, {0.761, 350}, {0.378, 10000}, {0.380, 4500}, {0.272, 2900}, {0.349, 3100},
+		{0.509, 2350}, {0.451, 2250}, {0.425, 1350}, {0.527, 1250}} {
+		ws := &tempering.WarmStart{Proposal: &tempering.Proposal{ImportanceESS: m.e}}
+		got := expectedDraws(st, 400, drawESS(st, ws))
+		if r := float64(m.draws) / float64(got); r > 3.5 || r < 1/3.5 {
+			t.Errorf("importance ESS %.3f: %d draws expected, %d measured", m.e, got, m.draws)
+		}
 	}
 }
