@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -39,6 +40,7 @@ var (
 	largeData     = flag.Uint64("large.data", 1, "BenchmarkLargeFit: the synthetic data's seed")
 	largeRef      = flag.Int("large.reference", 0, "BenchmarkLargeFit: importance draws of a reference for the posterior means (0: none), against which each fit reports max_z, its means' largest distance in combined standard errors")
 	largeRefSeed  = flag.Uint64("large.refseed", 1000, "BenchmarkLargeFit: the reference's fit seed (its warm start and draws)")
+	largeMinESS   = flag.Float64("large.miness", 0, "BenchmarkLargeFit: the stop rule's least bulk- and tail-ESS (0: subtemper.DefaultMinESS)")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
 )
 
@@ -220,7 +222,7 @@ func seedList(b *testing.B, s string) []uint64 {
 func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*largeFitResult, error) {
 	ctx := context.Background()
 	st := subtemper.DefaultGPSettings()
-	st.Stop = diag.StopRule{MinESS: subtemper.DefaultMinESS, Transform: diag.ExpTransform}
+	st.Stop = diag.StopRule{MinESS: cmp.Or(*largeMinESS, subtemper.DefaultMinESS), Transform: diag.ExpTransform}
 	if seed != 0 {
 		st.Seed = seed
 	}

@@ -25,6 +25,7 @@ import (
 // against it in combined standard errors.
 type isReference struct {
 	Means, SE []float64 // posterior means of u and their standard errors
+	RawMeans  []float64 // the same means from the raw weights, before PSIS smooths them
 	Draws     int
 	ESS       float64 // the importance weights' effective sample size
 	K         float64 // PSIS's Pareto k̂ of the log weights: above 0.7 the reference is unreliable
@@ -82,6 +83,7 @@ func newISReference(ctx context.Context, t tempering.Target, k int, seed uint64)
 	lw, khat := diag.PSIS(lr)
 	ref := weighedMeans(lw, vs, tr)
 	ref.K = khat
+	ref.RawMeans = weighedMeans(lr, vs, tr).Means
 	cpu1, _ := tempering.ProcessCPU()
 	ref.CPU = (cpu1 - cpu0).Seconds()
 	return ref, nil
@@ -190,6 +192,6 @@ func (ref *isReference) zScores(e *Efficiency) (z []float64, most float64) {
 
 // printReference writes ref to stderr.
 func printReference(n int, ref *isReference) {
-	fmt.Fprintf(os.Stderr, "reference N=%d: %d importance draws, ESS %.0f, Pareto k %.3f, cpu %.1f s\nreference N=%d: means %.5f\nreference N=%d: se %.5f\n",
-		n, ref.Draws, ref.ESS, ref.K, ref.CPU, n, ref.Means, n, ref.SE)
+	fmt.Fprintf(os.Stderr, "reference N=%d: %d importance draws, ESS %.0f, Pareto k %.3f, cpu %.1f s\nreference N=%d: means %.5f\nreference N=%d: se %.5f\nreference N=%d: raw weights' means %.5f\n",
+		n, ref.Draws, ref.ESS, ref.K, ref.CPU, n, ref.Means, n, ref.SE, n, ref.RawMeans)
 }
