@@ -239,7 +239,8 @@ const WarmStartMinN = 1024
 // independence sampler from ws.Proposal (IndependenceLocal local steps,
 // IndependenceWide of a wider t mixed in below WideBelowESS,
 // at most IndependenceDraws draws) when its importance ESS reaches
-// MinProposalESS, else tempering.WarmKernel. When it found more, st unchanged: one mode's Laplace
+// MinProposalESS, else tempering.WarmKernel (at most WarmKernelDraws
+// draws). When it found more, st unchanged: one mode's Laplace
 // approximation misleads a kernel in the others (on the GP at N = 256,
 // D = 8, two modes, PT from it needed 1 850 draws per chain where PT
 // from the prior-mean starts needed 200), and chains started around one
@@ -255,6 +256,7 @@ func WarmSettings(st tempering.Settings, ws *tempering.WarmStart, keepKernel boo
 	if !keepKernel {
 		st.Kernel, st.Warmup = nil, 0
 		st.Driver = tempering.None
+		st.Draws = max(st.Draws, WarmKernelDraws)
 		if p := ws.Proposal; p != nil && p.ESS() >= MinProposalESS {
 			st.Kernel, st.Transform = IndependenceKernel(p), p.Transform
 			st.Draws = max(st.Draws, IndependenceDraws)
@@ -328,6 +330,14 @@ const WideBelowESS = 0.5
 // each, and moves less far than an HMC one, so more draws are made for
 // the same work.
 const IndependenceDraws = 10000
+
+// WarmKernelDraws is the most draws per chain WarmSettings allows
+// tempering.WarmKernel. A posterior that converges sooner stops sooner
+// (the stop rule); one with a long tail needs more than the 2000 of
+// DefaultGPSettings: on 1024 rows of ggplot2's diamonds (D = 6) the
+// warm kernel reached 2000 with a length scale's R̂ at 1.011 and
+// converged after 3650 (docs/LARGE.md).
+const WarmKernelDraws = 6000
 
 // WarmStartOptions returns the warm-start options FitGP uses for st (and
 // the CLI): st's seed and chains, and, if fitProposal, an independence

@@ -92,7 +92,8 @@ func TestFitGPWarmStart(t *testing.T) {
 
 // TestWarmSettingsWide checks that WarmSettings mixes the wider t into a
 // fitted proposal whose importance ESS is below WideBelowESS, and only
-// then, and that a proposal below MinProposalESS is not used.
+// then, that a proposal below MinProposalESS is not used, and that each
+// kernel gets its most draws (IndependenceDraws, WarmKernelDraws).
 func TestWarmSettingsWide(t *testing.T) {
 	cov := []float64{1, 0.2, 0.2, 2}
 	for _, c := range []struct {
@@ -106,6 +107,9 @@ func TestWarmSettingsWide(t *testing.T) {
 		k, ok := st.Kernel.(tempering.Independence)
 		if ok != c.imh || ok && (k.Wide != c.wide || k.Local != IndependenceLocal) {
 			t.Errorf("importance ESS %v: kernel %T %+v, want independence %v with wide weight %v", c.ess, st.Kernel, st.Kernel, c.imh, c.wide)
+		}
+		if want := map[bool]int{true: IndependenceDraws, false: WarmKernelDraws}[c.imh]; st.Draws != want {
+			t.Errorf("importance ESS %v: %d draws per chain at most, want %d", c.ess, st.Draws, want)
 		}
 	}
 }
