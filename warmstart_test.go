@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -213,5 +215,36 @@ func TestChainSpace(t *testing.T) {
 	}
 	if s := ChainSpace(tempering.Identity{}) + ChainSpace(nil); s != "" {
 		t.Errorf("other spaces: %q", s)
+	}
+}
+
+// TestFitGPWarmStartGOMAXPROCS: the warm-started default (the mode on
+// nested subsets, the proposal's importance rounds, the screened
+// independence sampler; their evaluations run side by side on clones)
+// gives the same draws for a seed at GOMAXPROCS 1 and 2.
+func TestFitGPWarmStartGOMAXPROCS(t *testing.T) {
+	data, _, err := gp.Synthetic(120, 2, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var draws [2][][][]float64
+	for i, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		st := DefaultGPSettings()
+		st.Draws = 100
+		fit, err := FitGP(context.Background(), data, GPOptions{Backend: "gonum", WarmStart: WarmStartOn, Settings: &st,
+			WarmKeep: &WarmKeep{Draws: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := fit.Settings.Kernel.(tempering.Independence); !ok || k.Screen == nil {
+			t.Fatalf("GOMAXPROCS %d: kernel %T, want the screened independence sampler", procs, fit.Settings.Kernel)
+		}
+		draws[i] = fit.Draws
+		fit.Close()
+	}
+	if !reflect.DeepEqual(draws[0], draws[1]) {
+		t.Error("draws differ between GOMAXPROCS 1 and 2")
 	}
 }
