@@ -30,26 +30,6 @@ wait $sk
   --predict "$TMP/n2048/test.csv" --out "$TMP/full" > "$D/full.log" 2>&1
 cp "$TMP/full/summary.json" "$D/summary.json"
 cp "$TMP/full/predictions.json" "$D/predictions.json"
-# Both optima's log posterior under subtemper's model, on the training data standardised as
-# --standardize does it (ddof 1).
-TMP="$TMP" BIN="$BIN" D="$D" /usr/bin/python3 - <<'PY' > "$D/logpost.txt"
-import json, os, subprocess
-import numpy as np
-tmp, binary, d = os.environ["TMP"], os.environ["BIN"], os.environ["D"]
-a = np.genfromtxt(f"{tmp}/n2048/train.csv", delimiter=",", skip_header=1)
-z = (a - a.mean(0)) / a.std(0, ddof=1)
-hdr = open(f"{tmp}/n2048/train.csv").readline().strip().replace('"', '')
-np.savetxt(f"{tmp}/n2048/train_std.csv", z, delimiter=",", header=hdr, comments="", fmt="%.17g")
-sk = json.load(open(f"{d}/sklearn.json"))["theta_std"]
-names = ["carat", "depth", "table", "x", "y", "z"]
-mode = json.load(open(f"{d}/map.json"))["warm_start"]["mode_u"]
-for label, th in [("scikit-learn's optimum", [sk[f'ell_"{n}"'] for n in names] + [sk["sf"], sk["sn"]]),
-                  ("subtemper's MAP", list(np.exp(mode)))]:
-    out = subprocess.run([binary, "eval", "gp", "--data", f"{tmp}/n2048/train_std.csv",
-                          "--lengthscales", ",".join("%.17g" % x for x in th[:6]),
-                          "--sf", "%.17g" % th[6], "--sn", "%.17g" % th[7], "--json"],
-                         capture_output=True, text=True, check=True)
-    r = json.loads(out.stdout)
-    print(f"{label}: log-likelihood {r['log_marginal_likelihood']:.3f}, log prior {r['log_prior']:.3f}, "
-          f"log posterior {r['log_marginal_likelihood'] + r['log_prior']:.3f}")
-PY
+# Both optima's log posterior under subtemper's model.
+/usr/bin/python3 scripts/compare/logpost_optima.py --bin "$BIN" --train "$TMP/n2048/train.csv" \
+  --sklearn "$D/sklearn.json" --map "$D/map.json" --tmp "$TMP" > "$D/logpost.txt"
