@@ -129,10 +129,9 @@ func BenchmarkLargeFit(b *testing.B) {
 				}
 				for _, run := range fitRuns(*largeMethods, seeds) {
 					b.Run(run.name, func(b *testing.B) {
-						method := run.method
 						var r *largeFitResult
 						for b.Loop() {
-							if r, err = largeFit(t, method, run.seed, cost); err != nil {
+							if r, err = largeFit(t, run.method, run.seed, cost); err != nil {
 								b.Fatal(err)
 							}
 						}

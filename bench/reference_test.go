@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -63,7 +64,7 @@ func newISReference(ctx context.Context, t tempering.Target, k int, seed uint64)
 		}
 		var ok bool
 		if comps[i], ok = distmv.NewStudentsT(p.Center, s, p.DF, rng); !ok {
-			return nil, fmt.Errorf("reference: the proposal's scale matrix is not positive definite")
+			return nil, errors.New("reference: the proposal's scale matrix is not positive definite")
 		}
 	}
 	vs := make([][]float64, k)
@@ -80,10 +81,15 @@ func newISReference(ctx context.Context, t tempering.Target, k int, seed uint64)
 	for i := range lr {
 		lr[i] = lp[i] - lq[i]
 	}
+	us := make([][]float64, k)
+	for i, v := range vs {
+		us[i] = make([]float64, d)
+		tr.ToTarget(v, us[i])
+	}
 	lw, khat := diag.PSIS(lr)
-	ref := weighedMeans(lw, vs, tr)
+	ref := weighedMeans(lw, us)
 	ref.K = khat
-	ref.RawMeans = weighedMeans(lr, vs, tr).Means
+	ref.RawMeans = weighedMeans(lr, us).Means
 	cpu1, _ := tempering.ProcessCPU()
 	ref.CPU = (cpu1 - cpu0).Seconds()
 	return ref, nil
@@ -142,25 +148,22 @@ func logPostsV(ctx context.Context, t tempering.Target, vs [][]float64) ([]float
 }
 
 // weighedMeans returns the self-normalised importance estimates of the
-// means of u = tr(v) under the log weights lw, with the delta method's
+// means of the draws us under the log weights lw, with the delta method's
 // standard errors, √(Σw²(u−μ)²)/Σw.
-func weighedMeans(lw []float64, vs [][]float64, tr tempering.Transform) *isReference {
-	d := len(vs[0])
+func weighedMeans(lw []float64, us [][]float64) *isReference {
+	d := len(us[0])
 	top := math.Inf(-1)
 	for _, l := range lw {
 		top = max(top, l)
 	}
 	w := make([]float64, len(lw))
-	us := make([][]float64, len(vs))
 	var sw, sw2 float64
 	for i, l := range lw {
 		w[i] = math.Exp(l - top)
 		sw += w[i]
 		sw2 += w[i] * w[i]
-		us[i] = make([]float64, d)
-		tr.ToTarget(vs[i], us[i])
 	}
-	ref := &isReference{Means: make([]float64, d), SE: make([]float64, d), Draws: len(vs), ESS: sw * sw / sw2}
+	ref := &isReference{Means: make([]float64, d), SE: make([]float64, d), Draws: len(us), ESS: sw * sw / sw2}
 	for i, u := range us {
 		for j, x := range u {
 			ref.Means[j] += w[i] / sw * x

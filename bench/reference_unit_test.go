@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/subtemper/subtemper/tempering"
 )
 
 // TestWeighedMeans checks the importance-sampling reference's estimator on
@@ -28,7 +26,7 @@ func TestWeighedMeans(t *testing.T) {
 				lw[i] += -0.5*(x-truth[j])*(x-truth[j]) + 0.5*x*x/4
 			}
 		}
-		ref := weighedMeans(lw, vs, tempering.Identity{})
+		ref := weighedMeans(lw, vs)
 		for j := range truth {
 			e := ref.Means[j] - truth[j]
 			if math.Abs(e) > 4*ref.SE[j] {
