@@ -41,7 +41,8 @@ var (
 	largeRef      = flag.Int("large.reference", 0, "BenchmarkLargeFit: importance draws of a reference for the posterior means (0: none), against which each fit reports max_z, its means' largest distance in combined standard errors")
 	largeRefSeed  = flag.Uint64("large.refseed", 1000, "BenchmarkLargeFit: the reference's fit seed (its warm start and draws)")
 	largeMinESS   = flag.Float64("large.miness", 0, "BenchmarkLargeFit: the stop rule's least bulk- and tail-ESS (0: subtemper.DefaultMinESS)")
-	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur)")
+	largeReuse    = flag.Bool("large.reuse", true, "BenchmarkLargeFit: warm-is weighs the proposal fit's draws into its sample (tempering.ImportanceOptions.Reuse)")
+	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
 )
 
 // BenchmarkLargeFit fits the GP's hyperparameters on the paper's §4.2
@@ -72,6 +73,11 @@ var (
 //   - warm-sur: warm with, on one mode, tempering.SurrogateTransition on
 //     the surrogate fitted with the proposal (ProposalOptions.Surrogate;
 //     -large.sursteps, -large.surlocal, -large.surnear).
+//   - warm-is: warm's warm start and proposal, then no chains: importance
+//     sampling from the independence kernel warm would sample with
+//     (tempering.ImportanceSample), until every parameter's ESS of its
+//     mean and of both its tails reaches the stop rule's with a Pareto k̂
+//     of at most 0.7 (reported as max_rhat).
 //
 // -large.split makes warm's and warm-sur's proposal a split-t
 // (ProposalOptions.Split); -large.btail m fits it, and runs the chains,
@@ -230,7 +236,7 @@ func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*lar
 	cpu0, _ := tempering.ProcessCPU()
 	n := t.NumObs()
 	if method != "default" {
-		wo := subtemper.WarmStartOptions(st, method == "warm" || method == "warm-sur")
+		wo := subtemper.WarmStartOptions(st, method == "warm" || method == "warm-sur" || method == "warm-is")
 		if method == "warm-sur" && wo.Proposal != nil {
 			wo.Proposal.Surrogate = true
 		}
@@ -270,6 +276,9 @@ func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*lar
 		fmt.Fprintf(os.Stderr, "warm start: %+v modes %d optima %v mode %v sd %v wall %v\n", ws.Stages, ws.Modes, ws.OptimaLogPos, ws.Mode, ws.SD(), ws.Wall)
 		if *largeProfile {
 			printProfile(t, ws, profileTr)
+		}
+		if method == "warm-is" {
+			return importanceFit(ctx, t, ws, st, cost, r, cpu0)
 		}
 		st = subtemper.WarmSettings(st, ws, false)
 		if p := ws.Proposal; *largeForce && p != nil && ws.Unimodal() {
@@ -343,6 +352,51 @@ func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*lar
 	// The posterior means of u and their MCSE, to set methods side by side.
 	fmt.Fprintf(os.Stderr, "largefit N=%d %s: means %.5f\nlargefit N=%d %s: mcse %.5f\n", n, method, e.Means, n, method, e.MCSE)
 	fmt.Fprintf(os.Stderr, "largefit N=%d %s: bulk-ESS %.0f\nlargefit N=%d %s: tail-ESS %.0f\n", n, method, e.ESSBulks, n, method, e.ESSTails)
+	return r, nil
+}
+
+// importanceFit completes largeFit's warm-is: self-normalised importance
+// sampling from the independence kernel the default would sample with
+// (subtemper.IndependenceKernel of the fitted proposal, -large.wide and
+// -large.imhdf overriding its wide weight and degrees of freedom) until every parameter's ESS of its mean
+// and of both tails reaches the stop rule's (tempering.ImportanceSample).
+// It reports the Pareto k̂ as max_rhat and the proposals drawn as draws.
+func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmStart, st tempering.Settings, cost Coster, r *largeFitResult, cpu0 time.Duration) (*largeFitResult, error) {
+	p := ws.Proposal
+	if p == nil || !ws.Unimodal() {
+		return nil, fmt.Errorf("warm-is: the warm start found %d modes and no proposal", ws.Modes)
+	}
+	k := subtemper.IndependenceKernel(p)
+	if *largeWide >= 0 {
+		k.Wide = *largeWide
+	}
+	if *largeIMHDF > 0 {
+		k.DF = *largeIMHDF
+	}
+	n := t.NumObs()
+	minESS := cmp.Or(*largeMinESS, subtemper.DefaultMinESS)
+	var reuse *tempering.Proposal
+	if *largeReuse {
+		reuse = p
+	}
+	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse,
+		Batched: func(b *tempering.ImportanceResult) {
+			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f\n", len(b.Draws), b.ESS, b.K, b.MinESS())
+		}})
+	if err != nil {
+		return nil, err
+	}
+	cpu2, _ := tempering.ProcessCPU()
+	r.cpu = (cpu2 - cpu0).Seconds()
+	r.draws = len(res.Draws)
+	// The reused draws' evaluations are in the warm start's work.
+	r.gradEquiv = r.warmEquiv + float64(r.draws-res.Reused)*cost.Value(n)/cost.Grad(n)
+	r.eff = &Efficiency{MinESSBulk: slices.Min(res.ESSBulk), MinESSTail: slices.Min(res.ESSTail), MaxRhat: res.K, Converged: res.Converged,
+		Means: res.Means, MCSE: res.SE, ESSBulks: res.ESSBulk, ESSTails: res.ESSTail}
+	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: %d draws (%d reused), wide %v, ESS %.0f, Pareto k %.3f, grad-equiv %.0f (warm %.0f), cpu %.1f s (warm %.1f), converged %v\n",
+		n, r.draws, res.Reused, k.Wide, res.ESS, res.K, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, res.Converged)
+	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: means %.5f\nlargefit N=%d warm-is: se %.5f\n", n, res.Means, n, res.SE)
+	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: bulk-ESS %.0f\nlargefit N=%d warm-is: tail-ESS %.0f\n", n, res.ESSBulk, n, res.ESSTail)
 	return r, nil
 }
 

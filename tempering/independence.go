@@ -208,6 +208,23 @@ func (l *indepLevel) logQ(u, split []float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
+// logQNorm is what logQ lacks of the proposal's normalised log density:
+// the narrow t's normalising constant, its scale matrix's log
+// determinant, and the split's 2/(lo+hi) per coordinate.
+func (l *indepLevel) logQNorm() float64 {
+	D := len(l.center)
+	c := logTConst(l.df, D)
+	for i := range D {
+		c -= math.Log(l.chol[i*D+i])
+	}
+	if l.split != nil {
+		for i := range D {
+			c += math.Log(2 / (l.split[2*i] + l.split[2*i+1]))
+		}
+	}
+	return c
+}
+
 // logKernel returns the t's (or Gaussian's) log density, up to a
 // constant, at squared Mahalanobis distance m.
 func (l *indepLevel) logKernel(m float64) float64 {
@@ -295,16 +312,7 @@ func (l *indepLevel) screened(rng *rand.Rand, s, q *State, dq float64) (c, p flo
 func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State, split []float64, correct *Surrogate) StepInfo {
 	q := l.prop
 	q.CopyFrom(s)
-	w := 1.0
-	if !math.IsInf(l.df, 1) {
-		// A χ²_ν/ν draw as a Gamma(ν/2, rate ν/2) one.
-		w = gammaRand(rng, l.df/2) * 2 / l.df
-	}
-	sc := 1 / math.Sqrt(w)
-	if l.wide > 0 && rng.Float64() < l.wide {
-		sc *= math.Sqrt(l.wideScale)
-	}
-	l.offset(rng, l.center, sc, l.split, q.U)
+	l.draw(rng, q.U)
 	info := StepInfo{StepSize: 1}
 	dq := l.logQ(q.U, split) - l.logQ(s.U, split)
 	c, p, pass := l.screened(rng, s, q, dq)
@@ -321,6 +329,21 @@ func (l *indepLevel) independent(rng *rand.Rand, d *Density, s *State, split []f
 	accept(rng, s, q, (q.LogDensity-s.LogDensity)-c, &info)
 	info.AcceptProb *= p
 	return info
+}
+
+// draw sets out to a draw from the proposal (the mixture's component
+// chosen by its weight).
+func (l *indepLevel) draw(rng *rand.Rand, out []float64) {
+	w := 1.0
+	if !math.IsInf(l.df, 1) {
+		// A χ²_ν/ν draw as a Gamma(ν/2, rate ν/2) one.
+		w = gammaRand(rng, l.df/2) * 2 / l.df
+	}
+	sc := 1 / math.Sqrt(w)
+	if l.wide > 0 && rng.Float64() < l.wide {
+		sc *= math.Sqrt(l.wideScale)
+	}
+	l.offset(rng, l.center, sc, l.split, out)
 }
 
 // accept replaces s by the proposal q with probability min(1, e^logA),

@@ -109,6 +109,14 @@ type Proposal struct {
 	// finite log densities, a regression not positive definite), "" if it
 	// did not: a proposal without its surrogate is still a proposal.
 	SurrogateFailure string
+
+	// The rounds' draws (in the chains' space), their log densities and
+	// the t each round drew from, in order: ImportanceSample's
+	// ImportanceOptions.Reuse weighs them into its sample. Not kept by
+	// a proposal read back from a file.
+	roundX  [][]float64
+	roundLP []float64
+	roundT  []*tDraw
 }
 
 // ESS returns the proposal's importance ESS fraction (ImportanceESS).
@@ -196,6 +204,7 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 		return nil, errors.New("tempering: proposal fit: the Laplace covariance is not positive definite")
 	}
 	for range opt.Rounds {
+		p.roundT = append(p.roundT, r)
 		xs, lq := r.sample(rng, opt.Draws)
 		t0 := time.Now()
 		lp, err := logPosts(ctx, workers, xs)
@@ -224,6 +233,7 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 			break // the refit is degenerate: keep the best so far
 		}
 	}
+	p.roundX, p.roundLP = allX, allLP
 	p.SecondsPerEval = secs / float64(p.Evals())
 	p.EvalsAtOnce = len(workers.ts)
 	if err := p.refine(ctx, workers, opt, mode, allX, allLP); err != nil {
@@ -454,6 +464,35 @@ func (r *tDraw) sample(rng *rand.Rand, n int) (xs [][]float64, lq []float64) {
 		lq[k] = -0.5 * (r.df + float64(d)) * math.Log1p(m/s/r.df)
 	}
 	return xs, lq
+}
+
+// logDensity returns the t's normalised log density at x.
+func (r *tDraw) logDensity(x []float64) float64 {
+	d := len(r.center)
+	z := make([]float64, d)
+	var m, logDet float64
+	for i := range d {
+		v := x[i] - r.center[i]
+		for k := range i {
+			v -= r.chol.At(i, k) * z[k]
+		}
+		z[i] = v / r.chol.At(i, i)
+		m += z[i] * z[i]
+		logDet += math.Log(r.chol.At(i, i))
+	}
+	return logTConst(r.df, d) - logDet - 0.5*(r.df+float64(d))*math.Log1p(m/r.df)
+}
+
+// logTConst is the log normalising constant of a d-variate Student-t of
+// df degrees of freedom with an identity scale matrix (the Gaussian's
+// for df = +Inf).
+func logTConst(df float64, d int) float64 {
+	if math.IsInf(df, 1) {
+		return -0.5 * float64(d) * math.Log(2*math.Pi)
+	}
+	a, _ := math.Lgamma((df + float64(d)) / 2)
+	b, _ := math.Lgamma(df / 2)
+	return a - b - 0.5*float64(d)*math.Log(df*math.Pi)
 }
 
 // importanceWeights returns the weights exp(lp − lq), scaled to sum to 1

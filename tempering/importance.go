@@ -1,0 +1,415 @@
+package tempering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+
+	"github.com/subtemper/subtemper/diag"
+)
+
+// ImportanceOptions configures ImportanceSample. The zero value is valid.
+type ImportanceOptions struct {
+	// Batch is the number of proposals drawn and evaluated between two
+	// checks of the stop rule. Zero means 500.
+	Batch int
+	// MinESS ends the sampling once every parameter's ESS, of its mean
+	// and of both its 5% and 95% tails (ImportanceResult.ESSBulk and
+	// ESSTail), reaches it with a Pareto k̂ of at most MaxK. Zero means
+	// 400.
+	MinESS float64
+	// MaxDraws is the most proposals drawn. Zero means 20 000.
+	MaxDraws int
+	// MaxK is the largest Pareto k̂ (diag.PSIS) of a sample the stop rule
+	// trusts. Zero means 0.7.
+	MaxK float64
+	// Seed determines the proposals.
+	Seed uint64
+	// Workers is the number of evaluations run at once, each on its own
+	// clone of the target. Zero means GOMAXPROCS.
+	Workers int
+	// Reuse, if set, is the proposal the kernel was made from
+	// (Proposal.Kernel, in the same space): the draws its rounds of
+	// importance sampling evaluated join the sample, each draw weighed
+	// against the mixture of every distribution the draws came from, in
+	// proportion to their numbers (the deterministic mixture of adaptive
+	// multiple importance sampling), so no evaluation of the fit is
+	// wasted and a poor early round cannot spoil the weights. A proposal
+	// read back from a file has no draws to reuse.
+	Reuse *Proposal
+	// Batched, if set, is called after each batch with the sample so far.
+	Batched func(*ImportanceResult)
+}
+
+// ImportanceResult is a weighted sample of a posterior made by
+// ImportanceSample.
+type ImportanceResult struct {
+	// Draws holds the proposals in the target's space u (one per row,
+	// in the order drawn) and LogWeights their Pareto-smoothed log
+	// importance weights, log posterior over proposal density up to a
+	// constant (−∞ where the log density could not be evaluated).
+	Draws      [][]float64
+	LogWeights []float64
+	// K is the Pareto k̂ of the raw log weights: above 0.7 the tail of
+	// the weights is too heavy for the estimates to be trusted.
+	K float64
+	// ESS is the weights' effective sample size, (Σw)²/Σw².
+	ESS float64
+	// Means and SE are each parameter's posterior mean and its standard
+	// error (the delta method's, √Σw̃²(u−μ)², w̃ the normalised weights).
+	Means, SE []float64
+	// ESSBulk is each parameter's ESS for its mean, its weighted variance
+	// over SE²; ESSTail the smaller of the ESS of the indicators of its
+	// 5% and 95% tails (below the weighted 5% quantile, above the 95%),
+	// whose estimates' variance is computed the same way.
+	ESSBulk, ESSTail []float64
+	// Converged is the stop rule's verdict: K ≤ MaxK and every ESSBulk
+	// and ESSTail ≥ MinESS.
+	Converged bool
+	// Failed counts the evaluations that failed (weight 0).
+	Failed int
+	// Reused is the number of Draws, the first, that
+	// ImportanceOptions.Reuse's rounds drew and evaluated.
+	Reused int
+}
+
+// MinESS returns the smallest of r's ESSBulk and ESSTail.
+func (r *ImportanceResult) MinESS() float64 {
+	return min(slices.Min(r.ESSBulk), slices.Min(r.ESSTail))
+}
+
+// ImportanceSample samples t's posterior by self-normalised importance
+// sampling from k's proposal (the Student-t, or the mixture with its wide
+// component; k's local steps and screen play no part), in the space of tr
+// (nil: u itself), as a fitted independence proposal defines it
+// (Proposal.Kernel). Where the proposal covers the posterior (an
+// importance ESS fraction e, FitProposal's), each log density, one
+// without gradient on all observations, buys about e effective draws,
+// where an independence Metropolis–Hastings chain from the same proposal
+// buys far fewer in the tails: the chain sticks where the weights are
+// large, the weighted sample only weighs those points more. It draws
+// opt.Batch proposals at a time, evaluates them opt.Workers at once, and
+// stops once every parameter's ESS reaches opt.MinESS with a Pareto k̂ of
+// at most opt.MaxK, or after opt.MaxDraws (Converged false). The weights
+// are Pareto-smoothed (diag.PSIS). The same seed gives the same sample
+// whatever the number of workers.
+func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transform, opt ImportanceOptions) (*ImportanceResult, error) {
+	if err := opt.fill(); err != nil {
+		return nil, err
+	}
+	dim := t.Dim()
+	lk, err := k.NewLevel(dim, 1)
+	if err != nil {
+		return nil, err
+	}
+	l := lk.(*indepLevel)
+	chain := t
+	if tr != nil {
+		chain = Reparam(t, tr)
+	}
+	ts, err := clonePool(chain, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	defer closePool(ts)
+	pool := evalPool{ts: ts}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x1a7b0c))
+	m := newMixSample(l, opt.Reuse)
+	toU := func(v []float64) []float64 {
+		u := make([]float64, dim)
+		if tr != nil {
+			tr.ToTarget(v, u)
+		} else {
+			copy(u, v)
+		}
+		return u
+	}
+	var us [][]float64
+	for _, v := range m.xs {
+		us = append(us, toU(v))
+	}
+	for {
+		vs, _ := l.drawBatch(rng, opt.Batch)
+		lp, err := logPosts(ctx, pool, vs)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range vs {
+			us = append(us, toU(v))
+			m.add(v, lp[i])
+		}
+		res, err := weighSample(us, m.logRatios(), opt)
+		if err != nil {
+			return nil, err
+		}
+		res.Reused = len(us) - m.counts[len(m.rounds)]
+		if opt.Batched != nil {
+			opt.Batched(res)
+		}
+		if res.Converged || len(us) >= opt.MaxDraws {
+			return res, nil
+		}
+	}
+}
+
+// mixSample holds the draws of a deterministic mixture: some from each
+// round of a proposal's fit (rounds[r] drew counts[r]), the rest from the
+// kernel's proposal; lq[i][r] is draw i's normalised log density under
+// component r, the kernel's last.
+type mixSample struct {
+	l      *indepLevel
+	rounds []*tDraw
+	counts []int
+	xs     [][]float64
+	lp     []float64
+	lq     [][]float64
+}
+
+// newMixSample returns the mixture of the kernel l's proposal and, where
+// reuse is not nil, its rounds' draws.
+func newMixSample(l *indepLevel, reuse *Proposal) *mixSample {
+	m := &mixSample{l: l}
+	if reuse == nil || len(reuse.roundT) == 0 {
+		m.counts = []int{0}
+		return m
+	}
+	m.rounds = reuse.roundT
+	m.counts = make([]int, len(m.rounds)+1)
+	per := len(reuse.roundX) / len(reuse.roundT)
+	for i, x := range reuse.roundX {
+		m.record(x, reuse.roundLP[i], i/per)
+	}
+	return m
+}
+
+// add records the draw x, of log density lp, from the kernel's proposal.
+func (m *mixSample) add(x []float64, lp float64) { m.record(x, lp, len(m.rounds)) }
+
+// record records the draw x, of log density lp, from component c.
+func (m *mixSample) record(x []float64, lp float64, c int) {
+	q := make([]float64, len(m.rounds)+1)
+	for r, t := range m.rounds {
+		q[r] = t.logDensity(x)
+	}
+	q[len(m.rounds)] = m.l.logQ(x, m.l.split) + m.l.logQNorm()
+	m.xs, m.lp, m.lq = append(m.xs, x), append(m.lp, lp), append(m.lq, q)
+	m.counts[c]++
+}
+
+// logRatios returns each draw's log density over the mixture's.
+func (m *mixSample) logRatios() []float64 {
+	n := float64(len(m.xs))
+	logc := make([]float64, len(m.counts))
+	for r, c := range m.counts {
+		logc[r] = math.Log(float64(c) / n)
+	}
+	lr := make([]float64, len(m.xs))
+	for i, q := range m.lq {
+		top := math.Inf(-1)
+		for r := range q {
+			top = max(top, logc[r]+q[r])
+		}
+		var s float64
+		for r := range q {
+			s += math.Exp(logc[r] + q[r] - top)
+		}
+		lr[i] = m.lp[i] - top - math.Log(s)
+	}
+	return lr
+}
+
+// drawBatch draws n proposals from l and returns them with their log
+// proposal densities (up to one constant).
+func (l *indepLevel) drawBatch(rng *rand.Rand, n int) (vs [][]float64, lq []float64) {
+	vs = make([][]float64, n)
+	lq = make([]float64, n)
+	for i := range vs {
+		vs[i] = make([]float64, len(l.center))
+		l.draw(rng, vs[i])
+		lq[i] = l.logQ(vs[i], l.split)
+	}
+	return vs, lq
+}
+
+// weighSample smooths the log ratios lr of the draws us and returns the
+// weighted sample's estimates and the stop rule's verdict.
+func weighSample(us [][]float64, lr []float64, opt ImportanceOptions) (*ImportanceResult, error) {
+	r := &ImportanceResult{Draws: us}
+	finite := make([]float64, 0, len(lr))
+	for _, v := range lr {
+		if math.IsInf(v, -1) || math.IsNaN(v) {
+			r.Failed++
+			continue
+		}
+		finite = append(finite, v)
+	}
+	if len(finite) == 0 {
+		return nil, errors.New("tempering: importance sampling: every log density failed")
+	}
+	sm, k := diag.PSIS(finite)
+	r.K = k
+	r.LogWeights = make([]float64, len(lr))
+	j := 0
+	for i, v := range lr {
+		if math.IsInf(v, -1) || math.IsNaN(v) {
+			r.LogWeights[i] = math.Inf(-1)
+			continue
+		}
+		r.LogWeights[i] = sm[j]
+		j++
+	}
+	w := NormalisedWeights(r.LogWeights)
+	var sw2 float64
+	for _, x := range w {
+		sw2 += x * x
+	}
+	r.ESS = 1 / sw2
+	r.moments(w)
+	r.Converged = r.K <= opt.MaxK && r.MinESS() >= opt.MinESS
+	return r, nil
+}
+
+// moments sets r's Means, SE, ESSBulk and ESSTail from the normalised
+// weights w.
+func (r *ImportanceResult) moments(w []float64) {
+	d := len(r.Draws[0])
+	r.Means, r.SE = make([]float64, d), make([]float64, d)
+	r.ESSBulk, r.ESSTail = make([]float64, d), make([]float64, d)
+	order := make([]int, len(w))
+	for j := range d {
+		var mu, v, s2 float64
+		for i, u := range r.Draws {
+			mu += w[i] * u[j]
+		}
+		for i, u := range r.Draws {
+			e := u[j] - mu
+			v += w[i] * e * e
+			s2 += w[i] * w[i] * e * e
+		}
+		r.Means[j], r.SE[j], r.ESSBulk[j] = mu, math.Sqrt(s2), essOf(v, s2)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmpFloat(r.Draws[a][j], r.Draws[b][j]) })
+		r.ESSTail[j] = min(tailESS(w, order, 0.05), tailESS(w, order, 0.95))
+	}
+}
+
+// tailESS returns the ESS of the weighted estimate of P(u ≤ q_p), q_p the
+// weighted p-quantile, with the draws in increasing order of u.
+func tailESS(w []float64, order []int, p float64) float64 {
+	var cum float64
+	in := make([]bool, len(w))
+	for _, i := range order {
+		if cum >= p {
+			break
+		}
+		cum += w[i]
+		in[i] = true
+	}
+	var s2 float64
+	for i, x := range w {
+		f := 0.0
+		if in[i] {
+			f = 1
+		}
+		s2 += x * x * (f - cum) * (f - cum)
+	}
+	return essOf(cum*(1-cum), s2)
+}
+
+// essOf returns a weighted estimate's ESS, the variance v of the function
+// under the posterior over the estimate's variance s2 (+Inf for s2 = 0,
+// where the function is constant over the draws).
+func essOf(v, s2 float64) float64 {
+	if s2 == 0 {
+		return math.Inf(1)
+	}
+	return v / s2
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// NormalisedWeights returns exp(lw) scaled to sum to one (zero where lw
+// is −∞).
+func NormalisedWeights(lw []float64) []float64 {
+	top := math.Inf(-1)
+	for _, v := range lw {
+		top = max(top, v)
+	}
+	w := make([]float64, len(lw))
+	var s float64
+	for i, v := range lw {
+		w[i] = math.Exp(v - top)
+		s += w[i]
+	}
+	for i := range w {
+		w[i] /= s
+	}
+	return w
+}
+
+// Resample returns m draws from r's weighted sample by systematic
+// resampling (each draw i appears about m·w̃_i times, so equal-weight
+// summaries and predictions can be made from them; copies, not
+// independent draws).
+func (r *ImportanceResult) Resample(rng *rand.Rand, m int) [][]float64 {
+	w := NormalisedWeights(r.LogWeights)
+	out := make([][]float64, 0, m)
+	u := rng.Float64() / float64(m)
+	var cum float64
+	for i, x := range w {
+		cum += x
+		for len(out) < m && u < cum {
+			out = append(out, slices.Clone(r.Draws[i]))
+			u += 1 / float64(m)
+		}
+	}
+	for len(out) < m { // rounding left the last few out
+		out = append(out, slices.Clone(r.Draws[len(r.Draws)-1]))
+	}
+	return out
+}
+
+func (o *ImportanceOptions) fill() error {
+	if o.Batch == 0 {
+		o.Batch = 500
+	}
+	if o.MinESS == 0 {
+		o.MinESS = 400
+	}
+	if o.MaxDraws == 0 {
+		o.MaxDraws = 20000
+	}
+	if o.MaxK == 0 {
+		o.MaxK = 0.7
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case o.Batch < 10:
+		return fmt.Errorf("tempering: importance sampling needs batches of at least 10 draws, got %d", o.Batch)
+	case !(o.MinESS > 0) || math.IsInf(o.MinESS, 0):
+		return fmt.Errorf("tempering: importance sampling's least ESS must be positive and finite, got %v", o.MinESS)
+	case o.MaxDraws < o.Batch:
+		return fmt.Errorf("tempering: importance sampling's most draws (%d) are fewer than a batch (%d)", o.MaxDraws, o.Batch)
+	case !(o.MaxK > 0):
+		return fmt.Errorf("tempering: importance sampling's largest Pareto k̂ must be positive, got %v", o.MaxK)
+	case o.Workers < 1:
+		return fmt.Errorf("tempering: importance sampling needs at least 1 worker, got %d", o.Workers)
+	}
+	return nil
+}
