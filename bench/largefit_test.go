@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/linalg"
 	"github.com/subtemper/subtemper/tempering"
 )
 
@@ -41,6 +44,9 @@ var (
 	largeRef      = flag.Int("large.reference", 0, "BenchmarkLargeFit: importance draws of a reference for the posterior means (0: none), against which each fit reports max_z, its means' largest distance in combined standard errors")
 	largeRefSeed  = flag.Uint64("large.refseed", 1000, "BenchmarkLargeFit: the reference's fit seed (its warm start and draws)")
 	largeMinESS   = flag.Float64("large.miness", 0, "BenchmarkLargeFit: the stop rule's least bulk- and tail-ESS (0: subtemper.DefaultMinESS)")
+	largeCSV      = flag.String("large.csv", "", "BenchmarkLargeFit: fit the GP of this CSV file's data (last column the target, standardised) in place of the synthetic cases")
+	largeTest     = flag.String("large.test", "", "BenchmarkLargeFit: with -large.csv, warm-is prints the held-out metrics of this CSV file's targets (1000 draws resampled from its weighted sample)")
+	largeAdapt    = flag.Bool("large.adapt", false, "BenchmarkLargeFit: warm-is refits its proposal after each batch (tempering.ImportanceOptions.Adapt)")
 	largeReuse    = flag.Bool("large.reuse", true, "BenchmarkLargeFit: warm-is weighs the proposal fit's draws into its sample (tempering.ImportanceOptions.Reuse)")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
 )
@@ -88,7 +94,9 @@ var (
 // first computes a reference for the posterior means by importance
 // sampling, K full-data log densities (isReference), and each fit then
 // reports max_z, its means' largest distance from the reference's in
-// combined standard errors.
+// combined standard errors. -large.csv FILE fits the GP of a data set
+// (the last column the target, standardised as `subtemper gp
+// --standardize` does) in place of the synthetic cases.
 //
 // It reports grad_equiv, the fit's counted work priced by the measured
 // cost c(N_m) of each evaluation (MeasureCost) in full-data gradient
@@ -107,6 +115,14 @@ func BenchmarkLargeFit(b *testing.B) {
 	if _, err := ApplyThreads(); err != nil {
 		b.Fatal(err)
 	}
+	if *largeCSV != "" {
+		t, err := csvTarget(be, *largeCSV)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("csv=%s/N=%d/D=%d", filepath.Base(*largeCSV), t.NumObs(), t.Dim()-2), func(b *testing.B) { largeCase(b, t) })
+		return
+	}
 	for _, dim := range ints(b, *largeDims) {
 		for _, n := range ints(b, *largeNs) {
 			b.Run(fmt.Sprintf("N=%d/D=%d", n, dim), func(b *testing.B) {
@@ -114,53 +130,107 @@ func BenchmarkLargeFit(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				sizes := []int{n}
-				for s := n / 2; s >= 256; s /= 2 {
-					sizes = append([]int{s}, sizes...)
-				}
-				cost, err := MeasureCost(context.Background(), t, sizes, MeasureOptions{CPU: true, Mean: true, Rounds: 3, MinTime: 200 * time.Millisecond})
-				if err != nil {
-					b.Fatal(err)
-				}
-				var ref *isReference
-				if *largeRef > 0 {
-					if ref, err = newISReference(context.Background(), t, *largeRef, *largeRefSeed); err != nil {
-						b.Fatal(err)
-					}
-					printReference(n, ref)
-				}
-				seeds := []uint64{0}
-				if *largeSeed != "" {
-					seeds = seedList(b, *largeSeed)
-				}
-				for _, run := range fitRuns(*largeMethods, seeds) {
-					b.Run(run.name, func(b *testing.B) {
-						var r *largeFitResult
-						for b.Loop() {
-							if r, err = largeFit(t, run.method, run.seed, cost); err != nil {
-								b.Fatal(err)
-							}
-						}
-						b.ReportMetric(r.gradEquiv, "grad_equiv")
-						b.ReportMetric(r.warmEquiv, "warm_grad_equiv")
-						b.ReportMetric(r.cpu, "cpu_s")
-						b.ReportMetric(r.warmCPU, "warm_cpu_s")
-						b.ReportMetric(b2f(r.eff.Converged && r.eff.MinESSBulk >= 400 && r.eff.MinESSTail >= 400), "converged")
-						b.ReportMetric(r.eff.MaxRhat, "max_rhat")
-						b.ReportMetric(r.eff.MinESSBulk, "min_essbulk")
-						b.ReportMetric(r.eff.MinESSTail, "min_esstail")
-						b.ReportMetric(float64(r.draws), "draws")
-						b.ReportMetric(float64(r.levels), "levels")
-						b.ReportMetric(float64(r.modes), "modes")
-						if ref != nil {
-							z, most := ref.zScores(r.eff)
-							fmt.Fprintf(os.Stderr, "largefit N=%d %s: z against the reference %.2f\n", n, run.name, z)
-							b.ReportMetric(most, "max_z")
-						}
-					})
-				}
+				largeCase(b, t)
 			})
 		}
+	}
+}
+
+// csvFit is the fit of -large.csv's data before sampling (its model is
+// the target), through which warm-is predicts -large.test's targets.
+var csvFit *subtemper.GPFit
+
+// csvTarget returns the GP of the data in the CSV file at path (the last
+// column the target), standardised as `subtemper gp --standardize` does,
+// with the default prior, kernel and jitter, and sets csvFit.
+func csvTarget(be linalg.Backend, path string) (tempering.Target, error) {
+	data, err := gp.ReadCSVFile(path, gp.CSVOptions{})
+	if err != nil {
+		return nil, err
+	}
+	_, std, err := gp.Standardize(data, true, true)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := gp.Prior{}.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	csvFit = &subtemper.GPFit{Data: data, Std: std, Prior: pr, Backend: be.Name()}
+	return csvFit.Model()
+}
+
+// heldOut prints the held-out metrics of -large.test's targets under the
+// posterior predictive of 1000 draws resampled from res.
+func heldOut(ctx context.Context, res *tempering.ImportanceResult, seed uint64) error {
+	if *largeTest == "" || csvFit == nil {
+		return nil
+	}
+	td, err := subtemper.ReadTestCSV(*largeTest, csvFit.Data.Names, csvFit.Data.Target)
+	if err != nil {
+		return err
+	}
+	csvFit.Draws = [][][]float64{res.Resample(rand.New(rand.NewPCG(seed, 2)), 1000)}
+	p, err := csvFit.Predict(ctx, td.X, len(td.Y), subtemper.PredictOptions{Y: td.Y})
+	if err != nil {
+		return err
+	}
+	m, err := p.Metrics(td.Y)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "held-out (%d points, 1000 resampled draws): RMSE %.4f, MLPD %.4f, coverage 50%% %.3f, 90%% %.3f\n", m.N, m.RMSE, m.MLPD, m.Coverage50, m.Coverage90)
+	return nil
+}
+
+// largeCase fits t by each method and seed, after measuring its costs
+// (and computing the reference, where asked).
+func largeCase(b *testing.B, t tempering.Target) {
+	n := t.NumObs()
+	sizes := []int{n}
+	for s := n / 2; s >= 256; s /= 2 {
+		sizes = append([]int{s}, sizes...)
+	}
+	cost, err := MeasureCost(context.Background(), t, sizes, MeasureOptions{CPU: true, Mean: true, Rounds: 3, MinTime: 200 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ref *isReference
+	if *largeRef > 0 {
+		if ref, err = newISReference(context.Background(), t, *largeRef, *largeRefSeed); err != nil {
+			b.Fatal(err)
+		}
+		printReference(n, ref)
+	}
+	seeds := []uint64{0}
+	if *largeSeed != "" {
+		seeds = seedList(b, *largeSeed)
+	}
+	for _, run := range fitRuns(*largeMethods, seeds) {
+		b.Run(run.name, func(b *testing.B) {
+			var r *largeFitResult
+			for b.Loop() {
+				if r, err = largeFit(t, run.method, run.seed, cost); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(r.gradEquiv, "grad_equiv")
+			b.ReportMetric(r.warmEquiv, "warm_grad_equiv")
+			b.ReportMetric(r.cpu, "cpu_s")
+			b.ReportMetric(r.warmCPU, "warm_cpu_s")
+			b.ReportMetric(b2f(r.eff.Converged && r.eff.MinESSBulk >= 400 && r.eff.MinESSTail >= 400), "converged")
+			b.ReportMetric(r.eff.MaxRhat, "max_rhat")
+			b.ReportMetric(r.eff.MinESSBulk, "min_essbulk")
+			b.ReportMetric(r.eff.MinESSTail, "min_esstail")
+			b.ReportMetric(float64(r.draws), "draws")
+			b.ReportMetric(float64(r.levels), "levels")
+			b.ReportMetric(float64(r.modes), "modes")
+			if ref != nil {
+				z, most := ref.zScores(r.eff)
+				fmt.Fprintf(os.Stderr, "largefit N=%d %s: z against the reference %.2f\n", n, run.name, z)
+				b.ReportMetric(most, "max_z")
+			}
+		})
 	}
 }
 
@@ -379,9 +449,9 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	if *largeReuse {
 		reuse = p
 	}
-	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse,
+	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt,
 		Batched: func(b *tempering.ImportanceResult) {
-			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f\n", len(b.Draws), b.ESS, b.K, b.MinESS())
+			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f, proposals %d\n", len(b.Draws), b.ESS, b.K, b.MinESS(), b.Components)
 		}})
 	if err != nil {
 		return nil, err
@@ -397,7 +467,7 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 		n, r.draws, res.Reused, k.Wide, res.ESS, res.K, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, res.Converged)
 	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: means %.5f\nlargefit N=%d warm-is: se %.5f\n", n, res.Means, n, res.SE)
 	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: bulk-ESS %.0f\nlargefit N=%d warm-is: tail-ESS %.0f\n", n, res.ESSBulk, n, res.ESSTail)
-	return r, nil
+	return r, heldOut(ctx, res, st.Seed)
 }
 
 // printProfile prints, to stderr, subtemper.TailFall, and the fall of t's

@@ -41,6 +41,14 @@ type ImportanceOptions struct {
 	// wasted and a poor early round cannot spoil the weights. A proposal
 	// read back from a file has no draws to reuse.
 	Reuse *Proposal
+	// Adapt refits the proposal after each batch (adaptive multiple
+	// importance sampling): the next batch comes from a t of the kernel's
+	// degrees of freedom, scale factor and wide component (without its
+	// split) whose centre and scale matrix are the weighted sample's mean
+	// and covariance so far, and every draw is weighed against the
+	// mixture of all the proposals, so a proposal that missed part of
+	// the posterior is mended as the sample finds it.
+	Adapt bool
 	// Batched, if set, is called after each batch with the sample so far.
 	Batched func(*ImportanceResult)
 }
@@ -75,6 +83,9 @@ type ImportanceResult struct {
 	// Reused is the number of Draws, the first, that
 	// ImportanceOptions.Reuse's rounds drew and evaluated.
 	Reused int
+	// Components is the number of proposals the fresh draws came from:
+	// 1, or with ImportanceOptions.Adapt one more per refit.
+	Components int
 }
 
 // MinESS returns the smallest of r's ESSBulk and ESSTail.
@@ -132,6 +143,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	for _, v := range m.xs {
 		us = append(us, toU(v))
 	}
+	fresh, rounds := 0, len(m.comps)-1
 	for {
 		vs, _ := l.drawBatch(rng, opt.Batch)
 		lp, err := logPosts(ctx, pool, vs)
@@ -142,60 +154,77 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 			us = append(us, toU(v))
 			m.add(v, lp[i])
 		}
+		fresh += len(vs)
 		res, err := weighSample(us, m.logRatios(), opt)
 		if err != nil {
 			return nil, err
 		}
-		res.Reused = len(us) - m.counts[len(m.rounds)]
+		res.Reused = len(us) - fresh
+		res.Components = len(m.comps) - rounds
 		if opt.Batched != nil {
 			opt.Batched(res)
 		}
 		if res.Converged || len(us) >= opt.MaxDraws {
 			return res, nil
 		}
+		if opt.Adapt {
+			if a := adapt(k, m.xs, NormalisedWeights(res.LogWeights)); a != nil {
+				l = a
+				m.addComp(l.logDensity)
+			}
+		}
 	}
 }
 
-// mixSample holds the draws of a deterministic mixture: some from each
-// round of a proposal's fit (rounds[r] drew counts[r]), the rest from the
-// kernel's proposal; lq[i][r] is draw i's normalised log density under
-// component r, the kernel's last.
+// mixSample holds the draws of a deterministic mixture: counts[c] of
+// them from component c, whose normalised log density is comps[c];
+// lq[i][c] is draw i's under component c.
 type mixSample struct {
-	l      *indepLevel
-	rounds []*tDraw
+	comps  []func(x []float64) float64
 	counts []int
 	xs     [][]float64
 	lp     []float64
 	lq     [][]float64
 }
 
-// newMixSample returns the mixture of the kernel l's proposal and, where
-// reuse is not nil, its rounds' draws.
+// newMixSample returns the mixture of reuse's rounds' draws, where reuse
+// is not nil, and the kernel l's proposal, whose draws add adds.
 func newMixSample(l *indepLevel, reuse *Proposal) *mixSample {
-	m := &mixSample{l: l}
-	if reuse == nil || len(reuse.roundT) == 0 {
-		m.counts = []int{0}
-		return m
+	m := &mixSample{}
+	if reuse != nil && len(reuse.roundT) > 0 {
+		for _, t := range reuse.roundT {
+			m.addComp(t.logDensity)
+		}
+		per := len(reuse.roundX) / len(reuse.roundT)
+		for i, x := range reuse.roundX {
+			m.record(x, reuse.roundLP[i], i/per)
+		}
 	}
-	m.rounds = reuse.roundT
-	m.counts = make([]int, len(m.rounds)+1)
-	per := len(reuse.roundX) / len(reuse.roundT)
-	for i, x := range reuse.roundX {
-		m.record(x, reuse.roundLP[i], i/per)
-	}
+	m.addComp(l.logDensity)
 	return m
 }
 
-// add records the draw x, of log density lp, from the kernel's proposal.
-func (m *mixSample) add(x []float64, lp float64) { m.record(x, lp, len(m.rounds)) }
+// logDensity is the level's normalised proposal density at x.
+func (l *indepLevel) logDensity(x []float64) float64 { return l.logQ(x, l.split) + l.logQNorm() }
+
+// addComp adds a component of log density f, from which later draws
+// come (add).
+func (m *mixSample) addComp(f func(x []float64) float64) {
+	for i, x := range m.xs {
+		m.lq[i] = append(m.lq[i], f(x))
+	}
+	m.comps, m.counts = append(m.comps, f), append(m.counts, 0)
+}
+
+// add records the draw x, of log density lp, from the latest component.
+func (m *mixSample) add(x []float64, lp float64) { m.record(x, lp, len(m.comps)-1) }
 
 // record records the draw x, of log density lp, from component c.
 func (m *mixSample) record(x []float64, lp float64, c int) {
-	q := make([]float64, len(m.rounds)+1)
-	for r, t := range m.rounds {
-		q[r] = t.logDensity(x)
+	q := make([]float64, len(m.comps))
+	for r, f := range m.comps {
+		q[r] = f(x)
 	}
-	q[len(m.rounds)] = m.l.logQ(x, m.l.split) + m.l.logQNorm()
 	m.xs, m.lp, m.lq = append(m.xs, x), append(m.lp, lp), append(m.lq, q)
 	m.counts[c]++
 }
@@ -220,6 +249,21 @@ func (m *mixSample) logRatios() []float64 {
 		lr[i] = m.lp[i] - top - math.Log(s)
 	}
 	return lr
+}
+
+// adapt returns the kernel k refitted to the weighted sample: its centre
+// and scale matrix (before k.Scale) the weighted mean and covariance of
+// the draws xs (in the kernel's space) under the normalised weights w,
+// with k's degrees of freedom and wide component and no split; nil where
+// the covariance is not positive definite.
+func adapt(k Independence, xs [][]float64, w []float64) *indepLevel {
+	k.Center, k.Cov = weightedMoments(xs, w)
+	k.Split = nil
+	lk, err := k.NewLevel(len(k.Center), 1)
+	if err != nil {
+		return nil
+	}
+	return lk.(*indepLevel)
 }
 
 // drawBatch draws n proposals from l and returns them with their log

@@ -233,9 +233,7 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 			break // the refit is degenerate: keep the best so far
 		}
 	}
-	p.roundX, p.roundLP = allX, allLP
-	p.SecondsPerEval = secs / float64(p.Evals())
-	p.EvalsAtOnce = len(workers.ts)
+	p.SecondsPerEval, p.EvalsAtOnce = secs/float64(p.Evals()), len(workers.ts)
 	if err := p.refine(ctx, workers, opt, mode, allX, allLP); err != nil {
 		return nil, err
 	}
@@ -245,8 +243,9 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 
 // refine makes p a split-t around mode, in the chains' space
 // (opt.Split), and fits its surrogate (opt.Surrogate) to the draws xs
-// evaluated, of log densities lp.
+// evaluated, of log densities lp, which it keeps for ImportanceSample.
 func (p *Proposal) refine(ctx context.Context, pool evalPool, opt ProposalOptions, mode []float64, xs [][]float64, lp []float64) error {
+	p.roundX, p.roundLP = xs, lp
 	if opt.Split {
 		if err := p.fitSplit(ctx, pool, mode); err != nil {
 			return err
