@@ -160,8 +160,9 @@ func csvTarget(be linalg.Backend, path string) (tempering.Target, error) {
 	return csvFit.Model()
 }
 
-// heldOut prints the held-out metrics of -large.test's targets under the
-// posterior predictive of 1000 draws resampled from res.
+// heldOut prints the posterior's medians and 90% intervals in the data's
+// units and the held-out metrics of -large.test's targets under the
+// posterior predictive, both from 1000 draws resampled from res.
 func heldOut(ctx context.Context, res *tempering.ImportanceResult, seed uint64) error {
 	if *largeTest == "" || csvFit == nil {
 		return nil
@@ -171,6 +172,15 @@ func heldOut(ctx context.Context, res *tempering.ImportanceResult, seed uint64) 
 		return err
 	}
 	csvFit.Draws = [][][]float64{res.Resample(rand.New(rand.NewPCG(seed, 2)), 1000)}
+	sum, err := csvFit.Summary()
+	if err != nil {
+		return err
+	}
+	for _, v := range sum {
+		// Quantiles only: the summary's R-hat and ESS mean nothing for
+		// resampled draws.
+		fmt.Fprintf(os.Stderr, "resampled %-12s median %.4g, 90%% interval [%.4g, %.4g]\n", v.Name, v.Median, v.Q5, v.Q95)
+	}
 	p, err := csvFit.Predict(ctx, td.X, len(td.Y), subtemper.PredictOptions{Y: td.Y})
 	if err != nil {
 		return err

@@ -22,7 +22,8 @@ type ImportanceOptions struct {
 	// ESSTail), reaches it with a Pareto k̂ of at most MaxK. Zero means
 	// 400.
 	MinESS float64
-	// MaxDraws is the most proposals drawn. Zero means 20 000.
+	// MaxDraws is the most proposals drawn (Reuse's not counted). Zero
+	// means 20 000.
 	MaxDraws int
 	// MaxK is the largest Pareto k̂ (diag.PSIS) of a sample the stop rule
 	// trusts. Zero means 0.7.
@@ -33,7 +34,7 @@ type ImportanceOptions struct {
 	// clone of the target. Zero means GOMAXPROCS.
 	Workers int
 	// Reuse, if set, is the proposal the kernel was made from
-	// (Proposal.Kernel, in the same space): the draws its rounds of
+	// (Proposal.Kernel; tr must be its Transform): the draws its rounds of
 	// importance sampling evaluated join the sample, each draw weighed
 	// against the mixture of every distribution the draws came from, in
 	// proportion to their numbers (the deterministic mixture of adaptive
@@ -106,8 +107,11 @@ func (r *ImportanceResult) MinESS() float64 {
 // opt.Batch proposals at a time, evaluates them opt.Workers at once, and
 // stops once every parameter's ESS reaches opt.MinESS with a Pareto k̂ of
 // at most opt.MaxK, or after opt.MaxDraws (Converged false). The weights
-// are Pareto-smoothed (diag.PSIS). The same seed gives the same sample
-// whatever the number of workers.
+// are Pareto-smoothed (diag.PSIS). opt.Reuse adds the proposal fit's
+// draws to the sample and opt.Adapt refits the proposal as the sample
+// grows. The same seed gives the same sample whatever the number of
+// workers. If ctx is cancelled it returns the sample of the batches
+// evaluated before (nil if none) with the context's error.
 func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transform, opt ImportanceOptions) (*ImportanceResult, error) {
 	if err := opt.fill(); err != nil {
 		return nil, err
@@ -144,11 +148,12 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 		us = append(us, toU(v))
 	}
 	fresh, rounds := 0, len(m.comps)-1
+	var last *ImportanceResult
 	for {
-		vs, _ := l.drawBatch(rng, opt.Batch)
+		vs := l.drawBatch(rng, opt.Batch)
 		lp, err := logPosts(ctx, pool, vs)
 		if err != nil {
-			return nil, err
+			return last, err
 		}
 		for i, v := range vs {
 			us = append(us, toU(v))
@@ -161,10 +166,11 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 		}
 		res.Reused = len(us) - fresh
 		res.Components = len(m.comps) - rounds
+		last = res
 		if opt.Batched != nil {
 			opt.Batched(res)
 		}
-		if res.Converged || len(us) >= opt.MaxDraws {
+		if res.Converged || fresh >= opt.MaxDraws {
 			return res, nil
 		}
 		if opt.Adapt {
@@ -266,17 +272,14 @@ func adapt(k Independence, xs [][]float64, w []float64) *indepLevel {
 	return lk.(*indepLevel)
 }
 
-// drawBatch draws n proposals from l and returns them with their log
-// proposal densities (up to one constant).
-func (l *indepLevel) drawBatch(rng *rand.Rand, n int) (vs [][]float64, lq []float64) {
-	vs = make([][]float64, n)
-	lq = make([]float64, n)
+// drawBatch draws n proposals from l.
+func (l *indepLevel) drawBatch(rng *rand.Rand, n int) [][]float64 {
+	vs := make([][]float64, n)
 	for i := range vs {
 		vs[i] = make([]float64, len(l.center))
 		l.draw(rng, vs[i])
-		lq[i] = l.logQ(vs[i], l.split)
 	}
-	return vs, lq
+	return vs
 }
 
 // weighSample smooths the log ratios lr of the draws us and returns the

@@ -2,6 +2,7 @@ package tempering
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -310,5 +311,27 @@ func TestImportanceSampleAdapt(t *testing.T) {
 	}
 	if drawsAdapt >= drawsFixed {
 		t.Errorf("%d draws with refits, %d without: the refits did not help", drawsAdapt, drawsFixed)
+	}
+}
+
+// TestImportanceSampleCancel checks that a cancelled sampling returns the
+// batches evaluated before the cancellation with the context's error.
+func TestImportanceSampleCancel(t *testing.T) {
+	tg := newMVNTarget(40, 3, 7)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	batches := 0
+	r, err := ImportanceSample(ctx, tg, misfitProposal(tg, nil, 0), nil, ImportanceOptions{Seed: 1, Batch: 20, MinESS: 1e6,
+		Batched: func(*ImportanceResult) {
+			if batches++; batches == 2 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || r == nil || len(r.Draws) != 40 {
+		n := -1
+		if r != nil {
+			n = len(r.Draws)
+		}
+		t.Errorf("cancelled after 2 batches of 20: %d draws, error %v; want 40 and context.Canceled", n, err)
 	}
 }
