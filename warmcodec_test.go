@@ -65,7 +65,8 @@ func TestWarmStartCodec(t *testing.T) {
 		}
 	}
 	covers(reflect.TypeFor[warmRecord](), reflect.TypeFor[tempering.WarmStart]())
-	covers(reflect.TypeFor[proposalRecord](), reflect.TypeFor[tempering.Proposal]())
+	// A saved proposal keeps no draws for tempering.ImportanceOptions.Reuse.
+	covers(reflect.TypeFor[proposalRecord](), reflect.TypeFor[tempering.Proposal](), "roundX", "roundLP", "roundT")
 }
 
 // TestWarmStartCodecRefuses: a proposal in an unknown space is not
