@@ -46,6 +46,7 @@ var (
 	largeMinESS   = flag.Float64("large.miness", 0, "BenchmarkLargeFit: the stop rule's least bulk- and tail-ESS (0: subtemper.DefaultMinESS)")
 	largeCSV      = flag.String("large.csv", "", "BenchmarkLargeFit: fit the GP of this CSV file's data (last column the target, standardised) in place of the synthetic cases")
 	largeTest     = flag.String("large.test", "", "BenchmarkLargeFit: with -large.csv, warm-is prints the held-out metrics of this CSV file's targets (1000 draws resampled from its weighted sample)")
+	largeBatch    = flag.Int("large.batch", 0, "BenchmarkLargeFit: warm-is's batch size (0: tempering.ImportanceOptions' default)")
 	largeAdapt    = flag.Bool("large.adapt", false, "BenchmarkLargeFit: warm-is refits its proposal after each batch (tempering.ImportanceOptions.Adapt)")
 	largeReuse    = flag.Bool("large.reuse", true, "BenchmarkLargeFit: warm-is weighs the proposal fit's draws into its sample (tempering.ImportanceOptions.Reuse)")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
@@ -459,7 +460,7 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	if *largeReuse {
 		reuse = p
 	}
-	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt,
+	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch,
 		Batched: func(b *tempering.ImportanceResult) {
 			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f, proposals %d\n", len(b.Draws), b.ESS, b.K, b.MinESS(), b.Components)
 		}})

@@ -51,3 +51,8 @@ $A -large.n 1024 -large.dims 8 -large.seed 1,2,3,4 -large.miness 2000 -large.ref
 $A -large.n 4096 -large.dims 8 -large.seed 1 > "$D/n4096-d8-split-reuse-adapt.txt" 2>&1
 cd ..
 /usr/bin/python3 docs/measurements/2026-11-28/importance/zcmp.py > "$D/zcmp.txt"
+# Batches of 250 in place of 500 (with refits): D = 3 and D = 8 at N = 1024, D = 8 against the reference.
+cd bench
+A="$B -large.split -large.adapt -large.batch 250"
+$A -large.n 1024 -large.dims 3 -large.seed 1,2,3 > "$D/d3-batch250.txt" 2>&1
+$A -large.n 1024 -large.dims 8 -large.seed 1,2,3,4 -large.reference 20000 > "$D/n1024-d8-batch250.txt" 2>&1
