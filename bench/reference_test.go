@@ -152,26 +152,20 @@ func logPostsV(ctx context.Context, t tempering.Target, vs [][]float64) ([]float
 // standard errors, √(Σw²(u−μ)²)/Σw.
 func weighedMeans(lw []float64, us [][]float64) *isReference {
 	d := len(us[0])
-	top := math.Inf(-1)
-	for _, l := range lw {
-		top = max(top, l)
+	w := tempering.NormalisedWeights(lw)
+	var sw2 float64
+	for _, x := range w {
+		sw2 += x * x
 	}
-	w := make([]float64, len(lw))
-	var sw, sw2 float64
-	for i, l := range lw {
-		w[i] = math.Exp(l - top)
-		sw += w[i]
-		sw2 += w[i] * w[i]
-	}
-	ref := &isReference{Means: make([]float64, d), SE: make([]float64, d), Draws: len(us), ESS: sw * sw / sw2}
+	ref := &isReference{Means: make([]float64, d), SE: make([]float64, d), Draws: len(us), ESS: 1 / sw2}
 	for i, u := range us {
 		for j, x := range u {
-			ref.Means[j] += w[i] / sw * x
+			ref.Means[j] += w[i] * x
 		}
 	}
 	for i, u := range us {
 		for j, x := range u {
-			e := w[i] / sw * (x - ref.Means[j])
+			e := w[i] * (x - ref.Means[j])
 			ref.SE[j] += e * e
 		}
 	}

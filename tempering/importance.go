@@ -1,6 +1,7 @@
 package tempering
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -176,7 +177,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 		if opt.Adapt {
 			if a := adapt(k, m.xs, NormalisedWeights(res.LogWeights)); a != nil {
 				l = a
-				m.addComp(l.logDensity)
+				m.addComp(l.logDensityFunc())
 			}
 		}
 	}
@@ -199,19 +200,23 @@ func newMixSample(l *indepLevel, reuse *Proposal) *mixSample {
 	m := &mixSample{}
 	if reuse != nil && len(reuse.roundT) > 0 {
 		for _, t := range reuse.roundT {
-			m.addComp(t.logDensity)
+			m.addComp(t.logDensityFunc())
 		}
 		per := len(reuse.roundX) / len(reuse.roundT)
 		for i, x := range reuse.roundX {
 			m.record(x, reuse.roundLP[i], i/per)
 		}
 	}
-	m.addComp(l.logDensity)
+	m.addComp(l.logDensityFunc())
 	return m
 }
 
-// logDensity is the level's normalised proposal density at x.
-func (l *indepLevel) logDensity(x []float64) float64 { return l.logQ(x, l.split) + l.logQNorm() }
+// logDensityFunc returns the level's normalised proposal log density,
+// its constant computed once.
+func (l *indepLevel) logDensityFunc() func(x []float64) float64 {
+	c := l.logQNorm()
+	return func(x []float64) float64 { return l.logQ(x, l.split) + c }
+}
 
 // addComp adds a component of log density f, from which later draws
 // come (add).
@@ -341,7 +346,7 @@ func (r *ImportanceResult) moments(w []float64) {
 		for i := range order {
 			order[i] = i
 		}
-		slices.SortFunc(order, func(a, b int) int { return cmpFloat(r.Draws[a][j], r.Draws[b][j]) })
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(r.Draws[a][j], r.Draws[b][j]) })
 		r.ESSTail[j] = min(tailESS(w, order, 0.05), tailESS(w, order, 0.95))
 	}
 }
@@ -377,16 +382,6 @@ func essOf(v, s2 float64) float64 {
 		return math.Inf(1)
 	}
 	return v / s2
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // NormalisedWeights returns exp(lw) scaled to sum to one (zero where lw

@@ -465,21 +465,28 @@ func (r *tDraw) sample(rng *rand.Rand, n int) (xs [][]float64, lq []float64) {
 	return xs, lq
 }
 
-// logDensity returns the t's normalised log density at x.
-func (r *tDraw) logDensity(x []float64) float64 {
+// logDensityFunc returns the t's normalised log density, its constant
+// computed once (the function reuses one scratch vector: one goroutine
+// at a time).
+func (r *tDraw) logDensityFunc() func(x []float64) float64 {
 	d := len(r.center)
-	z := make([]float64, d)
-	var m, logDet float64
+	c := logTConst(r.df, d)
 	for i := range d {
-		v := x[i] - r.center[i]
-		for k := range i {
-			v -= r.chol.At(i, k) * z[k]
-		}
-		z[i] = v / r.chol.At(i, i)
-		m += z[i] * z[i]
-		logDet += math.Log(r.chol.At(i, i))
+		c -= math.Log(r.chol.At(i, i))
 	}
-	return logTConst(r.df, d) - logDet - 0.5*(r.df+float64(d))*math.Log1p(m/r.df)
+	z := make([]float64, d)
+	return func(x []float64) float64 {
+		var m float64
+		for i := range d {
+			v := x[i] - r.center[i]
+			for k := range i {
+				v -= r.chol.At(i, k) * z[k]
+			}
+			z[i] = v / r.chol.At(i, i)
+			m += z[i] * z[i]
+		}
+		return c - 0.5*(r.df+float64(d))*math.Log1p(m/r.df)
+	}
 }
 
 // logTConst is the log normalising constant of a d-variate Student-t of
