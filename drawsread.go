@@ -3,6 +3,7 @@ package subtemper
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/errmsg"
@@ -58,11 +59,43 @@ func ReadDrawsNetCDF(r io.Reader, name string) (*Draws, error) {
 // Diagnose summarises every variable of d (diag.Summarize: R posterior's
 // summarise_draws columns and the paper's R-hat and ESS) and judges them
 // (diag.Judge): converged when every R-hat is below diag.RhatMax and
-// every bulk- and tail-ESS reaches diag.ESSPerChainMin per chain.
+// every bulk- and tail-ESS reaches diag.ESSPerChainMin per chain. Draws
+// with log weights (a weighted sample: an importance-sampled fit's
+// draws.csv) are summarised with their weights, every chain's pooled
+// (diag.SummarizeWeighted), and judged as FitGP judges its weighted
+// sample (diag.JudgeWeighted, bulk- and tail-ESS ≥ DefaultMinESS), with
+// the Pareto k̂ (diag.PSIS) of the log weights as given: of weights
+// already smoothed, as FitGP writes them, it comes within a few
+// hundredths of the raw weights'.
 func Diagnose(d *Draws) ([]diag.Summary, diag.Verdict, error) {
+	if d.LogWeights != nil {
+		return diagnoseWeighted(d)
+	}
 	sums, err := diag.Summarize(d)
 	if err != nil {
 		return nil, diag.Verdict{}, err
 	}
 	return sums, diag.Judge(sums, len(d.Chains)), nil
+}
+
+// diagnoseWeighted is Diagnose of draws with log weights.
+func diagnoseWeighted(d *Draws) ([]diag.Summary, diag.Verdict, error) {
+	w := d.Weights()
+	var finite []float64
+	for _, ch := range d.LogWeights {
+		for _, lw := range ch {
+			if !math.IsInf(lw, -1) {
+				finite = append(finite, lw)
+			}
+		}
+	}
+	_, k := diag.PSIS(finite)
+	sums := make([]diag.Summary, len(d.Names))
+	for v, name := range d.Names {
+		var err error
+		if sums[v], err = diag.SummarizeWeighted(name, diag.Pool(d.Values[v]), w); err != nil {
+			return nil, diag.Verdict{}, err
+		}
+	}
+	return sums, diag.JudgeWeighted(sums, k, DefaultMinESS), nil
 }

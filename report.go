@@ -492,8 +492,21 @@ func (f *GPFit) Report(opt ReportOptions) (*Report, error) {
 		return nil, errors.New("subtemper: report: the fit holds no sampler result (a saved fit read back, or the mode alone)")
 	}
 	names := f.Names()
+	var weighted []diag.Summary
+	if f.Weighted != nil {
+		var err error
+		if weighted, err = f.weightedSummary(); err != nil {
+			return nil, err
+		}
+		opt.Summarize = func(name string, _ [][]float64) (diag.Summary, error) {
+			return weighted[slices.Index(names, name)], nil
+		}
+	}
 	r := NewReport(SampledRun{Result: f.Result, Settings: f.Settings, Names: names, Natural: f.natural,
 		Backend: f.Backend, Wall: f.Wall, ProcessCPU: f.SamplingCPU}, opt)
+	if f.Weighted != nil {
+		r.weighted(f.Weighted, weighted)
+	}
 	r.Command = "gp"
 	r.Units = "natural units θ = exp(u)"
 	if f.standardized() {
@@ -514,6 +527,32 @@ func (f *GPFit) Report(opt ReportOptions) (*Report, error) {
 		r.Evidence = NewEvidenceReport(e, f.Settings.Driver.String())
 	}
 	return r, nil
+}
+
+// weighted makes r the report of an importance-sampled fit: sampler
+// "importance", the verdict on the weighted sample (diag.JudgeWeighted),
+// no R-hat, and ws described in Importance.
+func (r *Report) weighted(ws *WeightedSample, sums []diag.Summary) {
+	v := diag.JudgeWeighted(sums, ws.K, ws.MinESS)
+	nan := Float(math.NaN())
+	r.Sampler, r.Inner, r.Adapt = "importance", "", "none"
+	r.Converged, r.ConvergedPaper, r.Verdict = v.Converged, false, v.String()
+	r.MaxRhat, r.MedianRhat, r.MedianRhatPaper = nan, nan, nan
+	r.MinESSBulk, r.MinESSTail = Float(v.MinESSBulk), Float(v.MinESSTail)
+	r.Draws.Warmup, r.Draws.Requested, r.Draws.MinESS = 0, ImportanceMaxDraws, ws.MinESS
+	r.Draws.Note = fmt.Sprintf("importance sampling: %s with Pareto-smoothed weights, which the summary uses; the diagnostics' draws are as many resampled from them", plural.Count(len(ws.Draws), "weighted draw", "weighted draws"))
+	r.StuckChains = nil
+	r.Importance = &ImportanceReport{Draws: len(ws.Draws), Reused: ws.Reused, Proposals: ws.Proposals, Failed: ws.Failed,
+		ParetoK: Float(ws.K), ParetoKMax: diag.ParetoKMax, ESS: Float(weightsESS(ws.Weights())), Needed: ws.MinESS}
+}
+
+// weightsESS is the ESS of normalised weights w, 1/Σw².
+func weightsESS(w []float64) float64 {
+	var s float64
+	for _, x := range w {
+		s += x * x
+	}
+	return 1 / s
 }
 
 // natural maps a draw u to θ = exp(u) in the data's units.

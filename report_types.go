@@ -83,6 +83,10 @@ type Report struct {
 	Units  string         `json:"units"`
 	Data   map[string]any `json:"data"`
 
+	// Importance describes an importance-sampled fit's weighted sample
+	// (sampler "importance"); absent for chains.
+	Importance *ImportanceReport `json:"importance,omitempty"`
+
 	Ladder  LadderReport  `json:"ladder"`
 	Draws   DrawsReport   `json:"draws"`
 	Timings TimingsReport `json:"timings"`
@@ -377,4 +381,23 @@ type ResumeReport struct {
 	Iteration int `json:"iteration"`
 	Draws     int `json:"draws"`
 	RunDraws  int `json:"run_draws"`
+}
+
+// ImportanceReport describes the weighted sample of an importance-sampled
+// fit (GPFit.Weighted).
+type ImportanceReport struct {
+	// Draws is the number of weighted draws; Reused those the proposal's
+	// fit drew; Proposals the number of proposals the others came from;
+	// Failed the evaluations that failed (left out).
+	Draws     int `json:"draws"`
+	Reused    int `json:"reused"`
+	Proposals int `json:"proposals"`
+	Failed    int `json:"failed"`
+	// ParetoK is the Pareto k̂ of the raw log weights, trusted up to
+	// ParetoKMax; ESS the weights' (Σw)²/Σw²; Needed the ESS each
+	// hyperparameter's mean and tails needed.
+	ParetoK    Float   `json:"pareto_k"`
+	ParetoKMax float64 `json:"pareto_k_max"`
+	ESS        Float   `json:"ess"`
+	Needed     float64 `json:"ess_needed"`
 }

@@ -58,6 +58,49 @@ type fitJSON struct {
 	Flags           map[string]any `json:"flags,omitempty"`
 	Names           []string       `json:"names"`
 	DrawsU          [][][]float64  `json:"draws_u"`
+	// Weighted is an importance-sampled fit's weighted sample (DrawsU
+	// then holds draws resampled from it).
+	Weighted *weightedJSON `json:"weighted,omitempty"`
+}
+
+// weightedJSON is a WeightedSample in FitFile.
+type weightedJSON struct {
+	DrawsU     [][]float64 `json:"draws_u"`
+	LogWeights []float64   `json:"log_weights"`
+	ParetoK    *float64    `json:"pareto_k"` // null where not a number
+	MinESS     float64     `json:"min_ess"`
+	Reused     int         `json:"reused"`
+	Proposals  int         `json:"proposals"`
+	Failed     int         `json:"failed"`
+}
+
+// check returns what is wrong with w for a fit of d inputs ("" if
+// nothing).
+func (w *weightedJSON) check(d int) string {
+	switch {
+	case len(w.DrawsU) == 0:
+		return "the weighted sample holds no draws"
+	case len(w.LogWeights) != len(w.DrawsU):
+		return fmt.Sprintf("the weighted sample holds %d draws and %d log weights", len(w.DrawsU), len(w.LogWeights))
+	case !(w.MinESS > 0) || math.IsInf(w.MinESS, 1):
+		return fmt.Sprintf("the weighted sample's ESS needed, %v, is not a finite number > 0", w.MinESS)
+	case w.Reused < 0 || w.Proposals < 0 || w.Failed < 0:
+		return "the weighted sample's counts are negative"
+	}
+	for s, u := range w.DrawsU {
+		if len(u) != d+2 {
+			return fmt.Sprintf("weighted draw %d has %d values, want %d", s+1, len(u), d+2)
+		}
+		for _, v := range u {
+			if math.IsNaN(v) || math.Abs(v) > 700 {
+				return fmt.Sprintf("weighted draw %d holds %v (u = log θ must be finite, |u| ≤ 700)", s+1, v)
+			}
+		}
+		if lw := w.LogWeights[s]; math.IsNaN(lw) || math.IsInf(lw, 0) {
+			return fmt.Sprintf("the log weight of weighted draw %d is %v", s+1, lw)
+		}
+	}
+	return ""
 }
 
 type stdJSON struct {
@@ -138,6 +181,10 @@ func (f *GPFit) SaveFlags(dir string, flags map[string]any) error {
 		Standardized: f.standardized(), Kernel: f.Kernel.String(), Prior: f.Prior, Jitter: f.Jitter, Backend: f.Backend,
 		Settings: settingsMap(f.Settings), Flags: flags, Names: f.Names(), DrawsU: f.Draws,
 	}
+	if w := f.Weighted; w != nil {
+		fj.Weighted = &weightedJSON{DrawsU: w.Draws, LogWeights: w.LogWeights, ParetoK: finiteOrNil(w.K), MinESS: w.MinESS,
+			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed}
+	}
 	for j := range f.Data.D {
 		fj.Inputs = append(fj.Inputs, f.Data.InputName(j))
 	}
@@ -174,6 +221,10 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	f := &GPFit{Data: data, Prior: fj.Prior, Jitter: fj.Jitter, Kernel: kern, Backend: backend, Draws: fj.DrawsU}
 	if s := fj.Standardization; fj.Standardized {
 		f.Std = gp.Standardization{XMean: s.XMean, XSD: s.XSD, YMean: s.YMean, YSD: s.YSD}
+	}
+	if w := fj.Weighted; w != nil {
+		f.Weighted = &WeightedSample{Draws: w.DrawsU, LogWeights: w.LogWeights, K: orNaN(w.ParetoK), MinESS: w.MinESS,
+			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed}
 	}
 	if _, err := f.Model(); err != nil {
 		return nil, incompleteFit(dir, "rebuilding the model: %v", err)
@@ -297,6 +348,11 @@ func (fj *fitJSON) check() string {
 					return fmt.Sprintf("draw %d of chain %d holds %v (u = log θ must be finite, |u| ≤ 700)", s+1, c+1, v)
 				}
 			}
+		}
+	}
+	if fj.Weighted != nil {
+		if msg := fj.Weighted.check(fj.D); msg != "" {
+			return msg
 		}
 	}
 	if st := fj.Standardization; fj.Standardized {
@@ -497,4 +553,20 @@ func testRow(name string, line int, header, rec []string, idx []int, tc int, x [
 		}
 	}
 	return y, missing, nil
+}
+
+// finiteOrNil returns &x, or nil where x is not finite.
+func finiteOrNil(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// orNaN returns *p, or NaN for nil.
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }

@@ -183,7 +183,21 @@ type GPOptions struct {
 	// (after any warm start: fit.Mode is set, fit.Model works), just
 	// before sampling; it may change *st, e.g. set st.Progress or the
 	// stop rule's Observe. A caller reports the run's start from it.
+	// For an importance-sampled fit fit.Weighted is set (and empty) and
+	// *st is the record of the settings the fit keeps.
 	BeforeSampling func(fit *GPFit, st *tempering.Settings)
+	// Importance says whether the fit is sampled by importance sampling
+	// from the warm start's fitted proposal instead of by chains; the
+	// zero value, ImportanceAuto, does where the defaults run from a
+	// warm start on one mode. It stops once every hyperparameter's ESS
+	// (of its mean and of its 5% and 95% tails) reaches the stop rule's
+	// MinESS (DefaultMinESS unless Settings.Stop is a diag.StopRule that
+	// says) with the weights' Pareto k̂ at most diag.ParetoKMax, or after
+	// ImportanceMaxDraws draws.
+	Importance ImportanceMode
+	// OnBatch, if set, is called after each batch of an
+	// importance-sampled fit.
+	OnBatch func(ImportanceProgress)
 }
 
 // WarmKeep is GPOptions.WarmKeep: each field true keeps that part of
@@ -469,10 +483,13 @@ type GPFit struct {
 	// Settings are the sampler's settings as given to tempering.Run.
 	Settings tempering.Settings
 	// Draws[c][s] is draw s of chain c, u = log θ in the sampling units
-	// (θ = (ℓ_1..ℓ_D, σf, σn) of the standardised data when Std is set).
+	// (θ = (ℓ_1..ℓ_D, σf, σn) of the standardised data when Std is set);
+	// for an importance-sampled fit, draws resampled from Weighted.
 	Draws [][][]float64
 	// Result is the sampler's full result (per-level statistics, swap
-	// rates, times); nil for a fit read back by LoadGPFit.
+	// rates, times); nil for a fit read back by LoadGPFit. An
+	// importance-sampled fit's holds the resampled draws, how sampling
+	// ended and its times only.
 	Result *tempering.Result
 	// Wall is the sampling's wall-clock time (0 for a loaded fit).
 	Wall time.Duration
@@ -484,6 +501,15 @@ type GPFit struct {
 	SamplingCPU time.Duration
 	// StoppedByMaxTime reports that GPOptions.MaxTime ended sampling.
 	StoppedByMaxTime bool
+	// Weighted is the weighted sample of an importance-sampled fit (nil
+	// for chains, GPOptions.Importance). Its Draws are then that many
+	// draws resampled from it (one chain, copies of its draws in
+	// proportion to their weights), which predictions and LOO use;
+	// Summary, Verdict, Report and the draws' files use the weights.
+	Weighted *WeightedSample
+	// ImportanceSkipped says why a fit asked for importance sampling
+	// (ImportanceOn) was sampled by chains ("" otherwise).
+	ImportanceSkipped string
 
 	mu    sync.Mutex // guards model and its use by Predict
 	model *gp.Model
@@ -541,6 +567,12 @@ func FitGP(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, error) {
 			f.Draws = [][][]float64{{append([]float64(nil), f.Mode.Mode...)}}
 			return f, nil
 		}
+	}
+	switch why := opt.importanceReason(f.Mode); {
+	case why == "":
+		return f.fitImportance(ctx, sctx, t, st, opt, start)
+	case opt.Importance == ImportanceOn:
+		f.ImportanceSkipped = why
 	}
 	if rule, ok := st.Stop.(diag.StopRule); ok && rule.Transform == nil && opt.Settings != nil {
 		rule.Transform = f.natural
@@ -605,7 +637,7 @@ func newGPFit(ctx context.Context, data *gp.Data, opt GPOptions) (*GPFit, temper
 // warm reports whether the options start from the posterior mode for N
 // observations.
 func (o *GPOptions) warm(n int) bool {
-	return o.WarmStart == WarmStartOn || o.MAP ||
+	return o.WarmStart == WarmStartOn || o.MAP || o.Importance == ImportanceOn ||
 		o.WarmStart == WarmStartAuto && o.Settings == nil && n >= WarmStartMinN
 }
 
@@ -629,7 +661,7 @@ func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settin
 	var err error
 	switch {
 	case ws == nil:
-		ws, err = findWarm(ctx, t, st, keep, !keep.Kernel && !opt.MAP, opt.MAP, f.Backend)
+		ws, err = findWarm(ctx, t, st, keep, (!keep.Kernel || opt.Importance == ImportanceOn) && !opt.MAP, opt.MAP, f.Backend)
 	case len(ws.Mode) != t.Dim():
 		err = fmt.Errorf("subtemper: the warm start given has %d parameters, the model %d", len(ws.Mode), t.Dim())
 	default:
@@ -669,15 +701,20 @@ func pinChainThreads(backend string, chains int) {
 // every hyperparameter's R-hat below diag.RhatMax (1.01) and its bulk- and
 // tail-ESS at least diag.ESSPerChainMin (100) per chain, the criterion the
 // CLI prints (the stop rule's MinESS decides when sampling ends, not the
-// verdict). A fit of the mode alone (GPOptions.MAP) has no verdict: an
-// error.
+// verdict). An importance-sampled fit's is on its weighted sample
+// (diag.JudgeWeighted): the weights' Pareto k̂ at most diag.ParetoKMax
+// and every bulk- and tail-ESS at least Weighted.MinESS. A fit of the
+// mode alone (GPOptions.MAP) has no verdict: an error.
 func (f *GPFit) Verdict() (diag.Verdict, error) {
-	if len(f.Draws) == 1 && len(f.Draws[0]) == 1 {
+	if len(f.Draws) == 1 && len(f.Draws[0]) == 1 && f.Weighted == nil {
 		return diag.Verdict{}, errors.New("subtemper: a fit of one point (the mode) has no convergence verdict")
 	}
 	sum, err := f.Summary()
 	if err != nil {
 		return diag.Verdict{}, err
+	}
+	if f.Weighted != nil {
+		return diag.JudgeWeighted(sum, f.Weighted.K, f.Weighted.MinESS), nil
 	}
 	return diag.Judge(sum, len(f.Draws)), nil
 }
@@ -773,8 +810,13 @@ func (f *GPFit) Theta() [][][]float64 {
 // Summary returns each hyperparameter's posterior summary and
 // convergence diagnostics (rank-normalised R-hat, bulk and tail ESS, the
 // paper's R-hat and ESS), in natural units and the data's units, over the
-// first n draws of every chain, n the shortest chain's length.
+// first n draws of every chain, n the shortest chain's length; an
+// importance-sampled fit's are its weighted sample's
+// (diag.SummarizeWeighted).
 func (f *GPFit) Summary() ([]diag.Summary, error) {
+	if f.Weighted != nil {
+		return f.weightedSummary()
+	}
 	th := f.Theta()
 	n := -1
 	for _, ch := range th {

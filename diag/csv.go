@@ -26,6 +26,41 @@ type Draws struct {
 	// in ascending order of its draw labels. All chains have the same
 	// number of draws.
 	Values [][][]float64
+	// LogWeights, for a weighted sample (a file with a LogWeightColumn,
+	// as importance sampling writes), are the draws' log weights up to a
+	// constant, indexed [chain][draw]; nil otherwise. The column is not
+	// among Names.
+	LogWeights [][]float64
+}
+
+// LogWeightColumn is the column of a weighted sample's log weights: the
+// name R's posterior gives them (posterior::weight_draws).
+const LogWeightColumn = ".log_weight"
+
+// Weights returns the weights of every chain's draws pooled in chain
+// order, normalised to sum to one (nil without LogWeights).
+func (d *Draws) Weights() []float64 {
+	if d.LogWeights == nil {
+		return nil
+	}
+	var lw []float64
+	for _, ch := range d.LogWeights {
+		lw = append(lw, ch...)
+	}
+	top := math.Inf(-1)
+	for _, v := range lw {
+		top = max(top, v)
+	}
+	w := make([]float64, len(lw))
+	var sum float64
+	for i, v := range lw {
+		w[i] = math.Exp(v - top)
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] /= sum
+	}
+	return w
 }
 
 // Variable returns the draws of the variable called name, indexed
@@ -363,7 +398,37 @@ func (dr *drawsReader) assemble(byChain map[int][]drawRow, opt CSVOptions) (*Dra
 			d.Values[v][c] = x
 		}
 	}
-	return d, nil
+	return d, dr.splitWeights(d, byChain)
+}
+
+// splitWeights moves the LogWeightColumn, if any, from d's variables to
+// its LogWeights, checking that no log weight is NaN or +∞ and that some
+// draw has weight.
+func (dr *drawsReader) splitWeights(d *Draws, byChain map[int][]drawRow) error {
+	v := slices.Index(d.Names, LogWeightColumn)
+	if v < 0 {
+		return nil
+	}
+	col := dr.varCols[v]
+	d.LogWeights = d.Values[v]
+	d.Names = slices.Delete(slices.Clone(d.Names), v, v+1)
+	d.Values = slices.Delete(d.Values, v, v+1)
+	if len(d.Names) == 0 {
+		return dr.fail(0, 0, "", "header has no variable columns besides the labels and %s", LogWeightColumn)
+	}
+	some := false
+	for c, ch := range d.LogWeights {
+		for i, lw := range ch {
+			if math.IsNaN(lw) || math.IsInf(lw, 1) {
+				return dr.fail(byChain[d.Chains[c]][i].line, col+1, LogWeightColumn, "log weight %v: want a number or -Inf", lw)
+			}
+			some = some || !math.IsInf(lw, -1)
+		}
+	}
+	if !some {
+		return dr.fail(0, col+1, LogWeightColumn, "every log weight is -Inf")
+	}
+	return nil
 }
 
 // parseValue parses a draw: a decimal number, NaN, NA, Inf or -Inf.

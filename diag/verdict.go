@@ -37,6 +37,12 @@ type Verdict struct {
 	// HighRhat, LowESSBulk and LowESSTail name the variables that fail
 	// each criterion, in the order given.
 	HighRhat, LowESSBulk, LowESSTail []string
+	// Weighted reports a verdict on a weighted sample (JudgeWeighted),
+	// which has no R̂: ParetoK is its weights' Pareto k̂, HighK reports
+	// that it exceeds ParetoKMax.
+	Weighted bool
+	ParetoK  float64
+	HighK    bool
 }
 
 // Judge returns the convergence verdict on the summaries of the variables
@@ -90,10 +96,16 @@ func (v Verdict) String() string {
 		return fmt.Sprintf(f, x)
 	}
 	crit := fmt.Sprintf("every R-hat < %.2f, bulk- and tail-ESS ≥ %.0f = %d per chain", RhatMax, v.ESSNeeded, ESSPerChainMin)
+	if v.Weighted {
+		crit = fmt.Sprintf("Pareto k̂ %s ≤ %.1f, every bulk- and tail-ESS ≥ %.0f", val(v.ParetoK, "%.2f"), ParetoKMax, v.ESSNeeded)
+	}
 	if v.Converged {
 		return "converged (" + crit + ")"
 	}
 	var why []string
+	if v.HighK {
+		why = append(why, fmt.Sprintf("the weights' Pareto k̂ %s > %.1f", val(v.ParetoK, "%.2f"), ParetoKMax))
+	}
 	if len(v.HighRhat) > 0 {
 		why = append(why, fmt.Sprintf("R-hat ≥ %.2f for %s (max %s)", RhatMax, list(v.HighRhat), val(v.MaxRhat, "%.3f")))
 	}

@@ -1,7 +1,6 @@
 package tempering
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -331,57 +330,14 @@ func (r *ImportanceResult) moments(w []float64) {
 	d := len(r.Draws[0])
 	r.Means, r.SE = make([]float64, d), make([]float64, d)
 	r.ESSBulk, r.ESSTail = make([]float64, d), make([]float64, d)
-	order := make([]int, len(w))
+	x := make([]float64, len(r.Draws))
 	for j := range d {
-		var mu, v, s2 float64
 		for i, u := range r.Draws {
-			mu += w[i] * u[j]
+			x[i] = u[j]
 		}
-		for i, u := range r.Draws {
-			e := u[j] - mu
-			v += w[i] * e * e
-			s2 += w[i] * w[i] * e * e
-		}
-		r.Means[j], r.SE[j], r.ESSBulk[j] = mu, math.Sqrt(s2), essOf(v, s2)
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(r.Draws[a][j], r.Draws[b][j]) })
-		r.ESSTail[j] = min(tailESS(w, order, 0.05), tailESS(w, order, 0.95))
+		r.Means[j], r.SE[j], r.ESSBulk[j] = diag.WeightedMean(x, w)
+		r.ESSTail[j] = min(diag.WeightedTailESS(x, w, 0.05), diag.WeightedTailESS(x, w, 0.95))
 	}
-}
-
-// tailESS returns the ESS of the weighted estimate of P(u ≤ q_p), q_p the
-// weighted p-quantile, with the draws in increasing order of u.
-func tailESS(w []float64, order []int, p float64) float64 {
-	var cum float64
-	in := make([]bool, len(w))
-	for _, i := range order {
-		if cum >= p {
-			break
-		}
-		cum += w[i]
-		in[i] = true
-	}
-	var s2 float64
-	for i, x := range w {
-		f := 0.0
-		if in[i] {
-			f = 1
-		}
-		s2 += x * x * (f - cum) * (f - cum)
-	}
-	return essOf(cum*(1-cum), s2)
-}
-
-// essOf returns a weighted estimate's ESS, the variance v of the function
-// under the posterior over the estimate's variance s2 (+Inf for s2 = 0,
-// where the function is constant over the draws).
-func essOf(v, s2 float64) float64 {
-	if s2 == 0 {
-		return math.Inf(1)
-	}
-	return v / s2
 }
 
 // NormalisedWeights returns exp(lw) scaled to sum to one (zero where lw
@@ -436,7 +392,7 @@ func (o *ImportanceOptions) fill() error {
 		o.MaxDraws = 20000
 	}
 	if o.MaxK == 0 {
-		o.MaxK = 0.7
+		o.MaxK = diag.ParetoKMax
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)

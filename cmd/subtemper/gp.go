@@ -37,6 +37,7 @@ type gpFlags struct {
 	predict      string // test CSV file to predict at
 	predictDraws int
 	mapOnly      bool // --map: the posterior mode only, no sampling
+	importance   string
 	mc           modelChoiceFlags
 	ck           ckptFlags
 }
@@ -78,6 +79,8 @@ reads it), summary.json and, with --plots, figures.`)
 	fs.group("Point estimate")
 	fs.boolean(&f.mapOnly, "map", false, "no sampling: find the posterior mode θ_MAP (L-BFGS on nested subsets of the data, several starts, as --warm-start does), print it with the Laplace approximation's 90% intervals, write map.json and a fit of the one point θ_MAP to --out, and predict with it (--predict): scikit-learn's point estimate, with the prior")
 	f.samplerFlags.define(fs, samplerDefaults{warmup: gpPaperWarmup, draws: gpPaperDraws, leapfrog: gpPaperL})
+	fs.group("Importance sampling")
+	fs.str(&f.importance, "importance", "auto", importanceHelp)
 	f.ck.define(fs)
 	fs.notes = samplerNotes
 	return fs
@@ -151,6 +154,9 @@ func runGP(ctx context.Context, io *stdio, fs *flagSet, f *gpFlags) error {
 		fmt.Fprintf(io.err, "subtemper gp: warm start: the checkpoint's cannot be read (%v): looking for the mode again\n", errmsg.Trim(werr, "subtemper: "))
 	}
 	opt.Warm = warm
+	if opt.Importance, err = f.importanceMode(fs, data.N); err != nil {
+		return err
+	}
 	if f.mapOnly {
 		return runMAP(ctx, io, j, data, opt, save)
 	}

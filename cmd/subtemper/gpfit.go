@@ -89,11 +89,20 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *subtemper.GPData, 
 		announceWarmStart(io, j, data.N, opt.Warm != nil)
 	}
 	var pr *progress
+	opt.OnBatch = importanceProgress(io.err, j)
 	opt.BeforeSampling = func(fit *subtemper.GPFit, st *subtemper.Settings) {
 		if ctx.Err() != nil {
 			return // the command may have given up on this run
 		}
 		adoptFit(j, fit)
+		if fit.Weighted != nil {
+			*j.settings = *st
+			startImportance(io, j, fit)
+			return
+		}
+		if fit.ImportanceSkipped != "" && !j.flags.quiet {
+			fmt.Fprintf(io.err, "subtemper %s: sampling with chains: %s\n", j.command, fit.ImportanceSkipped)
+		}
 		pr = startSampling(io, j, fit.Mode, st)
 	}
 	fit, phase, err := fitGP(ctx, data, opt)

@@ -187,6 +187,10 @@ func imhLine(k tempering.Kernel) string {
 
 // printRun prints a run's human-readable summary.
 func printRun(w io.Writer, j *job, s *runSummary) {
+	if s.Importance != nil {
+		printImportanceRun(w, j, s)
+		return
+	}
 	f := j.flags
 	switch {
 	case s.InterruptedDuring != "":
@@ -404,6 +408,9 @@ func runWarnings(j *job, s *runSummary) []string {
 		if z := s.Ladder.SubsetSizes; len(z) > 1 && z[len(z)-1] == 1 {
 			w = append(w, fmt.Sprintf("the adapted ladder's hottest level conditions on a single observation (subset sizes %v): use a larger --beta-min", z))
 		}
+	}
+	if !s.Converged && s.Importance != nil {
+		return append(w, importanceWarning(s))
 	}
 	if !s.Converged && len(s.StuckChains) == 0 {
 		then := ""

@@ -34,6 +34,7 @@ var throughFlagsOrOutput = map[string]string{
 	"summarycut.go":   "output: the summary's diagnostics, cut short after Ctrl-C",
 	"predict.go":      "flags and output: --backend; predictions.csv, predictions.json and the held-out metrics",
 	"predict_plot.go": "output: the prediction figures",
+	"importance.go":   "flags and output: --importance; the importance sampling's messages and printed summary",
 }
 
 // TestThroughRoot reads the CLI's own sources (not its tests) and fails

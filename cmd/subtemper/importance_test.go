@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/subtemper/subtemper"
+)
+
+// TestGPImportanceOn checks gp --importance on end to end: the progress
+// lines and the summary say what ran, summary.json's verdict is the
+// weighted sample's, draws.csv holds the weighted draws with their log
+// weights, which diag weighs, and the saved fit predicts.
+func TestGPImportanceOn(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"gp", "--n", "150", "--dims", "1", "--importance", "on", "--seed", "3", "--out", out}
+	r := runBin(t, "", args...)
+	mustCode(t, r, 0, args...)
+	for _, want := range []string{"importance sampling from it on", "importance sampling: ", "least ESS"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	for _, want := range []string{"importance sampling from the warm start's fitted Student-t", "weighted draws", "converged (Pareto k̂"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	s := readJSON(t, filepath.Join(out, "summary.json"))
+	im, ok := s["importance"].(map[string]any)
+	if !ok || s["sampler"] != "importance" || s["converged"] != true || !(im["pareto_k"].(float64) <= 0.7) {
+		t.Fatalf("summary.json: sampler %v, converged %v, importance %v", s["sampler"], s["converged"], s["importance"])
+	}
+	b, err := os.ReadFile(filepath.Join(out, "draws.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(b), "\n")
+	if header != ".chain,.iteration,.draw,ell_x1,sf,sn,.log_weight" {
+		t.Errorf("draws.csv header %q", header)
+	}
+	if rows := strings.Count(string(b), "\n") - 1; rows != int(im["draws"].(float64)) {
+		t.Errorf("draws.csv holds %d draws, summary.json says %v", rows, im["draws"])
+	}
+	d := runBin(t, "", "diag", filepath.Join(out, "draws.csv"))
+	mustCode(t, d, 0, "diag")
+	if !strings.Contains(d.stdout, "converged (Pareto k̂") {
+		t.Errorf("diag of the weighted draws:\n%s", d.stdout)
+	}
+	p := runBin(t, "", "predict", "--fit", out, "--data", filepath.Join(out, "data.csv"), "--out", t.TempDir())
+	mustCode(t, p, 0, "predict")
+}
+
+// TestImportanceMode checks --importance's choice: auto samples by
+// importance sampling only where the warm start runs with no sampler
+// flag and no checkpoint to continue; on refuses to continue chains.
+func TestImportanceMode(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		n    int
+		want subtemper.ImportanceMode
+		err  string
+	}{
+		{nil, 2000, subtemper.ImportanceOn, ""},
+		{nil, 500, subtemper.ImportanceOff, ""},
+		{[]string{"--warm-start", "on"}, 500, subtemper.ImportanceOn, ""},
+		{[]string{"--warm-start", "off"}, 2000, subtemper.ImportanceOff, ""},
+		{[]string{"--draws", "500"}, 2000, subtemper.ImportanceOff, ""},
+		{[]string{"--chains", "2"}, 2000, subtemper.ImportanceOff, ""},
+		{[]string{"--inner", "nuts"}, 2000, subtemper.ImportanceOff, ""},
+		{[]string{"--importance", "on", "--draws", "500"}, 50, subtemper.ImportanceOn, ""},
+		{[]string{"--importance", "off"}, 2000, subtemper.ImportanceOff, ""},
+		{[]string{"--importance", "on", "--run-chains", "1-2"}, 2000, 0, "--run-chains continues chains"},
+		{[]string{"--importance", "sometimes"}, 2000, 0, `--importance "sometimes"`},
+	} {
+		var f gpFlags
+		fs := gpFlagSet(&f)
+		if _, err := fs.parse(c.args, nil); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		got, err := f.importanceMode(fs, c.n)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%v at N = %d: error %v, want one saying %q", c.args, c.n, err, c.err)
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("%v at N = %d: %v, %v; want %v", c.args, c.n, got, err, c.want)
+		}
+	}
+}

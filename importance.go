@@ -1,0 +1,235 @@
+package subtemper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/subtemper/subtemper/diag"
+	"github.com/subtemper/subtemper/gp"
+	"github.com/subtemper/subtemper/tempering"
+)
+
+// ImportanceMode says whether FitGP samples by importance sampling from
+// the warm start's fitted proposal (tempering.ImportanceSample) rather
+// than by running chains.
+type ImportanceMode int
+
+const (
+	// ImportanceAuto samples by importance sampling where the warm start
+	// runs with the default settings (GPOptions.Settings nil, at least
+	// WarmStartMinN observations), found one mode and fitted a
+	// proposal; by chains otherwise. Measured (docs/LARGE.md): on the
+	// GP at N = 1024–4096, D = 3 and 8, and on 2048 rows of diamonds, it
+	// converged for a third to a ninth of the chains' work.
+	ImportanceAuto ImportanceMode = iota
+	// ImportanceOn samples by importance sampling wherever the warm
+	// start (made whatever WarmStart says) found one mode and fitted a
+	// proposal; by chains otherwise, GPFit.ImportanceSkipped saying why.
+	ImportanceOn
+	// ImportanceOff always runs chains.
+	ImportanceOff
+)
+
+// WeightedSample is the weighted sample of an importance-sampled fit.
+type WeightedSample struct {
+	// Draws are the draws of u = log θ (sampling units) and LogWeights
+	// their Pareto-smoothed log importance weights, all finite: the
+	// draws whose log density could not be evaluated, of weight zero,
+	// are left out (Failed counts them).
+	Draws      [][]float64
+	LogWeights []float64
+	// K is the Pareto k̂ of the raw log weights (trusted up to
+	// diag.ParetoKMax).
+	K float64
+	// MinESS is the ESS each parameter's mean and tails needed (the
+	// stop rule's: diag.StopRule.MinESS of the settings, else
+	// DefaultMinESS).
+	MinESS float64
+	// Reused is the number of Draws, the first, that the proposal's fit
+	// drew and evaluated; Proposals the number of proposals the others
+	// came from (the fitted one, then one per refit); Failed the
+	// evaluations that failed.
+	Reused, Proposals, Failed int
+}
+
+// Weights returns the sample's normalised weights (summing to one).
+func (w *WeightedSample) Weights() []float64 { return tempering.NormalisedWeights(w.LogWeights) }
+
+// ImportanceProgress is an importance-sampled fit's state after a batch
+// (GPOptions.OnBatch).
+type ImportanceProgress struct {
+	// Draws is the number of weighted draws so far, Fresh those the
+	// sampling made (the proposal fit's reused ones not counted), at
+	// most MaxDraws.
+	Draws, Fresh, MaxDraws int
+	// K is the Pareto k̂ of the weights; LeastESS the smallest ESS of a
+	// parameter's mean or tails, and Needed what the stop rule asks.
+	K, LeastESS, Needed float64
+	// Proposals is the number of proposals drawn from so far.
+	Proposals int
+	// Elapsed is the time since the sampling began; Remaining an
+	// estimate of the time to the stop (the ESS grows in proportion to
+	// the draws), at most that of MaxDraws.
+	Elapsed, Remaining time.Duration
+}
+
+// remaining estimates the time left after fresh draws in elapsed, the
+// least ESS least of needed, drawing at most maxDraws.
+func remaining(fresh, maxDraws int, least, needed, k float64, elapsed time.Duration) time.Duration {
+	if fresh <= 0 {
+		return 0
+	}
+	perDraw := float64(elapsed) / float64(fresh)
+	want := float64(maxDraws)
+	if least > 0 && k <= diag.ParetoKMax {
+		want = min(want, math.Ceil(float64(fresh)*needed/least))
+	}
+	return time.Duration(max(0, want-float64(fresh)) * perDraw)
+}
+
+// importanceReason says why a fit with opt and warm start ws is sampled
+// by chains rather than by importance sampling ("" if it is not).
+func (o *GPOptions) importanceReason(ws *tempering.WarmStart) string {
+	switch {
+	case o.Importance == ImportanceOff:
+		return "importance sampling is off"
+	case o.MAP:
+		return "the fit is of the mode alone"
+	case ws == nil:
+		return "no warm start was made"
+	case o.Importance == ImportanceAuto && o.Settings != nil:
+		return "the settings were given"
+	case !ws.Unimodal():
+		return fmt.Sprintf("the warm start found %d modes, which chains with tempering sample", ws.Modes)
+	case ws.Proposal == nil:
+		return "the warm start fitted no proposal"
+	}
+	return ""
+}
+
+// fitImportance samples the fit by importance sampling from its warm
+// start's proposal (tempering.ImportanceSample, reusing the proposal
+// fit's draws and refitting after each batch) under sctx (ctx with
+// MaxTime's limit), as FitGP returns it.
+func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st tempering.Settings, opt GPOptions, start time.Time) (*GPFit, error) {
+	p := f.Mode.Proposal
+	need := float64(DefaultMinESS)
+	if rule, ok := st.Stop.(diag.StopRule); ok && rule.MinESS > 0 {
+		need = rule.MinESS
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
+	pinThreads(f.Backend, max(1, runtime.NumCPU()/workers))
+	f.Settings = st
+	f.Weighted = &WeightedSample{MinESS: need}
+	if opt.BeforeSampling != nil {
+		opt.BeforeSampling(f, &st)
+	}
+	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true}
+	io.MaxDraws = ImportanceMaxDraws
+	began := time.Now()
+	if opt.OnBatch != nil {
+		io.Batched = func(r *tempering.ImportanceResult) {
+			fresh, el := len(r.Draws)-r.Reused, time.Since(began)
+			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: r.MinESS(),
+				Needed: need, Proposals: r.Components, Elapsed: el, Remaining: remaining(fresh, io.MaxDraws, r.MinESS(), need, r.K, el)})
+		}
+	}
+	cpu0, cpuOK := tempering.ProcessCPU()
+	res, err := tempering.ImportanceSample(sctx, t, IndependenceKernel(p), p.Transform, io)
+	f.Wall = time.Since(start)
+	if cpu1, ok := tempering.ProcessCPU(); ok && cpuOK {
+		f.SamplingCPU = cpu1 - cpu0
+	}
+	timedOut := ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrMaxTime)
+	switch {
+	case err != nil && sctx.Err() == nil:
+		f.Close()
+		return nil, fmt.Errorf("subtemper: importance sampling: %w", err)
+	case res == nil && timedOut:
+		f.Close()
+		return nil, fmt.Errorf("subtemper: the maximum time was reached before the first batch of importance sampling: %w", ErrMaxTime)
+	case res == nil:
+		f.Close()
+		return nil, fmt.Errorf("subtemper: importance sampling interrupted before its first batch: %w", context.Cause(ctx))
+	}
+	f.adoptWeighted(res, time.Since(began), f.SamplingCPU)
+	switch {
+	case timedOut:
+		f.StoppedByMaxTime, f.Result.Status = true, tempering.StatusTimeLimit
+	case err != nil:
+		f.Result.Status, f.Result.Interrupted = tempering.StatusInterrupted, true
+		return f, fmt.Errorf("subtemper: importance sampling interrupted with %d weighted draws (the fit holds them): %w", len(f.Weighted.Draws), context.Cause(ctx))
+	}
+	return f, nil
+}
+
+// ImportanceMaxDraws is the most draws an importance-sampled fit makes
+// (tempering.ImportanceOptions.MaxDraws; the proposal fit's reused draws
+// not counted).
+const ImportanceMaxDraws = 20000
+
+// adoptWeighted makes res the fit's sample: Weighted holds its draws of
+// finite weight, Draws as many draws resampled from them (systematic
+// resampling, seeded by the settings' seed) in one chain, and Result a
+// result that holds those with how sampling ended, its wall and CPU time.
+func (f *GPFit) adoptWeighted(res *tempering.ImportanceResult, wall, cpu time.Duration) {
+	ws := f.Weighted
+	ws.K, ws.Failed, ws.Proposals = res.K, res.Failed, res.Components
+	for i, lw := range res.LogWeights {
+		if math.IsInf(lw, -1) {
+			continue
+		}
+		if i < res.Reused {
+			ws.Reused++
+		}
+		ws.Draws = append(ws.Draws, res.Draws[i])
+		ws.LogWeights = append(ws.LogWeights, lw)
+	}
+	f.Draws = [][][]float64{ws.resample(f.Settings.Seed, len(ws.Draws))}
+	f.Result = &tempering.Result{Draws: f.Draws, Status: tempering.StatusCompleted,
+		ChainTimes: []time.Duration{wall}, ChainCPU: []time.Duration{cpu}}
+	if res.Converged {
+		f.Result.Status, f.Result.StoppedAt = tempering.StatusStopped, len(ws.Draws)
+	}
+}
+
+// resample returns m draws of the sample by systematic resampling, seeded
+// by seed.
+func (w *WeightedSample) resample(seed uint64, m int) [][]float64 {
+	r := tempering.ImportanceResult{Draws: w.Draws, LogWeights: w.LogWeights}
+	return r.Resample(rand.New(rand.NewPCG(seed, 0x5e5a)), m)
+}
+
+// weightedSummary returns each hyperparameter's weighted summary
+// (diag.SummarizeWeighted) in natural units, in the data's units.
+func (f *GPFit) weightedSummary() ([]diag.Summary, error) {
+	ws := f.Weighted
+	if len(ws.Draws) == 0 {
+		return nil, errors.New("subtemper: the fit holds no draws")
+	}
+	w := ws.Weights()
+	th := make([][]float64, len(ws.Draws))
+	for i, u := range ws.Draws {
+		th[i] = make([]float64, len(u))
+		f.natural(th[i], u)
+	}
+	names := f.Names()
+	out := make([]diag.Summary, len(names))
+	x := make([]float64, len(th))
+	for v, name := range names {
+		for i := range th {
+			x[i] = th[i][v]
+		}
+		sm, err := diag.SummarizeWeighted(name, x, w)
+		if err != nil {
+			return nil, err
+		}
+		out[v] = sm
+	}
+	return out, nil
+}
