@@ -17,11 +17,15 @@ import (
 // for the fit.
 
 // findWarm finds the posterior mode of t (tempering.FindMode with
-// WarmStartOptions(*st, fitProposal)) and, unless modeOnly, makes *st
+// WarmStartOptions(*st, fitProposal), the proposal a split-t with split)
+// and, unless modeOnly, makes *st
 // start from it with what keep keeps. An error wraps the context's cause
 // when ctx was cancelled.
-func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, keep WarmKeep, fitProposal, modeOnly bool, backend string) (*tempering.WarmStart, error) {
+func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, keep WarmKeep, fitProposal, split, modeOnly bool, backend string) (*tempering.WarmStart, error) {
 	o := WarmStartOptions(*st, fitProposal)
+	if o.Proposal != nil {
+		o.Proposal.Split = split
+	}
 	if backend == "openblas" {
 		// The warm start runs several evaluations at once, each on its
 		// clone: each gets its share of the cores, and the chains theirs

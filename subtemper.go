@@ -661,7 +661,8 @@ func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settin
 	var err error
 	switch {
 	case ws == nil:
-		ws, err = findWarm(ctx, t, st, keep, (!keep.Kernel || opt.Importance == ImportanceOn) && !opt.MAP, opt.MAP, f.Backend)
+		split := opt.importanceWanted()
+		ws, err = findWarm(ctx, t, st, keep, (!keep.Kernel || split) && !opt.MAP, split, opt.MAP, f.Backend)
 	case len(ws.Mode) != t.Dim():
 		err = fmt.Errorf("subtemper: the warm start given has %d parameters, the model %d", len(ws.Mode), t.Dim())
 	default:
