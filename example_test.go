@@ -174,3 +174,34 @@ func ExampleGPFit_Report() {
 	// gp pt hmc mh [50 50 50] 3 true
 	// .chain,.iteration,.draw,ell_x1,sf,sn 150
 }
+
+// ExampleFitGP_importance samples a GP's hyperparameters by importance
+// sampling from the warm start's fitted proposal (the default from
+// WarmStartMinN observations), judges the weighted sample and predicts
+// from draws resampled from it.
+func ExampleFitGP_importance() {
+	data, _, err := gp.Synthetic(200, 2, 3, gp.Prior{})
+	if err != nil {
+		panic(err)
+	}
+	fit, err := subtemper.FitGP(context.Background(), data, subtemper.GPOptions{
+		Backend: "gonum", Standardize: true, Importance: subtemper.ImportanceOn,
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer fit.Close()
+	v, err := fit.Verdict() // Pareto k̂ ≤ 0.7, every bulk- and tail-ESS ≥ 400
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("weighted:", fit.Weighted != nil, "converged:", v.Converged)
+	pred, err := fit.Predict(context.Background(), data.X[:2*5], 5, subtemper.PredictOptions{Draws: 100})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d points from %d resampled draws\n", pred.N, pred.Draws)
+	// Output:
+	// weighted: true converged: true
+	// 5 points from 100 resampled draws
+}

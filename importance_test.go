@@ -98,7 +98,7 @@ func TestFitGPImportance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Sampler != "importance" || rep.Converged != v.Converged || rep.Verdict != v.String() || rep.Importance == nil ||
+	if rep.Sampler != "importance" || rep.Settings["method"] != "importance sampling" || rep.Converged != v.Converged || rep.Verdict != v.String() || rep.Importance == nil ||
 		rep.Importance.Draws != len(ws.Draws) || rep.Variables[0].Mean != Float(sum[0].Mean) {
 		t.Errorf("report: sampler %q, converged %v, verdict %q, importance %+v, first mean %v", rep.Sampler, rep.Converged, rep.Verdict, rep.Importance, rep.Variables[0].Mean)
 	}

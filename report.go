@@ -506,6 +506,7 @@ func (f *GPFit) Report(opt ReportOptions) (*Report, error) {
 		Backend: f.Backend, Wall: f.Wall, ProcessCPU: f.SamplingCPU}, opt)
 	if f.Weighted != nil {
 		r.weighted(f.Weighted, weighted)
+		r.Settings = f.settingsMap()
 	}
 	r.Command = "gp"
 	r.Units = "natural units θ = exp(u)"

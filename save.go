@@ -156,6 +156,17 @@ func kernelMap(m map[string]any, prefix string, k tempering.Kernel) {
 	}
 }
 
+// settingsMap describes the fit's settings (settingsMap), with "method":
+// "importance sampling" for an importance-sampled fit, whose settings are
+// those the chains would have run with.
+func (f *GPFit) settingsMap() map[string]any {
+	m := settingsMap(f.Settings)
+	if f.Weighted != nil {
+		m["method"] = "importance sampling"
+	}
+	return m
+}
+
 // Save writes the fit to dir (created if needed): FitFile and
 // FitDataFile, everything LoadGPFit needs to rebuild the model and its
 // draws exactly.
@@ -179,7 +190,7 @@ func (f *GPFit) SaveFlags(dir string, flags map[string]any) error {
 		Format: fitFormat, Version: fitVersion, DataFile: FitDataFile, DataSHA256: sha256Hex(written),
 		N: f.Data.N, D: f.Data.D, Target: f.Data.TargetName(),
 		Standardized: f.standardized(), Kernel: f.Kernel.String(), Prior: f.Prior, Jitter: f.Jitter, Backend: f.Backend,
-		Settings: settingsMap(f.Settings), Flags: flags, Names: f.Names(), DrawsU: f.Draws,
+		Settings: f.settingsMap(), Flags: flags, Names: f.Names(), DrawsU: f.Draws,
 	}
 	if w := f.Weighted; w != nil {
 		fj.Weighted = &weightedJSON{DrawsU: w.Draws, LogWeights: w.LogWeights, ParetoK: finiteOrNil(w.K), MinESS: w.MinESS,

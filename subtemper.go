@@ -517,7 +517,10 @@ type GPFit struct {
 
 // FitGP samples the hyperparameters of GP regression on data (N×D inputs,
 // one target) and returns the fit, which owns the model it sampled with
-// (Close releases it).
+// (Close releases it). With the defaults it runs chains below
+// WarmStartMinN observations and from there, on one mode, importance
+// sampling from the warm start's fitted proposal (GPOptions.Importance:
+// the fit's Weighted sample, Draws resampled from it).
 //
 // If ctx is cancelled during sampling, FitGP returns the fit of the
 // draws made so far, with Result.Interrupted set, together with an error

@@ -196,6 +196,12 @@ func writeFigures(ctx context.Context, dir string, r Run, keep func(base string,
 		}
 		keep(base, err)
 	}
+	if sum.Importance != nil {
+		// A weighted sample: no chains to trace or compare, its
+		// densities and pairs from the draws resampled from it.
+		weightedFigures(ctx, dir, r, add)
+		return
+	}
 	if n := sum.Draws.Summarized; n > 0 {
 		drawFigures(ctx, dir, r, n, add)
 	}
@@ -245,15 +251,13 @@ func writeFigures(ctx context.Context, dir string, r Run, keep func(base string,
 	}
 }
 
-// drawFigures draws the figures of the draws (the first n of each chain;
-// the traces every draw), passing each figure's base name and error to
-// add.
-func drawFigures(ctx context.Context, dir string, r Run, n int, add func(base string, err error)) {
-	nat := r.Draws
-	// Every figure of the draws in the sampling space: log θ for the
-	// GP's parameters (the axes labelled in θ), θ as it is for mvn.
-	log := make([]bool, len(r.Names))
-	vars := byVariable(nat, len(r.Names), n)
+// scaledVars returns the first n draws of every chain by variable,
+// [variable][chain][draw], in the sampling space every figure of the
+// draws uses: log θ for the GP's parameters (log[v] true; the axes
+// labelled in θ), θ as it is for mvn.
+func scaledVars(r Run, n int) (vars [][][]float64, log []bool) {
+	log = make([]bool, len(r.Names))
+	vars = byVariable(r.Draws, len(r.Names), n)
 	for v := range log {
 		log[v] = r.Log
 		if log[v] {
@@ -264,6 +268,32 @@ func drawFigures(ctx context.Context, dir string, r Run, n int, add func(base st
 			}
 		}
 	}
+	return vars, log
+}
+
+// weightedFigures draws the densities and pairs of an importance-sampled
+// fit's draws (resampled from its weighted sample), passing each figure's
+// base name and error to add.
+func weightedFigures(ctx context.Context, dir string, r Run, add func(base string, err error)) {
+	n := r.Report.Draws.Summarized
+	if n == 0 {
+		return
+	}
+	vars, log := scaledVars(r, n)
+	base := filepath.Join(dir, "densities")
+	add(base, densityFigure(base, r.Names, vars, log, r.Prior))
+	if len(r.Names) > 1 && ctx.Err() == nil {
+		base = filepath.Join(dir, "pairs")
+		add(base, pairFigure(base, r.Names, vars, log, nil))
+	}
+}
+
+// drawFigures draws the figures of the draws (the first n of each chain;
+// the traces every draw), passing each figure's base name and error to
+// add.
+func drawFigures(ctx context.Context, dir string, r Run, n int, add func(base string, err error)) {
+	nat := r.Draws
+	vars, log := scaledVars(r, n)
 	// Traces hold every draw of every chain, interrupted ones too.
 	tr := make([][][]float64, len(r.Names))
 	for v := range tr {

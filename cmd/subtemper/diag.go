@@ -37,7 +37,11 @@ double variable over the dimensions (chain, draw) is a variable.
 Prints, per variable, posterior::summarise_draws' columns (mean, median, sd, mad, q5,
 q95, rhat = max(rhat_bulk, rhat_tail), ess_bulk, ess_tail; Vehtari et al. 2021) and the
 paper's R-hat (eq. 8) and ESS (eq. 9), then the verdict: converged when every
-variable's R-hat < 1.01 and bulk- and tail-ESS ≥ 100 per chain. --json prints
+variable's R-hat < 1.01 and bulk- and tail-ESS ≥ 100 per chain. A CSV column
+.log_weight (R posterior's name, what an importance-sampled gp fit writes) holds log
+weights: the summary then weighs the draws of every chain pooled, the R-hats are NA,
+and the verdict is importance sampling's: the weights' Pareto k̂ ≤ 0.7 and every bulk-
+and tail-ESS ≥ 400. --json prints
 {"converged", "verdict", "variables": [{"name", "mean", "median", "sd", "mad", "q5", "q95", "rhat", "rhat_bulk",
 "rhat_tail", "ess_bulk", "ess_tail", "ess_mean", "mcse_mean", "rhat_paper",
 "ess_paper"}, ...]}.

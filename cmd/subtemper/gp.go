@@ -56,13 +56,16 @@ Without --data it samples a built-in synthetic dataset drawn as the paper §4.2 
 drawn from. The defaults tune themselves during warm-up: `+defaultSampler+` with `+defaultInner+` at the
 target level and `+defaultHot+` above it, the step size (mh: the scale) and a diagonal metric
 adapted per level, the ladder placed by the adaptive schedule, DEO swaps
-(docs/ADAPTATION.md says why); --paper gives the paper's settings.
+(docs/ADAPTATION.md says why); --paper gives the paper's settings. From N = `+fmt.Sprint(subtemper.WarmStartMinN)+`
+(--warm-start) it starts from the posterior mode and, on one mode, samples by importance
+sampling from a Student-t fitted there instead of by chains (--importance; docs/LARGE.md).
 
 Prints a summary table in natural units (θ = exp(u); in the original units of the
 data with --standardize); with --out writes draws.csv (long form: .chain, .iteration, .draw
-as R posterior's as_draws_df reads them, then ell_<input>..., sf, sn), the same draws in
-draws.nc (netCDF: dimensions chain and draw, as ArviZ names them; xarray.open_dataset
-reads it), summary.json and, with --plots, figures.`)
+as R posterior's as_draws_df reads them, then ell_<input>..., sf, sn, and for importance
+sampling the log weights, .log_weight), the same draws in draws.nc (netCDF:
+dimensions chain and draw, as ArviZ names them; xarray.open_dataset reads it; resampled
+to equal weights after importance sampling), summary.json and, with --plots, figures.`)
 	fs.group("Data")
 	fs.str(&f.data, "data", "", "CSV file: header row, one column per input and a target column; \"\" uses synthetic data")
 	fs.str(&f.target, "target", "", "name of the target column in --data; \"\" means the last column")

@@ -12,12 +12,12 @@ import (
 )
 
 // importanceHelp is --importance's help.
-var importanceHelp = fmt.Sprintf("sample by importance sampling from the warm start's fitted Student-t instead of by chains: batches of 500 log densities (no gradients), each draw weighed against every proposal drawn from, the proposal refitted after each batch, until every hyperparameter's ESS (of its mean and of its 5%% and 95%% tails) reaches --min-ess with the weights' Pareto k̂ ≤ %.1f, or %d draws; draws.csv then holds the weighted draws with their log weights (%s) and draws.nc draws resampled from them. auto: where the warm start runs (--warm-start) with no sampler flag (--sampler, --chains, --warmup, --draws, --thin, kernel flags) and found one mode; on: wherever the warm start found one mode; off: chains. It writes no checkpoints; Ctrl-C and --max-time keep the batches made (docs/LARGE.md)",
+var importanceHelp = fmt.Sprintf("sample by importance sampling from the warm start's fitted Student-t instead of by chains: batches of 500 log densities (no gradients), each draw weighed against every proposal drawn from, the proposal refitted after each batch, until every hyperparameter's ESS (of its mean and of its 5%% and 95%% tails) reaches --min-ess with the weights' Pareto k̂ ≤ %.1f, or %d draws; draws.csv then holds the weighted draws with their log weights (%s) and draws.nc draws resampled from them. auto: where the warm start runs (--warm-start) with no sampler flag (--sampler, --chains, --warmup, --draws, --thin, kernel flags, --evidence) and found one mode; on: wherever the warm start found one mode; off: chains. It writes no checkpoints (--resume, --run-chains, --extend and --evidence need chains); Ctrl-C and --max-time keep the batches made; --plots draws the densities and pairs alone (docs/LARGE.md)",
 	diag.ParetoKMax, subtemper.ImportanceMaxDraws, subtemper.LogWeightColumn)
 
 // samplerChoiceFlags are the flags that choose the chains' sampler: given
 // any, --importance auto runs chains.
-var samplerChoiceFlags = []string{"sampler", "chains", "warmup", "draws", "thin", "inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps", "paper"}
+var samplerChoiceFlags = []string{"evidence", "sampler", "chains", "warmup", "draws", "thin", "inner", "hot", "leapfrog", "step-jitter", "step-size", "adapt", "target-accept", "max-depth", "mh-scale", "mh-steps", "paper"}
 
 // importanceMode reads --importance for a fit of n observations.
 func (f *gpFlags) importanceMode(fs *flagSet, n int) (subtemper.ImportanceMode, error) {
@@ -29,13 +29,15 @@ func (f *gpFlags) importanceMode(fs *flagSet, n int) (subtemper.ImportanceMode, 
 		chainsOnly = "--run-chains"
 	case f.ck.extend != 0:
 		chainsOnly = "--extend"
+	case f.mc.evidence:
+		chainsOnly = "--evidence"
 	}
 	switch strings.ToLower(f.importance) {
 	case "off":
 		return subtemper.ImportanceOff, nil
 	case "on":
 		if chainsOnly != "" {
-			return 0, usagef("--importance on: %s continues chains; importance sampling has none (use --importance off)", chainsOnly)
+			return 0, usagef("--importance on: %s needs chains, which importance sampling has none of (use --importance off)", chainsOnly)
 		}
 		return subtemper.ImportanceOn, nil
 	case "auto":

@@ -72,7 +72,9 @@ func TestImportanceMode(t *testing.T) {
 		{[]string{"--inner", "nuts"}, 2000, subtemper.ImportanceOff, ""},
 		{[]string{"--importance", "on", "--draws", "500"}, 50, subtemper.ImportanceOn, ""},
 		{[]string{"--importance", "off"}, 2000, subtemper.ImportanceOff, ""},
-		{[]string{"--importance", "on", "--run-chains", "1-2"}, 2000, 0, "--run-chains continues chains"},
+		{[]string{"--importance", "on", "--run-chains", "1-2"}, 2000, 0, "--run-chains needs chains"},
+		{[]string{"--importance", "on", "--evidence"}, 2000, 0, "--evidence needs chains"},
+		{[]string{"--evidence"}, 2000, subtemper.ImportanceOff, ""},
 		{[]string{"--importance", "sometimes"}, 2000, 0, `--importance "sometimes"`},
 	} {
 		var f gpFlags
