@@ -47,20 +47,7 @@ func (d *Draws) Weights() []float64 {
 	for _, ch := range d.LogWeights {
 		lw = append(lw, ch...)
 	}
-	top := math.Inf(-1)
-	for _, v := range lw {
-		top = max(top, v)
-	}
-	w := make([]float64, len(lw))
-	var sum float64
-	for i, v := range lw {
-		w[i] = math.Exp(v - top)
-		sum += w[i]
-	}
-	for i := range w {
-		w[i] /= sum
-	}
-	return w
+	return NormalizeWeights(lw)
 }
 
 // Variable returns the draws of the variable called name, indexed

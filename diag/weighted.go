@@ -184,3 +184,22 @@ func nanTo0(x float64) float64 {
 	}
 	return x
 }
+
+// NormalizeWeights returns exp(lw) scaled to sum to one (zero where lw is
+// −∞): the normalised weights of log weights known up to a constant.
+func NormalizeWeights(lw []float64) []float64 {
+	top := math.Inf(-1)
+	for _, v := range lw {
+		top = max(top, v)
+	}
+	w := make([]float64, len(lw))
+	var s float64
+	for i, v := range lw {
+		w[i] = math.Exp(v - top)
+		s += w[i]
+	}
+	for i := range w {
+		w[i] /= s
+	}
+	return w
+}

@@ -73,7 +73,7 @@ func TestWeightedCalibrated(t *testing.T) {
 			e := (x[i] - mu) / sd
 			lw[i] = -e*e/2 + x[i]*x[i]/2
 		}
-		w := normalised(lw)
+		w := NormalizeWeights(lw)
 		m, se, _ := WeightedMean(x, w)
 		zMean += (m - mu) * (m - mu) / (se * se)
 		var p float64
@@ -93,20 +93,6 @@ func TestWeightedCalibrated(t *testing.T) {
 	if zTail < 0.75 || zTail > 1.35 {
 		t.Errorf("mean z² of the 5%% tail %.3f, want about 1", zTail)
 	}
-}
-
-func normalised(lw []float64) []float64 {
-	top := slices.Max(lw)
-	w := make([]float64, len(lw))
-	var s float64
-	for i, v := range lw {
-		w[i] = math.Exp(v - top)
-		s += w[i]
-	}
-	for i := range w {
-		w[i] /= s
-	}
-	return w
 }
 
 func TestSummarizeWeightedErrors(t *testing.T) {

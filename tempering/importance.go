@@ -341,23 +341,8 @@ func (r *ImportanceResult) moments(w []float64) {
 }
 
 // NormalisedWeights returns exp(lw) scaled to sum to one (zero where lw
-// is −∞).
-func NormalisedWeights(lw []float64) []float64 {
-	top := math.Inf(-1)
-	for _, v := range lw {
-		top = max(top, v)
-	}
-	w := make([]float64, len(lw))
-	var s float64
-	for i, v := range lw {
-		w[i] = math.Exp(v - top)
-		s += w[i]
-	}
-	for i := range w {
-		w[i] /= s
-	}
-	return w
-}
+// is −∞), as diag.NormalizeWeights does.
+func NormalisedWeights(lw []float64) []float64 { return diag.NormalizeWeights(lw) }
 
 // Resample returns m draws from r's weighted sample by systematic
 // resampling (each draw i appears about m·w̃_i times, so equal-weight
