@@ -78,18 +78,20 @@ type ImportanceProgress struct {
 	Elapsed, Remaining time.Duration
 }
 
-// remaining estimates the time left after fresh draws in elapsed, the
-// least ESS least of needed, drawing at most maxDraws.
-func remaining(fresh, maxDraws int, least, needed, k float64, elapsed time.Duration) time.Duration {
-	if fresh <= 0 {
+// remaining estimates the time left after draws weighted draws, fresh
+// of them made by the sampling in elapsed, the least ESS least of
+// needed: the ESS grows in proportion to the draws, made in whole
+// batches, at most maxDraws fresh ones.
+func remaining(draws, fresh, batch, maxDraws int, least, needed, k float64, elapsed time.Duration) time.Duration {
+	if fresh <= 0 || least >= needed && k <= diag.ParetoKMax {
 		return 0
 	}
-	perDraw := float64(elapsed) / float64(fresh)
-	want := float64(maxDraws)
+	more := float64(maxDraws - fresh)
 	if least > 0 && k <= diag.ParetoKMax {
-		want = min(want, math.Ceil(float64(fresh)*needed/least))
+		more = min(more, math.Ceil(float64(draws)*needed/least)-float64(draws))
 	}
-	return time.Duration(max(0, want-float64(fresh)) * perDraw)
+	more = math.Ceil(max(0, more)/float64(batch)) * float64(batch)
+	return time.Duration(more * float64(elapsed) / float64(fresh))
 }
 
 // importanceWanted reports whether the options ask for importance
@@ -139,14 +141,14 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 	if opt.BeforeSampling != nil {
 		opt.BeforeSampling(f, &st)
 	}
-	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true}
+	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: importanceBatch}
 	io.MaxDraws = ImportanceMaxDraws
 	began := time.Now()
 	if opt.OnBatch != nil {
 		io.Batched = func(r *tempering.ImportanceResult) {
 			fresh, el := len(r.Draws)-r.Reused, time.Since(began)
 			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: r.MinESS(),
-				Needed: need, Proposals: r.Components, Elapsed: el, Remaining: remaining(fresh, io.MaxDraws, r.MinESS(), need, r.K, el)})
+				Needed: need, Proposals: r.Components, Elapsed: el, Remaining: remaining(len(r.Draws), fresh, importanceBatch, io.MaxDraws, r.MinESS(), need, r.K, el)})
 		}
 	}
 	cpu0, cpuOK := tempering.ProcessCPU()
@@ -177,6 +179,11 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 	}
 	return f, nil
 }
+
+// importanceBatch is the number of draws between two checks of an
+// importance-sampled fit's stop rule (tempering.ImportanceOptions.Batch):
+// batches of 250 saved work at D = 3 but not at D = 8 (docs/LARGE.md).
+const importanceBatch = 500
 
 // ImportanceMaxDraws is the most draws an importance-sampled fit makes
 // (tempering.ImportanceOptions.MaxDraws; the proposal fit's reused draws

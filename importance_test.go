@@ -248,16 +248,21 @@ func TestImportanceReason(t *testing.T) {
 }
 
 func TestImportanceRemaining(t *testing.T) {
-	// 1000 draws in 10 s, least ESS 200 of 400: 1000 more, 10 s.
-	if got := remaining(1000, 20000, 200, 400, 0.5, 10*time.Second); got != 10*time.Second {
-		t.Errorf("remaining = %v, want 10s", got)
+	// 2000 draws, 1500 new in 15 s, least ESS 372 of 400: 2151 draws
+	// wanted, 151 more, one batch of 500, 5 s.
+	if got := remaining(2000, 1500, 500, 20000, 372, 400, 0.5, 15*time.Second); got != 5*time.Second {
+		t.Errorf("remaining = %v, want 5s", got)
 	}
-	// k̂ too high: up to the most draws, 19 000 more.
-	if got := remaining(1000, 20000, 200, 400, 0.8, 10*time.Second); got != 190*time.Second {
-		t.Errorf("remaining with k̂ 0.8 = %v, want 190s", got)
+	// Least ESS 100: 8000 wanted, 6000 more, 12 batches, 60 s.
+	if got := remaining(2000, 1500, 500, 20000, 100, 400, 0.5, 15*time.Second); got != 60*time.Second {
+		t.Errorf("remaining = %v, want 60s", got)
+	}
+	// k̂ too high: up to the most draws, 18 500 more, 37 batches.
+	if got := remaining(2000, 1500, 500, 20000, 500, 400, 0.8, 15*time.Second); got != 185*time.Second {
+		t.Errorf("remaining with k̂ 0.8 = %v, want 185s", got)
 	}
 	// The ESS reached: none.
-	if got := remaining(1000, 20000, 500, 400, 0.5, 10*time.Second); got != 0 {
+	if got := remaining(2000, 1500, 500, 20000, 500, 400, 0.5, 15*time.Second); got != 0 {
 		t.Errorf("remaining at the target = %v, want 0", got)
 	}
 }
