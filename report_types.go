@@ -347,6 +347,7 @@ type WarmStartReport struct {
 	SecondsPerGrad  float64               `json:"seconds_per_full_gradient"`
 	GradsAtOnce     int                   `json:"gradients_at_once"`
 	WallSeconds     float64               `json:"wall_seconds"`
+	CPUSeconds      float64               `json:"cpu_seconds"`
 	EstimateSeconds float64               `json:"estimated_sampling_seconds"`
 	// NonGaussian names the parameters along which the log density
 	// falls very unequally at ∓2 Laplace sd (tempering.WarmStart.Drops).

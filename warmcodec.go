@@ -31,6 +31,7 @@ type warmRecord struct {
 	SecondsPerGrad float64
 	GradsAtOnce    int
 	Wall           time.Duration
+	CPU            time.Duration `json:",omitempty"`
 	Proposal       *proposalRecord
 }
 
@@ -66,7 +67,7 @@ func MarshalWarmStart(ws *tempering.WarmStart) ([]byte, error) {
 	}
 	rec := warmRecord{Version: warmCodecVersion, Mode: ws.Mode, LogPost: ws.LogPost, Grad: ws.Grad, Cov: ws.Cov, Inits: ws.Inits, Optima: ws.Optima,
 		OptimaLogPos: ws.OptimaLogPos, Modes: ws.Modes, Drops: ws.Drops, NonGaussian: ws.NonGaussian, Stages: ws.Stages,
-		SecondsPerGrad: ws.SecondsPerGrad, GradsAtOnce: ws.GradsAtOnce, Wall: ws.Wall}
+		SecondsPerGrad: ws.SecondsPerGrad, GradsAtOnce: ws.GradsAtOnce, Wall: ws.Wall, CPU: ws.CPU}
 	if p := ws.Proposal; p != nil {
 		pr := &proposalRecord{Center: p.Center, Cov: p.Cov, Split: p.Split, DF: p.DF, Scale: p.Scale, Rounds: p.Rounds, ImportanceESS: p.ImportanceESS,
 			SecondsPerEval: p.SecondsPerEval, EvalsAtOnce: p.EvalsAtOnce, SplitEvals: p.SplitEvals, TransformEvals: p.TransformEvals,
@@ -107,7 +108,7 @@ func UnmarshalWarmStart(b []byte) (*tempering.WarmStart, error) {
 	}
 	ws := tempering.WarmStart{Mode: rec.Mode, LogPost: rec.LogPost, Grad: rec.Grad, Cov: rec.Cov, Inits: rec.Inits, Optima: rec.Optima,
 		OptimaLogPos: rec.OptimaLogPos, Modes: rec.Modes, Drops: rec.Drops, NonGaussian: rec.NonGaussian, Stages: rec.Stages,
-		SecondsPerGrad: rec.SecondsPerGrad, GradsAtOnce: rec.GradsAtOnce, Wall: rec.Wall}
+		SecondsPerGrad: rec.SecondsPerGrad, GradsAtOnce: rec.GradsAtOnce, Wall: rec.Wall, CPU: rec.CPU}
 	if pr := rec.Proposal; pr != nil {
 		p := tempering.Proposal{Center: pr.Center, Cov: pr.Cov, Split: pr.Split, DF: pr.DF, Scale: pr.Scale, Rounds: pr.Rounds, ImportanceESS: pr.ImportanceESS,
 			SecondsPerEval: pr.SecondsPerEval, EvalsAtOnce: pr.EvalsAtOnce, SplitEvals: pr.SplitEvals, TransformEvals: pr.TransformEvals,

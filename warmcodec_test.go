@@ -31,7 +31,7 @@ func TestWarmStartCodec(t *testing.T) {
 			Cov: []float64{1, 0.1, 0, 0.1, 2, 0.2, 0, 0.2, 3}, Inits: [][]float64{{1, 2, 3}, {4, 5, 6}},
 			Optima: [][]float64{{0.1, 1.0 / 3, -2}}, OptimaLogPos: []float64{-123.456}, Modes: 1,
 			Drops: [][2]float64{{2, 3}, {math.Inf(1), math.NaN()}, {1, 1}}, NonGaussian: []int{1},
-			Stages: []tempering.StageWork{{Size: 256, Evals: 40}, {Size: 512, Evals: 9}}, SecondsPerGrad: 0.0123, GradsAtOnce: 4, Wall: 1234567,
+			Stages: []tempering.StageWork{{Size: 256, Evals: 40}, {Size: 512, Evals: 9}}, SecondsPerGrad: 0.0123, GradsAtOnce: 4, Wall: 1234567, CPU: 2345678,
 			Proposal: &tempering.Proposal{Transform: tr, Center: []float64{0.2, 0.3, 0.4}, Cov: []float64{1, 0, 0, 0, 1, 0, 0, 0, 1},
 				Split: []float64{1, 2, 1, 1, 1.5, 1}, DF: 5, Scale: 1.2, Rounds: []tempering.ProposalRound{{Draws: 500, ESS: 0.38}},
 				ImportanceESS: 0.38, SecondsPerEval: 0.004, EvalsAtOnce: 2, SplitEvals: 61, TransformEvals: 2, Surrogate: sur},

@@ -116,8 +116,9 @@ type WarmStart struct {
 	// (on the pool's clones): on one shared device such as a GPU,
 	// SecondsPerGrad/GradsAtOnce is the device's time per gradient.
 	GradsAtOnce int
-	// Wall is the warm start's wall-clock time.
-	Wall time.Duration
+	// Wall is the warm start's wall-clock time; CPU the process's CPU
+	// time meanwhile (0 where it cannot be read).
+	Wall, CPU time.Duration
 	// Proposal is the independence proposal FitProposal fitted (nil
 	// before it runs).
 	Proposal *Proposal
@@ -167,6 +168,7 @@ func (w *WarmStart) GradEquivalents(n int) float64 {
 // elsewhere). If ctx is cancelled it returns ctx's error.
 func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, error) {
 	start := time.Now()
+	cpu0, cpuOK := ProcessCPU()
 	if err := opt.setDefaults(); err != nil {
 		return nil, err
 	}
@@ -213,6 +215,9 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 	}
 	w.Wall = time.Since(start)
+	if cpu1, ok := ProcessCPU(); ok && cpuOK {
+		w.CPU = cpu1 - cpu0
+	}
 	return w, nil
 }
 

@@ -112,7 +112,11 @@ func printImportanceRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "warning: %s\n", m)
 	}
 	printModelChoice(w, s)
-	fmt.Fprintf(w, "\ntime: %.1f s wall (the warm start included); %.1f CPU-seconds of sampling\n", s.Timings.WallSeconds, s.Timings.TotalChainCPUSeconds)
+	warm := ""
+	if s.WarmStart != nil {
+		warm = fmt.Sprintf(" after the warm start's %.1f", s.WarmStart.CPUSeconds)
+	}
+	fmt.Fprintf(w, "\ntime: %.1f s wall (the warm start included); %.1f CPU-seconds of sampling%s\n", s.Timings.WallSeconds, s.Timings.TotalChainCPUSeconds, warm)
 	if s.Interrupted {
 		fmt.Fprintf(w, "\n*** INTERRUPTED: summary.json records \"interrupted\": true ***\n")
 	}
