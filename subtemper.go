@@ -893,9 +893,10 @@ type PredictOptions struct {
 // the GP's Gaussian predictive of the latent f* and of a new observation
 // y* = f* + noise, and their mixture over the draws — mean, standard
 // deviation and quantiles, in the data's units. The cost is one kernel
-// factorisation and the inverse of its factor per draw,
-// O(S·(2N³/3 + n·N·D + n·N²)) for S draws and N observations (see
-// gp.Model.PredictDraws).
+// factorisation and the inverse of its factor per distinct draw,
+// O(S·(2N³/3 + n·N·D + n·N²)) for S distinct draws and N observations
+// (see gp.Model.PredictDraws; an importance-sampled fit's resampled
+// draws repeat).
 func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOptions) (*gp.Predictive, error) {
 	// One prediction at a time: they share the model's workspaces (and
 	// each already uses every core).

@@ -2,6 +2,7 @@ package gp
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/subtemper/subtemper/diag"
@@ -184,8 +185,12 @@ type Predictive struct {
 	// and CDF[i] the mixture's CDF at y_i. Nil otherwise.
 	LogDensity, CDF []float64
 	// Batches is the number of batches the test inputs were taken in: each
-	// draw's kernel was factorised once per batch.
+	// distinct draw's kernel was factorised once per batch.
 	Batches int
+	// Distinct is the number of distinct draws (equal ones, as draws
+	// resampled from a weighted sample repeat, are factorised once; the
+	// mixture still counts each as often as given).
+	Distinct int
 }
 
 // Metrics are held-out measures of a Predictive against observed targets.
@@ -262,11 +267,12 @@ func (p *Predictive) Metrics(y []float64) (Metrics, error) {
 // and each test input's mixture is reduced over the draws in their order,
 // so the results do not depend on the number of workers.
 //
-// Cost: one kernel factorisation and the inverse of its factor per draw
-// and batch (one batch unless the draws × test inputs exceed
-// PredictOptions.MemoryBytes), so O(S·(2N³/3 + N*·N·D + N*·N²)) for S
-// draws, N observations and N* test inputs, plus O(S·N*) per iteration of
-// a quantile of the mixture (about two per quantile).
+// Cost: one kernel factorisation and the inverse of its factor per
+// distinct draw and batch (one batch unless the draws × test inputs
+// exceed PredictOptions.MemoryBytes; draws equal to an earlier one reuse
+// its moments), so O(S·(2N³/3 + N*·N·D + N*·N²)) for S distinct draws, N
+// observations and N* test inputs, plus O(S·N*) per iteration of a
+// quantile of the mixture (about two per quantile).
 func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws [][]float64, opt PredictOptions) (*Predictive, error) {
 	d := m.data.D
 	S := len(draws)
@@ -307,6 +313,14 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 	for w := range mixes {
 		mixes[w] = newMixtureScratch(S, len(probs))
 	}
+	first := firstEqual(draws)
+	var distinct []int
+	for s, f := range first {
+		if f == s {
+			distinct = append(distinct, s)
+		}
+	}
+	p.Distinct = len(distinct)
 	mu := make([]float64, S*min(batch, nt))
 	vf := make([]float64, S*min(batch, nt))
 	for lo := 0; lo < nt; lo += batch {
@@ -316,14 +330,21 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		p.Batches++
 		b := min(batch, nt-lo)
 		// Per-draw moments, draw-major: mu[s*b+t].
-		err := parallel(workers, S, func(w, s int) error {
+		err := parallel(workers, len(distinct), func(w, i int) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			s := distinct[i]
 			return models[w].Predict(zt[lo*d:(lo+b)*d], b, draws[s], mu[s*b:s*b+b], vf[s*b:s*b+b])
 		})
 		if err != nil {
 			return nil, err
+		}
+		for s, f := range first {
+			if f != s {
+				copy(mu[s*b:s*b+b], mu[f*b:f*b+b])
+				copy(vf[s*b:s*b+b], vf[f*b:f*b+b])
+			}
 		}
 		// The mixtures' quantiles (root finding over S draws per point)
 		// take seconds for thousands of draws: ctx is checked per point.
@@ -339,6 +360,27 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		}
 	}
 	return p, nil
+}
+
+// firstEqual returns, for each draw, the index of the first draw equal
+// to it (its own index if none before is).
+func firstEqual(draws [][]float64) []int {
+	first := make([]int, len(draws))
+	seen := make(map[string]int, len(draws))
+	key := make([]byte, 0, 8*len(draws[0]))
+	for s, u := range draws {
+		key = key[:0]
+		for _, v := range u {
+			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v))
+		}
+		f, ok := seen[string(key)]
+		if !ok {
+			f = s
+			seen[string(key)] = s
+		}
+		first[s] = f
+	}
+	return first
 }
 
 // predictInputs checks PredictDraws' arguments and returns the test

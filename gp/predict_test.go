@@ -208,6 +208,8 @@ func TestPredictDrawsMixture(t *testing.T) {
 	for s := range draws {
 		draws[s] = []float64{0.5 * rng.NormFloat64(), 0.5 * rng.NormFloat64(), 0.3 * rng.NormFloat64(), math.Log(0.05 + 0.3*rng.Float64())}
 	}
+	// Copies, as resampling makes them: computed once, counted each time.
+	draws[7], draws[8] = slices.Clone(draws[2]), slices.Clone(draws[2])
 	xt := make([]float64, nt*2) // original units
 	for i := range xt {
 		xt[i] = 3 * rng.NormFloat64()
@@ -222,6 +224,9 @@ func TestPredictDrawsMixture(t *testing.T) {
 	got, err := m.PredictDraws(ctx, xt, nt, draws, PredictOptions{Std: std, Y: yt, Probs: probs, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got.Distinct != 7 {
+		t.Errorf("%d distinct draws, want 7", got.Distinct)
 	}
 	// Per-draw predictives in model units.
 	zt := make([]float64, len(xt))

@@ -49,8 +49,14 @@ func TestGPImportanceOn(t *testing.T) {
 	if !strings.Contains(d.stdout, "converged (Pareto k̂") {
 		t.Errorf("diag of the weighted draws:\n%s", d.stdout)
 	}
-	p := runBin(t, "", "predict", "--fit", out, "--data", filepath.Join(out, "data.csv"), "--out", t.TempDir())
+	pout := t.TempDir()
+	p := runBin(t, "", "predict", "--fit", out, "--data", filepath.Join(out, "data.csv"), "--out", pout)
 	mustCode(t, p, 0, "predict")
+	// Resampled draws repeat: each distinct one is factorised once.
+	pj := readJSON(t, filepath.Join(pout, "predictions.json"))
+	if d, n := pj["distinct_draws"].(float64), pj["draws"].(float64); !(d > 0 && d < n) || !strings.Contains(p.stdout, "distinct") {
+		t.Errorf("predictions.json: %v distinct of %v draws; stdout:\n%s", d, n, p.stdout)
+	}
 }
 
 // TestImportanceMode checks --importance's choice: auto samples by

@@ -43,8 +43,11 @@ type predictionsJSON struct {
 	TestFile string `json:"test_file"`
 	N        int    `json:"n"`
 	// Dropped counts the test file's rows --drop-na dropped.
-	Dropped    int `json:"dropped_rows,omitempty"`
-	Draws      int `json:"draws"`
+	Dropped int `json:"dropped_rows,omitempty"`
+	Draws   int `json:"draws"`
+	// Distinct is the number of distinct draws among them (fewer where
+	// they were resampled from a weighted sample).
+	Distinct   int `json:"distinct_draws"`
 	RMSE       num `json:"rmse"`
 	MLPD       num `json:"mlpd"`
 	Coverage50 num `json:"coverage50"`
@@ -125,15 +128,19 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, shown(p))
-	fmt.Fprintf(io.out, "\npredictions at %s from %s %s in %.2f s (backend %s): %s\n", plural.Count(td.N, "test point", "test points"),
-		plural.Count(pred.Draws, "posterior draw", "posterior draws"), "averaged", secs, fit.Backend, shown(p))
+	distinct := ""
+	if pred.Distinct < pred.Draws {
+		distinct = fmt.Sprintf(" (%d distinct: resampled from the weighted sample)", pred.Distinct)
+	}
+	fmt.Fprintf(io.out, "\npredictions at %s from %s%s %s in %.2f s (backend %s): %s\n", plural.Count(td.N, "test point", "test points"),
+		plural.Count(pred.Draws, "posterior draw", "posterior draws"), distinct, "averaged", secs, fit.Backend, shown(p))
 	printDropped(io.out, td, testFile)
 	if td.Y != nil {
 		mt, err := pred.Metrics(td.Y)
 		if err != nil {
 			return err
 		}
-		pj := predictionsJSON{TestFile: testFile, N: mt.N, Dropped: td.Dropped, Draws: pred.Draws, RMSE: num(mt.RMSE), MLPD: num(mt.MLPD),
+		pj := predictionsJSON{TestFile: testFile, N: mt.N, Dropped: td.Dropped, Draws: pred.Draws, Distinct: pred.Distinct, RMSE: num(mt.RMSE), MLPD: num(mt.MLPD),
 			Coverage50: num(mt.Coverage50), Coverage90: num(mt.Coverage90), PITKS: num(mt.PITKS), PITKSP: num(mt.PITKSP), Seconds: secs, Backend: fit.Backend}
 		fmt.Fprintf(io.out, "held-out: RMSE %s, mean log predictive density %s, coverage of the 50%% interval %.3f and of the 90%% interval %.3f, PIT uniformity KS p = %.2g (%s)\n",
 			fmtNum(mt.RMSE), fmtNum(mt.MLPD), mt.Coverage50, mt.Coverage90, mt.PITKSP, plural.Count(mt.N, "point", "points"))
