@@ -140,6 +140,7 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 	f.Weighted = &WeightedSample{MinESS: need}
 	if opt.BeforeSampling != nil {
 		opt.BeforeSampling(f, &st)
+		f.Settings = st
 	}
 	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: importanceBatch}
 	io.MaxDraws = ImportanceMaxDraws
