@@ -313,13 +313,7 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 	for w := range mixes {
 		mixes[w] = newMixtureScratch(S, len(probs))
 	}
-	first := firstEqual(draws)
-	var distinct []int
-	for s, f := range first {
-		if f == s {
-			distinct = append(distinct, s)
-		}
-	}
+	first, distinct := distinctDraws(draws)
 	p.Distinct = len(distinct)
 	mu := make([]float64, S*min(batch, nt))
 	vf := make([]float64, S*min(batch, nt))
@@ -340,12 +334,7 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		if err != nil {
 			return nil, err
 		}
-		for s, f := range first {
-			if f != s {
-				copy(mu[s*b:s*b+b], mu[f*b:f*b+b])
-				copy(vf[s*b:s*b+b], vf[f*b:f*b+b])
-			}
-		}
+		copyMoments(first, b, mu, vf)
 		// The mixtures' quantiles (root finding over S draws per point)
 		// take seconds for thousands of draws: ctx is checked per point.
 		err = parallel(workers, b, func(w, t int) error {
@@ -360,6 +349,30 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		}
 	}
 	return p, nil
+}
+
+// copyMoments copies the b per-point moments of draw first[s] into draw
+// s's slots, for every draw s equal to an earlier one.
+func copyMoments(first []int, b int, mu, vf []float64) {
+	for s, f := range first {
+		if f != s {
+			copy(mu[s*b:s*b+b], mu[f*b:f*b+b])
+			copy(vf[s*b:s*b+b], vf[f*b:f*b+b])
+		}
+	}
+}
+
+// distinctDraws returns, for each draw, the index of the first draw
+// equal to it (first), and the indices of the draws equal to none before
+// them (distinct).
+func distinctDraws(draws [][]float64) (first, distinct []int) {
+	first = firstEqual(draws)
+	for s, f := range first {
+		if f == s {
+			distinct = append(distinct, s)
+		}
+	}
+	return first, distinct
 }
 
 // firstEqual returns, for each draw, the index of the first draw equal
