@@ -329,6 +329,12 @@ func Read(b []byte) (Draws, error) {
 		return d, nil
 	}
 	nc, ns := dimLen[chainDim], dimLen[drawDim]
+	if nc == 0 || ns == 0 {
+		// A dimension of length 0 is the record dimension in this
+		// format: variables over it are laid out apart, as Write never
+		// does.
+		return d, fmt.Errorf("netcdf: %d chains × %d draws: no draws", nc, ns)
+	}
 	if nc < 0 || ns < 0 || int64(nc)*int64(ns) > int64(len(b))/8 {
 		return d, fmt.Errorf("netcdf: %d chains × %d draws do not fit in a file of %d bytes", nc, ns, len(b))
 	}
