@@ -122,12 +122,7 @@ func writeDrawsNetCDF(w io.Writer, command string, names []string, draws [][][]f
 // with their log weights.
 func (f *GPFit) WriteDrawsCSV(w io.Writer) error {
 	if ws := f.Weighted; ws != nil {
-		th := make([][]float64, len(ws.Draws))
-		for i, u := range ws.Draws {
-			th[i] = make([]float64, len(u))
-			f.natural(th[i], u)
-		}
-		return WriteWeightedDrawsCSV(w, f.Names(), th, ws.LogWeights)
+		return WriteWeightedDrawsCSV(w, f.Names(), f.weightedTheta(), ws.LogWeights)
 	}
 	return WriteDrawsCSV(w, f.Names(), f.Theta())
 }

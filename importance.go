@@ -223,6 +223,17 @@ func (w *WeightedSample) resample(seed uint64, m int) [][]float64 {
 	return r.Resample(rand.New(rand.NewPCG(seed, 0x5e5a)), m)
 }
 
+// weightedTheta returns the weighted sample's draws in natural units θ =
+// exp(u), in the data's units: [draw][parameter].
+func (f *GPFit) weightedTheta() [][]float64 {
+	th := make([][]float64, len(f.Weighted.Draws))
+	for i, u := range f.Weighted.Draws {
+		th[i] = make([]float64, len(u))
+		f.natural(th[i], u)
+	}
+	return th
+}
+
 // weightedSummary returns each hyperparameter's weighted summary
 // (diag.SummarizeWeighted) in natural units, in the data's units.
 func (f *GPFit) weightedSummary() ([]diag.Summary, error) {
@@ -231,11 +242,7 @@ func (f *GPFit) weightedSummary() ([]diag.Summary, error) {
 		return nil, errors.New("subtemper: the fit holds no draws")
 	}
 	w := ws.Weights()
-	th := make([][]float64, len(ws.Draws))
-	for i, u := range ws.Draws {
-		th[i] = make([]float64, len(u))
-		f.natural(th[i], u)
-	}
+	th := f.weightedTheta()
 	names := f.Names()
 	out := make([]diag.Summary, len(names))
 	x := make([]float64, len(th))
