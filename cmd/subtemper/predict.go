@@ -38,6 +38,12 @@ func quantiles(q [][]float64, probs []float64, prob float64) []float64 {
 // predictColumns follow the input columns in predictions.csv.
 var predictColumns = []string{"y_mean", "y_sd", "y_q05", "y_q50", "y_q95", "f_mean", "f_sd", "f_q05", "f_q50", "f_q95"}
 
+// heldOutColumns follow predictColumns when the test data hold the target:
+// each point's log predictive density (the mixture's, in the data's units;
+// their mean is predictions.json's mlpd) and its PIT (the mixture's CDF at
+// the observed value), for paired comparisons with another model.
+var heldOutColumns = []string{"log_density", "pit"}
+
 // predictionsJSON is predictions.json: held-out metrics.
 type predictionsJSON struct {
 	TestFile string `json:"test_file"`
@@ -212,6 +218,10 @@ func writePredictionsCSV(path string, data *gp.Data, td *subtemper.TestData, p *
 			w.WriteByte(',')
 		}
 		w.WriteString(strings.Join(predictColumns, ","))
+		held := p.LogDensity != nil
+		if held {
+			w.WriteString("," + strings.Join(heldOutColumns, ","))
+		}
 		w.WriteByte('\n')
 		buf := make([]byte, 0, 32)
 		var yq, fq [3][]float64
@@ -222,6 +232,9 @@ func writePredictionsCSV(path string, data *gp.Data, td *subtemper.TestData, p *
 			row := append(append([]float64(nil), td.X[i*data.D:(i+1)*data.D]...),
 				p.YMean[i], p.YSD[i], yq[0][i], yq[1][i], yq[2][i],
 				p.FMean[i], p.FSD[i], fq[0][i], fq[1][i], fq[2][i])
+			if held {
+				row = append(row, p.LogDensity[i], p.CDF[i])
+			}
 			for k, v := range row {
 				buf = buf[:0]
 				if k > 0 {
@@ -254,8 +267,10 @@ y_mean, y_sd, y_q05, y_q50, y_q95 (a new observation y*, with noise) and f_mean,
 f_q05, f_q50, f_q95 (the latent f*), in the data's units; quantiles are those of the
 mixture over draws. The columns of --data are matched to the fit's inputs by name (other
 columns are ignored); when --data also has the target column, prints the held-out RMSE,
-mean log predictive density and coverage of the 50% and 90% intervals, and writes them
-to predictions.json.`)
+mean log predictive density and coverage of the 50% and 90% intervals, writes them
+to predictions.json, and adds to predictions.csv each point's log_density (the log
+predictive density of its observed target, whose mean is the MLPD) and pit (the
+predictive CDF there), for a paired comparison with another model.`)
 	fs.str(&f.fit, "fit", "", "folder of a saved fit (the --out of subtemper gp)")
 	fs.str(&f.data, "data", "", "CSV file of new inputs: a header row naming the fit's input columns (any order)")
 	fs.str(&f.out, "out", "", "folder for predictions.csv, predictions.json and figures; \"\" means the --fit folder")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,14 +64,15 @@ func TestGPPredictAndReuse(t *testing.T) {
 		t.Errorf("no held-out metrics printed:\n%s", r.stdout)
 	}
 	recs := readCSV(t, filepath.Join(out, "predictions.csv"))
-	want := "x1,x2,y_mean,y_sd,y_q05,y_q50,y_q95,f_mean,f_sd,f_q05,f_q50,f_q95"
+	want := "x1,x2,y_mean,y_sd,y_q05,y_q50,y_q95,f_mean,f_sd,f_q05,f_q50,f_q95,log_density,pit"
 	if len(recs) != 11 || strings.Join(recs[0], ",") != want {
 		t.Fatalf("predictions.csv: %d rows, header %v, want 11 rows, %s", len(recs), recs[0], want)
 	}
 	if recs[1][0] != strconv.FormatFloat(all.X[40*2], 'g', -1, 64) || recs[1][1] != strconv.FormatFloat(all.X[40*2+1], 'g', -1, 64) {
 		t.Errorf("first row's inputs %v, want x1 = %v, x2 = %v", recs[1][:2], all.X[80], all.X[81])
 	}
-	for _, rec := range recs[1:] {
+	var lpd float64
+	for i, rec := range recs[1:] {
 		v := make([]float64, len(rec))
 		for k, s := range rec {
 			if v[k], err = strconv.ParseFloat(s, 64); err != nil {
@@ -81,8 +83,25 @@ func TestGPPredictAndReuse(t *testing.T) {
 		if !(v[4] < v[5] && v[5] < v[6] && v[9] < v[10] && v[10] < v[11] && v[6]-v[4] > v[11]-v[9] && v[3] > v[8]) {
 			t.Errorf("row %v: quantiles out of order or y narrower than f", rec)
 		}
+		// The PIT is the CDF at the observed target, and the quantiles
+		// invert the same CDF: the target lies on the same side of each
+		// quantile y_q05, y_q50, y_q95 as the PIT of its probability,
+		// unless the PIT is within 0.01 of it.
+		y, pit := all.Y[40+i], v[13]
+		if !(pit > 0 && pit < 1) {
+			t.Errorf("row %d: pit %v", i, pit)
+		}
+		for k, prob := range []float64{0.05, 0.5, 0.95} {
+			if math.Abs(pit-prob) > 0.01 && (pit < prob) != (y < v[4+k]) {
+				t.Errorf("row %d: y = %v, pit %v, y's quantile %v at %v", i, y, pit, prob, v[4+k])
+			}
+		}
+		lpd += v[12]
 	}
 	pj := readJSON(t, filepath.Join(out, "predictions.json"))
+	if m, _ := pj["mlpd"].(float64); math.Abs(lpd/10-m) > 1e-12*math.Abs(m) {
+		t.Errorf("mean of predictions.csv's log_density %v, predictions.json's mlpd %v", lpd/10, m)
+	}
 	for _, k := range []string{"rmse", "mlpd", "coverage50", "coverage90"} {
 		if _, ok := pj[k].(float64); !ok {
 			t.Errorf("predictions.json: %s = %v", k, pj[k])
@@ -112,8 +131,8 @@ func TestGPPredictAndReuse(t *testing.T) {
 	args = []string{"predict", "--fit", out, "--data", noY, "--out", re2}
 	r = runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
-	if len(readCSV(t, filepath.Join(re2, "predictions.csv"))) != 3 {
-		t.Error("predictions.csv of 2 new points: wrong row count")
+	if recs := readCSV(t, filepath.Join(re2, "predictions.csv")); len(recs) != 3 || len(recs[0]) != 12 {
+		t.Errorf("predictions.csv of 2 new points without targets: %d rows, header %v", len(recs), recs[0])
 	}
 	if _, err := os.Stat(filepath.Join(re2, "predictions.json")); err == nil || strings.Contains(r.stdout, "held-out") {
 		t.Error("metrics without targets")
