@@ -118,7 +118,7 @@ func FitMVN(ctx context.Context, data *MVNData, sigma *mat.SymDense, opt MVNOpti
 			// The warm start's default space is the GP's variance split.
 			st.Transform = tempering.Identity{}
 		}
-		if f.Mode, err = findWarm(sctx, f.model, &st, keep, !keep.Kernel, false, false, f.Backend); err != nil {
+		if f.Mode, err = findWarm(sctx, f.model, &st, warmCall{keep: keep, fitProposal: !keep.Kernel, backend: f.Backend}); err != nil {
 			f.Close()
 			return nil, err
 		}

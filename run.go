@@ -16,16 +16,28 @@ import (
 // settings it leaves, the run of the chains, and what their result means
 // for the fit.
 
+// warmCall is what findWarm does besides finding the mode: what of the
+// settings it keeps, whether it fits a proposal (a split-t with split),
+// whether it stops at the mode, the backend, and whom it tells of its
+// steps (nil: no one).
+type warmCall struct {
+	keep                         WarmKeep
+	fitProposal, split, modeOnly bool
+	backend                      string
+	progress                     func(WarmProgress)
+}
+
 // findWarm finds the posterior mode of t (tempering.FindMode with
-// WarmStartOptions(*st, fitProposal), the proposal a split-t with split)
-// and, unless modeOnly, makes *st
-// start from it with what keep keeps. An error wraps the context's cause
+// WarmStartOptions(*st, c.fitProposal)) and, unless c.modeOnly, makes *st
+// start from it with what c.keep keeps. An error wraps the context's cause
 // when ctx was cancelled.
-func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, keep WarmKeep, fitProposal, split, modeOnly bool, backend string) (*tempering.WarmStart, error) {
-	o := WarmStartOptions(*st, fitProposal)
+func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, c warmCall) (*tempering.WarmStart, error) {
+	keep, modeOnly, backend := c.keep, c.modeOnly, c.backend
+	o := WarmStartOptions(*st, c.fitProposal)
 	if o.Proposal != nil {
-		o.Proposal.Split = split
+		o.Proposal.Split = c.split
 	}
+	o.Progress = c.progress
 	if backend == "openblas" {
 		// The warm start runs several evaluations at once, each on its
 		// clone: each gets its share of the cores, and the chains theirs

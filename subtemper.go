@@ -198,7 +198,24 @@ type GPOptions struct {
 	// OnBatch, if set, is called after each batch of an
 	// importance-sampled fit.
 	OnBatch func(ImportanceProgress)
+	// OnWarm, if set, is called after each step of the warm start: each
+	// stage of the search for the mode, the Laplace approximation, each
+	// round of the proposal's fit (which at large N take minutes each).
+	OnWarm func(WarmProgress)
 }
+
+// WarmProgress is the warm start's state after one of its steps
+// (GPOptions.OnWarm): tempering.WarmProgress.
+type WarmProgress = tempering.WarmProgress
+
+// The steps a WarmProgress reports: a stage of the search for the mode on
+// a subset, the Laplace approximation at the mode, a round of the
+// proposal's fit.
+const (
+	WarmStage   = tempering.WarmStage
+	WarmLaplace = tempering.WarmLaplace
+	WarmRound   = tempering.WarmRound
+)
 
 // WarmKeep is GPOptions.WarmKeep: each field true keeps that part of
 // GPOptions.Settings on a warm start, false lets the warm start choose
@@ -665,7 +682,8 @@ func (f *GPFit) warmStart(ctx context.Context, t *gp.Model, st *tempering.Settin
 	switch {
 	case ws == nil:
 		split := opt.importanceWanted()
-		ws, err = findWarm(ctx, t, st, keep, (!keep.Kernel || split) && !opt.MAP, split, opt.MAP, f.Backend)
+		ws, err = findWarm(ctx, t, st, warmCall{keep: keep, fitProposal: (!keep.Kernel || split) && !opt.MAP, split: split, modeOnly: opt.MAP,
+			backend: f.Backend, progress: opt.OnWarm})
 	case len(ws.Mode) != t.Dim():
 		err = fmt.Errorf("subtemper: the warm start given has %d parameters, the model %d", len(ws.Mode), t.Dim())
 	default:

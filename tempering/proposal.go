@@ -57,6 +57,9 @@ type ProposalOptions struct {
 	// largest δ/√(2·fall) there, at least 1 and at most 4 (Geweke's
 	// split-t).
 	Split bool
+	// progress is FindMode's WarmStartOptions.Progress, told of each
+	// round's end.
+	progress func(WarmProgress)
 	// Surrogate also fits Proposal.Surrogate: the kept proposal times a
 	// Gaussian-process regression of the log importance weights of every
 	// draw evaluated (FitSurrogate). Where that fit fails the proposal is
@@ -195,20 +198,19 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 	p := &Proposal{Transform: opt.Transform, DF: opt.DF, Scale: opt.Scale, ImportanceESS: -1, TransformEvals: trEvals}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x70726f70))
 	var secs float64
-	var pool [][]float64 // every round's draws
-	var poolW []float64  // and their weights
-	var allX [][]float64 // every draw evaluated
-	var allLP []float64  // and its log density
+	var pool, allX [][]float64 // every round's draws; every draw evaluated
+	var poolW, allLP []float64 // their weights; each draw's log density
 	r := newTDraw(center, cov, opt.Scale, opt.DF)
 	if r == nil {
 		return nil, errors.New("tempering: proposal fit: the Laplace covariance is not positive definite")
 	}
-	for range opt.Rounds {
+	for round := range opt.Rounds {
 		p.roundT = append(p.roundT, r)
 		xs, lq := r.sample(rng, opt.Draws)
 		t0 := time.Now()
 		lp, err := logPosts(ctx, workers, xs)
-		secs += time.Since(t0).Seconds() * float64(len(workers.ts))
+		took := time.Since(t0)
+		secs += took.Seconds() * float64(len(workers.ts))
 		if err != nil {
 			return nil, err
 		}
@@ -221,6 +223,7 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 		if ess > p.ImportanceESS {
 			p.Center, p.Cov, p.ImportanceESS = center, cov, ess
 		}
+		opt.tell(round, ess, took)
 		if ess >= opt.EnoughESS {
 			break
 		}
@@ -239,6 +242,19 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 	}
 	w.Proposal = p
 	return p, nil
+}
+
+// tell reports the end of round (from 0) of importance ESS ess that took
+// took to opt.progress, if set.
+func (opt *ProposalOptions) tell(round int, ess float64, took time.Duration) {
+	if opt.progress == nil {
+		return
+	}
+	p := WarmProgress{Step: WarmRound, Round: round + 1, Rounds: opt.Rounds, ESS: ess, EnoughESS: opt.EnoughESS, Draws: opt.Draws, StepTime: took}
+	if ess < opt.EnoughESS {
+		p.MaxLeft = time.Duration(opt.Rounds-round-1) * took
+	}
+	opt.progress(p)
 }
 
 // refine makes p a split-t around mode, in the chains' space

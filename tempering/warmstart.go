@@ -58,6 +58,11 @@ type WarmStartOptions struct {
 	// no more copies of the model are held at once: on a GPU each copy
 	// holds an N×N matrix.
 	Proposal *ProposalOptions
+	// Progress, if set, is called after each step of the warm start
+	// (WarmProgress: each stage of the search, the Laplace
+	// approximation, each of the proposal's rounds), on FindMode's
+	// goroutine.
+	Progress func(WarmProgress)
 }
 
 // StageWork counts a warm-start stage's evaluations: Evals log-likelihood
@@ -190,11 +195,13 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 
 	w := &WarmStart{}
 	pool := evalPool{clones, opt.Concurrency}
-	optima, logPosts, err := w.climbStages(ctx, pool, perm, sizes, starts, opt.ModeGap)
+	tell := opt.progress(start, n)
+	optima, logPosts, err := w.climbStages(ctx, pool, perm, sizes, starts, opt.ModeGap, tell)
 	if err != nil {
 		return nil, err
 	}
 	w.separateModes(clones[0], optima, logPosts, opt.ModeGap)
+	t0 := time.Now()
 	if err := w.laplace(ctx, pool); err != nil {
 		return nil, err
 	}
@@ -202,14 +209,23 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	if err := w.drawInits(clones[0], rng, opt.Chains, opt.Dispersion); err != nil {
 		return nil, err
 	}
-	if opt.Proposal != nil && w.Unimodal() {
-		po := *opt.Proposal
+	fit := opt.Proposal != nil && w.Unimodal()
+	po := ProposalOptions{}
+	if fit {
+		po = *opt.Proposal
 		if po.Workers == 0 {
 			po.Workers = opt.Workers
 		}
 		if po.Concurrency == nil {
 			po.Concurrency = opt.Concurrency
 		}
+		if err := po.fill(); err != nil {
+			return nil, err
+		}
+	}
+	tell(WarmProgress{Step: WarmLaplace, Optima: w.Modes, Rounds: po.Rounds, Draws: po.Draws, EnoughESS: po.EnoughESS, StepTime: time.Since(t0)})
+	if fit {
+		po.progress = tell
 		if _, err := w.fitProposal(ctx, t, clones, po); err != nil {
 			return nil, err
 		}
@@ -219,6 +235,19 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		w.CPU = cpu1 - cpu0
 	}
 	return w, nil
+}
+
+// progress returns the function that passes a step's WarmProgress, with N
+// and Elapsed (since start) filled in, to opt.Progress; one that does
+// nothing where it is nil.
+func (opt *WarmStartOptions) progress(start time.Time, n int) func(WarmProgress) {
+	if opt.Progress == nil {
+		return func(WarmProgress) {}
+	}
+	return func(p WarmProgress) {
+		p.N, p.Elapsed = n, time.Since(start)
+		opt.Progress(p)
+	}
 }
 
 // setDefaults replaces opt's zero fields by their defaults and checks the
@@ -300,11 +329,12 @@ func warmStarts(t Target, rng *rand.Rand, count, dim int) [][]float64 {
 // it keeps the optima that may still matter at the full data; it returns
 // the last stage's distinct optima, the best first, and their log
 // posterior densities.
-func (w *WarmStart) climbStages(ctx context.Context, pool evalPool, perm, sizes []int, starts [][]float64, modeGap float64) ([][]float64, []float64, error) {
+func (w *WarmStart) climbStages(ctx context.Context, pool evalPool, perm, sizes []int, starts [][]float64, modeGap float64, tell func(WarmProgress)) ([][]float64, []float64, error) {
 	n := len(perm)
 	optima := starts
 	var logPosts []float64
 	for k, size := range sizes {
+		t0 := time.Now()
 		var subset []int
 		if size < n {
 			subset = perm[:size]
@@ -328,6 +358,7 @@ func (w *WarmStart) climbStages(ctx context.Context, pool evalPool, perm, sizes 
 			keep = len(optima)
 		}
 		optima, logPosts = optima[:keep], logPosts[:keep]
+		tell(WarmProgress{Step: WarmStage, Size: size, Optima: keep, StepTime: time.Since(t0)})
 	}
 	return optima, logPosts, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -410,4 +411,63 @@ func TestFitProposalSurrogate(t *testing.T) {
 		}
 	}
 	t.Error("no seed of 50 gave a proposal whose surrogate's fit failed")
+}
+
+// TestFindModeProgress checks what WarmStartOptions.Progress is told: each
+// stage's end in order of size, then the Laplace approximation's with the
+// rounds to come, then each proposal round's, whose importance ESS is the
+// one the proposal records and whose bound on the time left counts the
+// rounds still allowed; and no rounds where no proposal is fitted.
+func TestFindModeProgress(t *testing.T) {
+	tg := newMVNTarget(1200, 2, 3)
+	for _, enough := range []float64{2, 0.3} {
+		var got []WarmProgress
+		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, MinSubset: 300,
+			Proposal: &ProposalOptions{Seed: 2, Draws: 200, EnoughESS: enough},
+			Progress: func(p WarmProgress) { got = append(got, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounds := ws.Proposal.Rounds
+		if enough == 2 && len(rounds) != 3 || enough == 0.3 && len(rounds) != 1 {
+			t.Fatalf("EnoughESS %v: %d rounds (%+v)", enough, len(rounds), rounds)
+		}
+		if len(got) != 3+1+len(rounds) {
+			t.Fatalf("EnoughESS %v: %d reports for 3 stages, the Laplace step and %d rounds: %+v", enough, len(got), len(rounds), got)
+		}
+		var last time.Duration
+		for i, p := range got {
+			if p.N != 1200 || p.Elapsed < last || p.Elapsed > ws.Wall || p.StepTime > p.Elapsed {
+				t.Errorf("report %d: N %d, elapsed %v after %v (warm start %v), step %v", i, p.N, p.Elapsed, last, ws.Wall, p.StepTime)
+			}
+			last = p.Elapsed
+			switch {
+			case i < 3:
+				if p.Step != WarmStage || p.Size != ws.Stages[i].Size || p.Optima < 1 {
+					t.Errorf("report %d: %+v, want the end of the stage on %d observations", i, p, ws.Stages[i].Size)
+				}
+			case i == 3:
+				if p.Step != WarmLaplace || p.Optima != ws.Modes || p.Rounds != 3 || p.Draws != 200 || p.EnoughESS != enough {
+					t.Errorf("report %d: %+v, want the Laplace step with 3 rounds of 200 to come", i, p)
+				}
+			default:
+				r := i - 3
+				left := time.Duration(3-r) * p.StepTime
+				if p.ESS >= enough {
+					left = 0
+				}
+				if p.Step != WarmRound || p.Round != r || p.ESS != rounds[r-1].ESS || p.MaxLeft != left {
+					t.Errorf("report %d: %+v, want round %d of ESS %v and at most %v left", i, p, r, rounds[r-1].ESS, left)
+				}
+			}
+		}
+	}
+	var got []WarmProgress
+	if _, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, MinSubset: 600,
+		Progress: func(p WarmProgress) { got = append(got, p) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[2].Step != WarmLaplace || got[2].Rounds != 0 {
+		t.Errorf("no proposal: reports %+v, want 2 stages and the Laplace step with no rounds", got)
+	}
 }

@@ -59,6 +59,8 @@ adapted per level, the ladder placed by the adaptive schedule, DEO swaps
 (docs/ADAPTATION.md says why); --paper gives the paper's settings. From N = `+fmt.Sprint(subtemper.WarmStartMinN)+`
 (--warm-start) it starts from the posterior mode and, on one mode, samples by importance
 sampling from a Student-t fitted there instead of by chains (--importance; docs/LARGE.md).
+A line on stderr follows each step of the search and each round of the t's fit, with a bound
+on the time the fit still takes, and each batch of draws, with the time left (--quiet: none).
 
 Prints a summary table in natural units (θ = exp(u); in the original units of the
 data with --standardize); with --out writes draws.csv (long form: .chain, .iteration, .draw

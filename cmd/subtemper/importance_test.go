@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,9 @@ func TestGPImportanceOn(t *testing.T) {
 	args := []string{"gp", "--n", "150", "--dims", "1", "--importance", "on", "--seed", "3", "--out", out}
 	r := runBin(t, "", args...)
 	mustCode(t, r, 0, args...)
-	for _, want := range []string{"importance sampling from it on", "importance sampling: ", "least ESS"} {
+	for _, want := range []string{"warm start: search for the mode on all 150 observations: 1 optimum kept",
+		"warm start: the Laplace approximation at the mode", "now fitting a Student-t", "warm start: proposal round 1 of at most 3: importance ESS",
+		"importance sampling from it on", "importance sampling: ", "least ESS"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
@@ -28,7 +31,17 @@ func TestGPImportanceOn(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// --quiet silences the warm start's lines too.
+	qargs := []string{"gp", "--n", "150", "--dims", "1", "--warm-start", "on", "--map", "--quiet", "--out", t.TempDir()}
+	if q := runBin(t, "", qargs...); q.code != 0 || q.stderr != "" {
+		t.Errorf("%v: exit code %d, stderr %q", qargs, q.code, q.stderr)
+	}
 	s := readJSON(t, filepath.Join(out, "summary.json"))
+	// A line per proposal round, the last one "done".
+	rounds := s["warm_start"].(map[string]any)["proposal"].(map[string]any)["rounds"].([]any)
+	if n := strings.Count(r.stderr, "warm start: proposal round"); n != len(rounds) || !strings.Contains(r.stderr, fmt.Sprintf("round %d of at most 3", len(rounds))) {
+		t.Errorf("%d proposal-round lines for %d rounds in summary.json:\n%s", n, len(rounds), r.stderr)
+	}
 	im, ok := s["importance"].(map[string]any)
 	if !ok || s["sampler"] != "importance" || s["converged"] != true || !(im["pareto_k"].(float64) <= 0.7) {
 		t.Fatalf("summary.json: sampler %v, converged %v, importance %v", s["sampler"], s["converged"], s["importance"])

@@ -267,3 +267,37 @@ func flagCount(v, none, def int) int {
 	}
 	return v
 }
+
+// warmProgress returns GPOptions.OnWarm for j: a line on w after each
+// step of the warm start, so that a search that takes minutes at large N
+// shows how far it is (nil when quiet).
+func warmProgress(w io.Writer, j *job) func(subtemper.WarmProgress) {
+	if j.flags.quiet {
+		return nil
+	}
+	return func(p subtemper.WarmProgress) {
+		head := "subtemper " + j.command + ": warm start: "
+		switch p.Step {
+		case subtemper.WarmStage:
+			on := fmt.Sprintf("%d of %d observations", p.Size, p.N)
+			if p.Size == p.N {
+				on = fmt.Sprintf("all %d observations", p.N)
+			}
+			fmt.Fprintf(w, "%ssearch for the mode on %s: %s kept, %s\n", head, on, plural.Count(p.Optima, "optimum", "optima"), fmtDuration(p.StepTime))
+		case subtemper.WarmLaplace:
+			next := ""
+			if p.Rounds > 0 {
+				next = fmt.Sprintf("; now fitting a Student-t to the posterior: at most %d rounds of %d log densities, until one's importance ESS reaches %.0f%%",
+					p.Rounds, p.Draws, 100*p.EnoughESS)
+			}
+			fmt.Fprintf(w, "%sthe Laplace approximation at the mode, %s (%s found)%s\n", head, fmtDuration(p.StepTime), plural.Count(p.Optima, "mode", "modes"), next)
+		case subtemper.WarmRound:
+			left := "done"
+			if p.MaxLeft > 0 {
+				left = "at most " + fmtDuration(p.MaxLeft) + " more"
+			}
+			fmt.Fprintf(w, "%sproposal round %d of at most %d: importance ESS %.0f%% (enough at %.0f%%), %s; %s\n",
+				head, p.Round, p.Rounds, 100*p.ESS, 100*p.EnoughESS, fmtDuration(p.StepTime), left)
+		}
+	}
+}
