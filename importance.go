@@ -142,14 +142,14 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 		opt.BeforeSampling(f, &st)
 		f.Settings = st
 	}
-	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: importanceBatch}
+	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: ImportanceBatch}
 	io.MaxDraws = ImportanceMaxDraws
 	began := time.Now()
 	if opt.OnBatch != nil {
 		io.Batched = func(r *tempering.ImportanceResult) {
 			fresh, el := len(r.Draws)-r.Reused, time.Since(began)
 			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: r.MinESS(),
-				Needed: need, Proposals: r.Components, Elapsed: el, Remaining: remaining(len(r.Draws), fresh, importanceBatch, io.MaxDraws, r.MinESS(), need, r.K, el)})
+				Needed: need, Proposals: r.Components, Elapsed: el, Remaining: remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, r.MinESS(), need, r.K, el)})
 		}
 	}
 	cpu0, cpuOK := tempering.ProcessCPU()
@@ -181,10 +181,10 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 	return f, nil
 }
 
-// importanceBatch is the number of draws between two checks of an
+// ImportanceBatch is the number of draws between two checks of an
 // importance-sampled fit's stop rule (tempering.ImportanceOptions.Batch):
 // batches of 250 saved work at D = 3 but not at D = 8 (docs/LARGE.md).
-const importanceBatch = 500
+const ImportanceBatch = 500
 
 // ImportanceMaxDraws is the most draws an importance-sampled fit makes
 // (tempering.ImportanceOptions.MaxDraws; the proposal fit's reused draws

@@ -68,8 +68,11 @@ func startImportance(io *stdio, j *job, fit *subtemper.GPFit) {
 	p := ws.Proposal
 	fmt.Fprintf(io.err, "subtemper %s: warm start: posterior mode found in %s (%.0f full-data gradients' worth); a Student-t fitted to the posterior by importance sampling (%s, %d log densities, importance ESS %.0f%%)\n",
 		j.command, ws.Wall.Round(time.Millisecond), j.warm.GradEquivalents, plural.Count(len(p.Rounds), "round", "rounds"), p.Evals(), 100*p.ESS())
-	fmt.Fprintf(io.err, "subtemper %s: importance sampling from it on %s in batches of 500 (a log density takes %s), until every ESS ≥ %s with Pareto k̂ ≤ %.1f, at most %d draws; Ctrl-C stops and keeps the batches so far\n",
-		j.command, j.backend, fmtSeconds(p.SecondsPerEval), fmtESS(fit.Weighted.MinESS), diag.ParetoKMax, subtemper.ImportanceMaxDraws)
+	// The proposal's rounds ran EvalsAtOnce log densities at a time, as
+	// the batches do on as many cores.
+	batch := time.Duration(float64(subtemper.ImportanceBatch) * p.SecondsPerEval / float64(max(1, p.EvalsAtOnce)) * float64(time.Second))
+	fmt.Fprintf(io.err, "subtemper %s: importance sampling from it on %s in batches of %d (a log density takes %s, a batch about %s), until every ESS ≥ %s with Pareto k̂ ≤ %.1f, at most %d draws; Ctrl-C stops and keeps the batches so far\n",
+		j.command, j.backend, subtemper.ImportanceBatch, fmtSeconds(p.SecondsPerEval), fmtDuration(batch), fmtESS(fit.Weighted.MinESS), diag.ParetoKMax, subtemper.ImportanceMaxDraws)
 }
 
 // importanceProgress returns GPOptions.OnBatch for j: a line per batch
