@@ -76,13 +76,17 @@ const MaxPredictDraws = 4000
 
 // LargePredictDraws is the number of draws Predict uses by default when a
 // fit of WarmStartMinN observations or more holds more. There a draw's
-// prediction costs as much as a sampling transition, so 4 000 of them
-// cost a fifth as much as the sampling itself, for nothing measurable:
-// on the GP generator at N = 2048, D = 8 (docs/LARGE.md) 1 000 draws gave
-// a held-out RMSE of 4.8131, a mean log predictive density of −2.98253
-// and a 90% coverage of 0.902, against 4.8130, −2.98251 and 0.902 from
-// 4 000 draws.
-const LargePredictDraws = 1000
+// prediction costs more than the log density the fit evaluated at it (a
+// factorisation, the inverse of its factor and the test inputs' products),
+// and an importance-sampled fit evaluates only a few thousand: from 1 000
+// draws the predictions at 1 024 test points cost more CPU time than the
+// fit itself at N = 4096. From 250 draws (docs/LARGE.md, GP generator
+// and diamonds, D = 8 and 6) they cost 3.7–3.8 times less, the mean log
+// predictive density moved by +0.00005, +0.00009 and −0.00023 nats
+// (N = 2048, 2048, 4096) and no predictive quantile by more than 2.5% of
+// the predictive sd; 1 000 draws had moved them by 0.00002 nats from
+// 4 000 at N = 2048.
+const LargePredictDraws = 250
 
 // DefaultPredictDraws returns the number of draws Predict and PooledDraws
 // use when asked for 0: MaxPredictDraws, or LargePredictDraws for a fit of

@@ -101,7 +101,7 @@ func TestPooledDraws(t *testing.T) {
 	}
 	// From WarmStartMinN observations on the default is the smaller cap.
 	f.Data = &gp.Data{N: WarmStartMinN, D: 1}
-	if got := f.PooledDraws(0); len(got) != LargePredictDraws || got[1][0] != 6 {
+	if got := f.PooledDraws(0); len(got) != LargePredictDraws || got[1][0] != float64(6000/LargePredictDraws) {
 		t.Errorf("default at N = %d: %d draws, second %v", WarmStartMinN, len(got), got[1])
 	}
 	f.Data.N--

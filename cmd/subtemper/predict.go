@@ -68,8 +68,9 @@ type predictionsJSON struct {
 // dropNATestHelp is the help of predict's --drop-na.
 const dropNATestHelp = "drop the rows of the test file whose inputs (or target, where it has the target column) are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error"
 
-const predictDrawsHelp = "number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to " +
-	"4000, or up to 1000 from 1024 observations on (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)"
+var predictDrawsHelp = fmt.Sprintf("number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to "+
+	"%d, or up to %d from %d observations on (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)",
+	subtemper.MaxPredictDraws, subtemper.LargePredictDraws, subtemper.WarmStartMinN)
 
 // printDropped says how many rows of the test file --drop-na dropped, if
 // any.
