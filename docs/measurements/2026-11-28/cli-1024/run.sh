@@ -55,3 +55,4 @@ done
 /usr/bin/python3 scripts/compare/paired_lpd.py --sklearn docs/measurements/2026-11-28/cli-importance/sklearn-gen5120.json --ours $W/n4096-new/predictions.csv > "$D/paired-gen4096-gp.json"
 # The log posterior at scikit-learn's optima under our model (beside the one --map printed).
 for s in gen diamonds; do sh "$D/logpost.sh" "$D/sklearn-$s.json" "$D/logpost-$s.json"; done
+sh "$D/logpost.sh" docs/measurements/2026-11-28/cli-importance/sklearn-diamonds.json "$D/logpost-dia2048.json"
