@@ -908,6 +908,10 @@ type PredictOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS); see
 	// gp.PredictOptions.Workers.
 	Workers int
+	// OnDraw, if set, is told after each draw's predictions how many of
+	// how many are done (gp.PredictOptions.OnDraw): at large N each draw
+	// takes seconds.
+	OnDraw func(done, total int)
 }
 
 // Predict returns the posterior predictive at the n test inputs x (n×D,
@@ -934,7 +938,7 @@ func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOpti
 	if len(draws) == 0 {
 		return nil, errors.New("subtemper: predict: the fit holds no draws")
 	}
-	p, err := m.PredictDraws(ctx, x, n, draws, gp.PredictOptions{Std: f.Std, Y: opt.Y, Probs: opt.Probs, Workers: opt.Workers})
+	p, err := m.PredictDraws(ctx, x, n, draws, gp.PredictOptions{Std: f.Std, Y: opt.Y, Probs: opt.Probs, Workers: opt.Workers, OnDraw: opt.OnDraw})
 	if err != nil {
 		return nil, fmt.Errorf("subtemper: %w", err)
 	}

@@ -161,6 +161,11 @@ type PredictOptions struct {
 	// (one factorisation per draw) for up to 16 million draw-points, e.g.
 	// 4000 draws × 4194 test inputs.
 	MemoryBytes int
+	// OnDraw, if set, is called after each distinct draw's predictive
+	// moments are computed, with the number done and the total (the
+	// distinct draws times the batches of test inputs), one call at a
+	// time, from the workers' goroutines.
+	OnDraw func(done, total int)
 }
 
 // DefaultPredictMemory is PredictOptions.MemoryBytes' default.
@@ -317,6 +322,7 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 	p.Distinct = len(distinct)
 	mu := make([]float64, S*min(batch, nt))
 	vf := make([]float64, S*min(batch, nt))
+	tell := drawCounter(opt.OnDraw, len(distinct)*((nt+batch-1)/batch))
 	for lo := 0; lo < nt; lo += batch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -329,6 +335,7 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 				return err
 			}
 			s := distinct[i]
+			defer tell()
 			return models[w].Predict(zt[lo*d:(lo+b)*d], b, draws[s], mu[s*b:s*b+b], vf[s*b:s*b+b])
 		})
 		if err != nil {
@@ -349,6 +356,23 @@ func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws []
 		}
 	}
 	return p, nil
+}
+
+// drawCounter returns the function that the workers call after each
+// draw's moments: it counts them and passes the count and total to
+// onDraw, one call at a time (nothing where onDraw is nil).
+func drawCounter(onDraw func(done, total int), total int) func() {
+	if onDraw == nil {
+		return func() {}
+	}
+	var mu sync.Mutex
+	done := 0
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		onDraw(done, total)
+	}
 }
 
 // copyMoments copies the b per-point moments of draw first[s] into draw

@@ -228,6 +228,22 @@ func TestPredictDrawsMixture(t *testing.T) {
 	if got.Distinct != 7 {
 		t.Errorf("%d distinct draws, want 7", got.Distinct)
 	}
+	// OnDraw counts the distinct draws of each batch of test inputs, one
+	// call at a time: 576 bytes hold 4 points' moments of 9 draws, so 7
+	// points make 2 batches.
+	var calls [][2]int
+	onDraw := func(done, total int) { calls = append(calls, [2]int{done, total}) }
+	if _, err := m.PredictDraws(ctx, xt, nt, draws, PredictOptions{Std: std, Probs: probs, Workers: 3, MemoryBytes: 16 * S * 4, OnDraw: onDraw}); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range calls {
+		if c != [2]int{i + 1, 14} {
+			t.Errorf("OnDraw call %d: %v, want [%d 14]", i, c, i+1)
+		}
+	}
+	if len(calls) != 14 {
+		t.Errorf("%d OnDraw calls, want 7 distinct draws × 2 batches", len(calls))
+	}
 	// Per-draw predictives in model units.
 	zt := make([]float64, len(xt))
 	for i, v := range xt {

@@ -102,6 +102,28 @@ func readPredictInputs(ctx context.Context, path, maxMemory string, data *gp.Dat
 	return td, nil
 }
 
+// predictProgressEvery is the least time between two of predictProgress's
+// lines.
+const predictProgressEvery = 30 * time.Second
+
+// predictProgress returns PredictOptions.OnDraw for a prediction begun at
+// start: a line on w with the draws done and the time left, at most one
+// every every, so that a prediction that takes minutes at large N says how
+// far it is and one of seconds says nothing.
+func predictProgress(w goio.Writer, cmd string, start time.Time, every time.Duration) func(done, total int) {
+	last := start
+	return func(done, total int) {
+		now := time.Now()
+		if now.Sub(last) < every || done == total {
+			return
+		}
+		last = now
+		el := now.Sub(start)
+		left := time.Duration(float64(el) * float64(total-done) / float64(done))
+		fmt.Fprintf(w, "subtemper %s: predicting: %d of %d draws done, %s, about %s left\n", cmd, done, total, fmtDuration(el), fmtDuration(left))
+	}
+}
+
 // predictAndWrite predicts at td's inputs from fit, writes predictions.csv
 // (and, when td has targets, predictions.json) into dir, prints the
 // held-out metrics to stdout, and with plots draws the figure (1 or 2
@@ -119,9 +141,11 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 	if plots {
 		probs = plotProbs
 	}
-	pred, err := predictInterruptible(ctx, func() (*gp.Predictive, error) {
-		return fit.Predict(ctx, td.X, td.N, subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: probs})
-	})
+	opt := subtemper.PredictOptions{Draws: draws, Y: td.Y, Probs: probs}
+	if !quiet {
+		opt.OnDraw = predictProgress(io.err, cmd, start, predictProgressEvery)
+	}
+	pred, err := predictInterruptible(ctx, func() (*gp.Predictive, error) { return fit.Predict(ctx, td.X, td.N, opt) })
 	if errors.Is(err, errInterrupted) {
 		return err
 	}
@@ -271,7 +295,8 @@ columns are ignored); when --data also has the target column, prints the held-ou
 mean log predictive density and coverage of the 50% and 90% intervals, writes them
 to predictions.json, and adds to predictions.csv each point's log_density (the log
 predictive density of its observed target, whose mean is the MLPD) and pit (the
-predictive CDF there), for a paired comparison with another model.`)
+predictive CDF there), for a paired comparison with another model. A prediction that
+takes longer than 30 s says on stderr every 30 s how many draws are done and the time left.`)
 	fs.str(&f.fit, "fit", "", "folder of a saved fit (the --out of subtemper gp)")
 	fs.str(&f.data, "data", "", "CSV file of new inputs: a header row naming the fit's input columns (any order)")
 	fs.str(&f.out, "out", "", "folder for predictions.csv, predictions.json and figures; \"\" means the --fit folder")

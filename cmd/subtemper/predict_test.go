@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/subtemper/subtemper/gp"
 )
@@ -282,5 +283,26 @@ func TestGPKernelFlag(t *testing.T) {
 	mustCode(t, r, 2, args...)
 	if !strings.Contains(r.stderr, "--kernel") {
 		t.Errorf("bad --kernel: stderr %q", r.stderr)
+	}
+}
+
+// TestPredictProgress checks predictProgress's lines: none before every
+// has passed or at the last draw; otherwise the draws done and a time
+// left in proportion to the draws still to do.
+func TestPredictProgress(t *testing.T) {
+	var b strings.Builder
+	start := time.Now().Add(-40 * time.Second)
+	f := predictProgress(&b, "predict", start, time.Hour)
+	f(1, 4)
+	if b.Len() != 0 {
+		t.Errorf("a line before every had passed: %q", b.String())
+	}
+	f = predictProgress(&b, "predict", start, 0)
+	f(1, 4)
+	f(4, 4)
+	// 1 of 4 draws in about 40 s: three times that, 2 minutes, left.
+	want := "subtemper predict: predicting: 1 of 4 draws done, 40 s, about 2 min left\n"
+	if b.String() != want {
+		t.Errorf("lines %q, want %q", b.String(), want)
 	}
 }
