@@ -69,18 +69,19 @@ import (
 // MaxPredictDraws is the number of draws Predict uses by default when a
 // fit of fewer than WarmStartMinN observations holds more (and LOO at any
 // size): evenly spaced over the pooled chains. The cost of predicting
-// grows linearly with the draws used (one kernel factorisation, the
-// inverse of its factor and a triangular product with the test inputs'
-// kernel vectors each).
+// grows linearly with the draws used (one kernel factorisation and the
+// triangular solves of the test inputs' kernel vectors with its factor
+// each).
 const MaxPredictDraws = 4000
 
 // LargePredictDraws is the number of draws Predict uses by default when a
 // fit of WarmStartMinN observations or more holds more. There a draw's
 // prediction costs more than the log density the fit evaluated at it (a
-// factorisation, the inverse of its factor and the test inputs' products),
+// factorisation, then the test inputs' solves with the factor),
 // and an importance-sampled fit evaluates only a few thousand: from 1 000
 // draws the predictions at 1 024 test points cost more CPU time than the
-// fit itself at N = 4096. From 250 draws (docs/LARGE.md, GP generator
+// fit itself at N = 4096 (when the factor was also inverted, a third of
+// the time more). From 250 draws (docs/LARGE.md, GP generator
 // and diamonds, D = 8 and 6) they cost 3.7–3.8 times less, the mean log
 // predictive density moved by +0.00005, +0.00009 and −0.00023 nats
 // (N = 2048, 2048, 4096) and no predictive quantile by more than 2.5% of
@@ -919,8 +920,8 @@ type PredictOptions struct {
 // the GP's Gaussian predictive of the latent f* and of a new observation
 // y* = f* + noise, and their mixture over the draws — mean, standard
 // deviation and quantiles, in the data's units. The cost is one kernel
-// factorisation and the inverse of its factor per distinct draw,
-// O(S·(2N³/3 + n·N·D + n·N²)) for S distinct draws and N observations
+// factorisation and the solves with its factor per distinct draw,
+// O(S·(N³/3 + n·N·D + n·N²)) for S distinct draws and N observations
 // (see gp.Model.PredictDraws; an importance-sampled fit's resampled
 // draws repeat).
 func (f *GPFit) Predict(ctx context.Context, x []float64, n int, opt PredictOptions) (*gp.Predictive, error) {

@@ -27,10 +27,9 @@ import (
 // the mean and variance of the latent f(x_i); a new observation y_i has
 // the same mean and variance varf[i] + σn². It runs on the backend when
 // the backend's handle implements linalg.PredictGP, as every built-in
-// backend's does (on the CPU: one Cholesky factorisation and the inverse
-// of its factor, O(N³/3) each, plus O(nt·N·D) for the cross-kernel and
-// O(nt·N²) for its product with the inverse factor; on the GPU: the
-// factorisation, then one triangular solve per block of test inputs),
+// backend's does (on the CPU and the GPU: one Cholesky factorisation,
+// O(N³/3), plus O(nt·N·D) for the cross-kernel and O(nt·N²) for the
+// triangular solves with the factor, one per block of test inputs),
 // else on the kernel matrix from the backend with gonum (the
 // factorisation, then triangular solves with blocks of 256 test inputs).
 func (m *Model) Predict(xt []float64, nt int, u, mean, varf []float64) error {
@@ -272,10 +271,10 @@ func (p *Predictive) Metrics(y []float64) (Metrics, error) {
 // and each test input's mixture is reduced over the draws in their order,
 // so the results do not depend on the number of workers.
 //
-// Cost: one kernel factorisation and the inverse of its factor per
+// Cost: one kernel factorisation and the solves with its factor per
 // distinct draw and batch (one batch unless the draws × test inputs
 // exceed PredictOptions.MemoryBytes; draws equal to an earlier one reuse
-// its moments), so O(S·(2N³/3 + N*·N·D + N*·N²)) for S distinct draws, N
+// its moments), so O(S·(N³/3 + N*·N·D + N*·N²)) for S distinct draws, N
 // observations and N* test inputs, plus O(S·N*) per iteration of a
 // quantile of the mixture (about two per quantile).
 func (m *Model) PredictDraws(ctx context.Context, xt []float64, nt int, draws [][]float64, opt PredictOptions) (*Predictive, error) {

@@ -415,7 +415,23 @@ func BenchmarkPredictDraws(b *testing.B) {
 		if be.Name() == linalg.DefaultName {
 			sizes = sizes[:1]
 		}
-		benchPredictDraws(b, be, 442, sizes, runtime.GOMAXPROCS(0), 1)
+		benchPredictDraws(b, be, 442, 10000, sizes, runtime.GOMAXPROCS(0), 1)
+	}
+}
+
+// BenchmarkPredictDrawsFewTest is BenchmarkPredictDraws with fewer test
+// inputs than observations, as a held-out fifth of a large training set
+// is: N = 2048 and 4096 with a quarter as many test inputs, S = 20, on
+// every backend but the slow pure-Go one.
+//
+//	go test -tags openblas -run '^$' -bench 'PredictDrawsFewTest' -benchtime 1x ./gp/
+func BenchmarkPredictDrawsFewTest(b *testing.B) {
+	for _, be := range linalg.Backends() {
+		if be.Name() != linalg.DefaultName {
+			for _, n := range []int{2048, 4096} {
+				benchPredictDraws(b, be, n, n/4, []int{20}, runtime.GOMAXPROCS(0), 1)
+			}
+		}
 	}
 }
 
@@ -427,7 +443,7 @@ func BenchmarkPredictDraws(b *testing.B) {
 func BenchmarkPredictDrawsLargeN(b *testing.B) {
 	for _, be := range linalg.Backends() {
 		if be.Name() != linalg.DefaultName {
-			benchPredictDraws(b, be, 4096, []int{20}, runtime.GOMAXPROCS(0), 1)
+			benchPredictDraws(b, be, 4096, 10000, []int{20}, runtime.GOMAXPROCS(0), 1)
 		}
 	}
 }
@@ -439,15 +455,15 @@ func BenchmarkPredictDrawsBLASThreads(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	benchPredictDraws(b, be, 442, []int{20, 100, 1000}, 1, runtime.GOMAXPROCS(0))
+	benchPredictDraws(b, be, 442, 10000, []int{20, 100, 1000}, 1, runtime.GOMAXPROCS(0))
 }
 
-// benchPredictDraws runs BenchmarkPredictDraws' cases on be at N = n with S draws
-// for each S in sizes, with the given number of workers and of OpenBLAS
-// threads (restored afterwards).
-func benchPredictDraws(b *testing.B, be linalg.Backend, n int, sizes []int, workers, blasThreads int) {
+// benchPredictDraws runs BenchmarkPredictDraws' cases on be at N = n and
+// Nt = nt with S draws for each S in sizes, with the given number of
+// workers and of OpenBLAS threads (restored afterwards).
+func benchPredictDraws(b *testing.B, be linalg.Backend, n, nt int, sizes []int, workers, blasThreads int) {
 	rng := rand.New(rand.NewPCG(3, 19))
-	const d, nt = 10, 10000
+	const d = 10
 	data := randData(rng, n, d, 1)
 	xt := make([]float64, nt*d)
 	for i := range xt {

@@ -10,11 +10,10 @@ import (
 // PredictGP is implemented by GP handles that compute the GP posterior
 // predictive at test inputs on the backend. Every built-in backend's
 // handles do. The CPU backends factor the kernel over all N observations
-// once and invert the factor, then take the test inputs in blocks small
-// enough to stay in cache, each block's cross-kernel K*ᵀ built and
-// multiplied by the inverse factor with one triangular matrix product of
-// many right-hand sides (level-3 BLAS); the CUDA backend does the same on
-// the device with one triangular solve per block (package cuda). A handle
+// once, then take the test inputs in blocks small enough to stay in
+// cache, each block's cross-kernel K*ᵀ built and solved with the factor
+// in one triangular solve of many right-hand sides (level-3 BLAS); the
+// CUDA backend does the same on the device (package cuda). A handle
 // that does not implement it (a backend registered from elsewhere) is
 // served by a fallback in package gp that takes the kernel matrix from
 // GP.Kernel and does the rest with gonum.
@@ -44,17 +43,20 @@ var _ PredictGP = (*cpuGP)(nil)
 const predictBlockValues = 1 << 18
 
 // Predict implements PredictGP. The latent variance is σf² − ‖L⁻¹k_i‖², L
-// the Cholesky factor of A: L is inverted once (N³/3 flops), and each
-// block of test inputs then costs one triangular matrix product (DTRMM)
-// with L⁻¹, which OpenBLAS 0.3.21 runs at about twice the rate of the
-// triangular solve with L (DTRSM) that it replaces: on one thread at
-// N = 442, 10 000 test inputs, medians of 41 ms (43 ms on K* rather than
-// K*ᵀ) against 79 ms (BenchmarkPredictTriangular in linalg/openblas,
-// docs/measurements/2026-11-25/predict-speed). The inverse costs no
-// accuracy that TestPredictMatchesDense sees: on its ill-conditioned
-// kernel (condition number 1.3e6) the variances differ from the dense
-// computation by at most 1.7e-14 of σf² with OpenBLAS (3.4e-15 with
-// gonum), against 1.9e-14 (3.2e-15) with the solve.
+// the Cholesky factor of A: each block of test inputs costs one
+// triangular solve with L of many right-hand sides (DTRSM on K*ᵀ, held
+// N×b). An earlier version inverted L once (N³/3 flops) and took a
+// triangular product (DTRMM) with L⁻¹ instead, after DTRMM ran at twice
+// the rate of DTRSM on K* held b×N (BenchmarkPredictTriangular in
+// linalg/openblas). In the layout Predict uses, the solve measured at
+// least as fast with 20 draws on 2 cores (BenchmarkPredictDraws and
+// BenchmarkPredictDrawsFewTest in package gp, two runs each): 0.76 s
+// against 0.79 at N = 442 with 10 000 test inputs (gonum: 2.9 s against
+// 3.0), 3.0 s against 3.9 at N = 2048 with 2048, and with a quarter as
+// many test inputs as observations 1.60 s against 2.25 at N = 2048 and
+// 11.0 s against 16.6 at N = 4096, where the inverse was most of the
+// cost beyond the factorisation. TestPredictMatchesDense checks the
+// variances against a dense computation on an ill-conditioned kernel.
 func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 	n, d := g.n, g.d
 	if nt < 0 || len(xt) != nt*d || len(mean) < nt || len(varf) < nt {
@@ -79,10 +81,6 @@ func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("linalg/%s: gp predict: (K + σn²I)⁻¹y is not finite: the targets are too large for the kernel's scale (standardize them)", g.be.name)
 		}
-	}
-	// a ← L⁻¹ (lower); cholesky checked that L's diagonal is positive.
-	if !g.be.la.Dtrtri(blas.Lower, blas.NonUnit, n, a, n) {
-		return fmt.Errorf("linalg/%s: gp predict: inverse of the %d×%d Cholesky factor: %w", g.be.name, n, n, ErrNotPositiveDefinite)
 	}
 	block := max(1, min(nt, predictBlockValues/n))
 	if len(g.pk) < block*n {
@@ -121,8 +119,9 @@ func (g *cpuGP) Predict(xt []float64, nt int, u, mean, varf []float64) error {
 			seCross(ks, zo, ztT, n, b, d, g.sf2)
 		}
 		g.be.bl.Dgemv(blas.Trans, n, b, 1, ks, b, alpha, 1, 0, mean[lo:lo+b], 1)
-		// Columns of ks become L⁻¹k_t.
-		g.be.bl.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, b, 1, a, n, ks, b)
+		// Columns of ks become L⁻¹k_t; cholesky checked that L's diagonal
+		// is positive.
+		g.be.bl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, b, 1, a, n, ks, b)
 		if rk := g.be.rk; rk != nil {
 			rk.ColSumSquares(q, ks, n, b)
 		} else {

@@ -69,7 +69,7 @@ type predictionsJSON struct {
 const dropNATestHelp = "drop the rows of the test file whose inputs (or target, where it has the target column) are missing (NA as R writes it, an empty cell or NaN), and say how many; without it a missing value is an error"
 
 var predictDrawsHelp = fmt.Sprintf("number of posterior draws the predictions average over, evenly spaced over the pooled chains; 0 means all kept draws up to "+
-	"%d, or up to %d from %d observations on (the cost grows linearly: one kernel factorisation per draw, and on the CPU its triangular inverse, O(S·(N³ + N*·N·D + N*·N²)) for S draws, N observations, N* test points)",
+	"%d, or up to %d from %d observations on (the cost grows linearly: one kernel factorisation per draw and the test points' solves with it, O(S·(N³/3 + N*·N·D + N*·N²)) for S draws, N observations, N* test points)",
 	subtemper.MaxPredictDraws, subtemper.LargePredictDraws, subtemper.WarmStartMinN)
 
 // printDropped says how many rows of the test file --drop-na dropped, if
