@@ -32,18 +32,17 @@ type warmCall struct {
 // start from it with what c.keep keeps. An error wraps the context's cause
 // when ctx was cancelled.
 func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, c warmCall) (*tempering.WarmStart, error) {
-	keep, modeOnly, backend := c.keep, c.modeOnly, c.backend
 	o := WarmStartOptions(*st, c.fitProposal)
 	if o.Proposal != nil {
 		o.Proposal.Split = c.split
 	}
 	o.Progress = c.progress
-	if backend == "openblas" {
+	if c.backend == "openblas" {
 		// The warm start runs several evaluations at once, each on its
 		// clone: each gets its share of the cores, and the chains theirs
 		// after it.
-		o.Concurrency = func(atOnce int) { pinThreads(backend, max(1, runtime.NumCPU()/atOnce)) }
-		defer pinChainThreads(backend, st.Chains)
+		o.Concurrency = func(atOnce int) { pinThreads(c.backend, max(1, runtime.NumCPU()/atOnce)) }
+		defer pinChainThreads(c.backend, st.Chains)
 	}
 	ws, err := tempering.FindMode(ctx, t, o)
 	if ctx.Err() != nil {
@@ -56,8 +55,8 @@ func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, c
 	if err != nil {
 		return nil, fmt.Errorf("subtemper: the search for the posterior mode: %w", err)
 	}
-	if !modeOnly {
-		*st = keep.Settings(*st, ws)
+	if !c.modeOnly {
+		*st = c.keep.Settings(*st, ws)
 	}
 	return ws, nil
 }

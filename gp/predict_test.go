@@ -419,15 +419,16 @@ func BenchmarkPredictDraws(b *testing.B) {
 	}
 }
 
-// BenchmarkPredictDrawsFewTest is BenchmarkPredictDraws with fewer test
-// inputs than observations, as a held-out fifth of a large training set
-// is: N = 2048 and 4096 with a quarter as many test inputs, S = 20, on
-// every backend but the slow pure-Go one.
+// BenchmarkPredictDrawsTestSize is BenchmarkPredictDraws at large N with
+// as many test inputs as observations and with a quarter as many (as a
+// held-out fifth of a large training set is): N = 2048 and 4096, S = 20,
+// on every backend but the slow pure-Go one.
 //
-//	go test -tags openblas -run '^$' -bench 'PredictDrawsFewTest' -benchtime 1x ./gp/
-func BenchmarkPredictDrawsFewTest(b *testing.B) {
+//	go test -tags openblas -run '^$' -bench 'PredictDrawsTestSize' -benchtime 1x ./gp/
+func BenchmarkPredictDrawsTestSize(b *testing.B) {
 	for _, be := range linalg.Backends() {
 		if be.Name() != linalg.DefaultName {
+			benchPredictDraws(b, be, 2048, 2048, []int{20}, runtime.GOMAXPROCS(0), 1)
 			for _, n := range []int{2048, 4096} {
 				benchPredictDraws(b, be, n, n/4, []int{20}, runtime.GOMAXPROCS(0), 1)
 			}

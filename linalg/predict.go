@@ -50,7 +50,7 @@ const predictBlockValues = 1 << 18
 // the rate of DTRSM on K* held b×N (BenchmarkPredictTriangular in
 // linalg/openblas). In the layout Predict uses, the solve measured at
 // least as fast with 20 draws on 2 cores (BenchmarkPredictDraws and
-// BenchmarkPredictDrawsFewTest in package gp, two runs each): 0.76 s
+// BenchmarkPredictDrawsTestSize in package gp, two runs each): 0.76 s
 // against 0.79 at N = 442 with 10 000 test inputs (gonum: 2.9 s against
 // 3.0), 3.0 s against 3.9 at N = 2048 with 2048, and with a quarter as
 // many test inputs as observations 1.60 s against 2.25 at N = 2048 and

@@ -124,6 +124,19 @@ func predictProgress(w goio.Writer, cmd string, start time.Time, every time.Dura
 	}
 }
 
+// distinctNote says how many of pred's draws were distinct, where some
+// repeat: draws resampled from a weighted sample (weighted) repeat, and
+// so do a Metropolis chain's after a rejection.
+func distinctNote(pred *gp.Predictive, weighted bool) string {
+	switch {
+	case pred.Distinct == pred.Draws:
+		return ""
+	case weighted:
+		return fmt.Sprintf(" (%d distinct: resampled from the weighted sample)", pred.Distinct)
+	}
+	return fmt.Sprintf(" (%d distinct)", pred.Distinct)
+}
+
 // predictAndWrite predicts at td's inputs from fit, writes predictions.csv
 // (and, when td has targets, predictions.json) into dir, prints the
 // held-out metrics to stdout, and with plots draws the figure (1 or 2
@@ -159,12 +172,8 @@ func predictAndWrite(ctx context.Context, io *stdio, cmd string, fit *subtemper.
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	written = append(written, shown(p))
-	distinct := ""
-	if pred.Distinct < pred.Draws {
-		distinct = fmt.Sprintf(" (%d distinct: resampled from the weighted sample)", pred.Distinct)
-	}
 	fmt.Fprintf(io.out, "\npredictions at %s from %s%s %s in %.2f s (backend %s): %s\n", plural.Count(td.N, "test point", "test points"),
-		plural.Count(pred.Draws, "posterior draw", "posterior draws"), distinct, "averaged", secs, fit.Backend, shown(p))
+		plural.Count(pred.Draws, "posterior draw", "posterior draws"), distinctNote(pred, fit.Weighted != nil), "averaged", secs, fit.Backend, shown(p))
 	printDropped(io.out, td, testFile)
 	if td.Y != nil {
 		mt, err := pred.Metrics(td.Y)

@@ -301,10 +301,11 @@ func BenchmarkPotrfPotriRecursive(b *testing.B) {
 }
 
 // BenchmarkPredictTriangular times the O(N²) step of the GP predictive
-// variance at N = 442 for 10 000 test inputs, in blocks of 593 as Predict
-// takes them: the triangular solve L⁻¹K*ᵀ (DTRSM, with K* row-major) and
-// the product with the inverted factor (DTRMM, K* row-major as for the
-// solve, and K*ᵀ row-major as Predict holds it). Each op is 1.95 GFLOP.
+// variance at N = 442 for 10 000 test inputs, in blocks of 593: the
+// triangular solve L⁻¹K*ᵀ (DTRSM, with K* row-major, and with K*ᵀ
+// row-major as Predict holds it and solves it) and the product with the
+// inverted factor (DTRMM, in both layouts), which Predict once used.
+// Each op is 1.95 GFLOP.
 func BenchmarkPredictTriangular(b *testing.B) {
 	const n, nt, block = 442, 10000, 593
 	bl := netlib.Implementation{}
@@ -331,6 +332,9 @@ func BenchmarkPredictTriangular(b *testing.B) {
 		}},
 		{"trmm", func(x []float64, m int) {
 			bl.Dtrmm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, m, n, 1, inv, n, x, n)
+		}},
+		{"trsm-left", func(x []float64, m int) {
+			bl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, m, 1, l, n, x, m)
 		}},
 		{"trmm-left", func(x []float64, m int) {
 			bl.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, m, 1, inv, n, x, m)
