@@ -70,6 +70,10 @@ type ImportanceProgress struct {
 	// K is the Pareto k̂ of the weights; LeastESS the smallest ESS of a
 	// parameter's mean or tails, and Needed what the stop rule asks.
 	K, LeastESS, Needed float64
+	// Least names the parameter of LeastESS (GPFit.Names) and LeastTail
+	// says whether that ESS is of its tails rather than its mean.
+	Least     string
+	LeastTail bool
 	// Proposals is the number of proposals drawn from so far.
 	Proposals int
 	// Elapsed is the time since the sampling began; Remaining an
@@ -146,10 +150,13 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 	io.MaxDraws = ImportanceMaxDraws
 	began := time.Now()
 	if opt.OnBatch != nil {
+		names := f.Names()
 		io.Batched = func(r *tempering.ImportanceResult) {
 			fresh, el := len(r.Draws)-r.Reused, time.Since(began)
+			least, tail := r.Least()
 			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: r.MinESS(),
-				Needed: need, Proposals: r.Components, Elapsed: el, Remaining: remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, r.MinESS(), need, r.K, el)})
+				Needed: need, Least: names[least], LeastTail: tail, Proposals: r.Components, Elapsed: el,
+				Remaining: remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, r.MinESS(), need, r.K, el)})
 		}
 	}
 	cpu0, cpuOK := tempering.ProcessCPU()

@@ -48,6 +48,11 @@ func TestFitGPImportance(t *testing.T) {
 	if len(batches) == 0 || batches[len(batches)-1].Draws != len(ws.Draws)+ws.Failed {
 		t.Errorf("%d progress reports, the last %+v, for %d weighted draws", len(batches), batches, len(ws.Draws))
 	}
+	for _, b := range batches {
+		if !slices.Contains(fit.Names(), b.Least) {
+			t.Errorf("batch %+v: the least ESS's parameter %q is none of %v", b, b.Least, fit.Names())
+		}
+	}
 	v, err := fit.Verdict()
 	if err != nil {
 		t.Fatal(err)

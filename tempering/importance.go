@@ -94,6 +94,22 @@ func (r *ImportanceResult) MinESS() float64 {
 	return min(slices.Min(r.ESSBulk), slices.Min(r.ESSTail))
 }
 
+// Least returns the parameter whose ESS is the smallest of r's ESSBulk
+// and ESSTail (the first, on ties) and whether that ESS is of its tails
+// rather than its mean: the parameter the stop rule waits for.
+func (r *ImportanceResult) Least() (param int, tail bool) {
+	least := math.Inf(1)
+	for i := range r.ESSBulk {
+		if r.ESSBulk[i] < least {
+			param, least, tail = i, r.ESSBulk[i], false
+		}
+		if r.ESSTail[i] < least {
+			param, least, tail = i, r.ESSTail[i], true
+		}
+	}
+	return param, tail
+}
+
 // ImportanceSample samples t's posterior by self-normalised importance
 // sampling from k's proposal (the Student-t, or the mixture with its wide
 // component; k's local steps and screen play no part), in the space of tr

@@ -168,6 +168,30 @@ func TestImportanceSampleWorkers(t *testing.T) {
 }
 
 // TestImportanceResample checks that systematic resampling gives each
+// TestImportanceLeast checks that Least names the parameter and the kind
+// of ESS that MinESS returns.
+func TestImportanceLeast(t *testing.T) {
+	for _, c := range []struct {
+		bulk, tail []float64
+		param      int
+		isTail     bool
+	}{
+		{[]float64{500, 90, 700}, []float64{400, 300, 95}, 1, false},
+		{[]float64{500, 90, 700}, []float64{400, 300, 80}, 2, true},
+		{[]float64{60, 90}, []float64{60, 70}, 0, false},
+		{[]float64{600, 90}, []float64{50, 70}, 0, true},
+	} {
+		r := &ImportanceResult{ESSBulk: c.bulk, ESSTail: c.tail}
+		p, tail := r.Least()
+		if p != c.param || tail != c.isTail {
+			t.Errorf("bulk %v, tail %v: Least %d, %v; want %d, %v", c.bulk, c.tail, p, tail, c.param, c.isTail)
+		}
+		if got := map[bool][]float64{false: c.bulk, true: c.tail}[tail][p]; got != r.MinESS() {
+			t.Errorf("bulk %v, tail %v: Least's ESS %v, MinESS %v", c.bulk, c.tail, got, r.MinESS())
+		}
+	}
+}
+
 // draw m·w̃ copies, give or take one.
 func TestImportanceResample(t *testing.T) {
 	r := &ImportanceResult{Draws: [][]float64{{0}, {1}, {2}, {3}}, LogWeights: []float64{math.Log(0.1), math.Log(0.6), math.Inf(-1), math.Log(0.3)}}

@@ -86,8 +86,12 @@ func importanceProgress(w io.Writer, j *job) func(subtemper.ImportanceProgress) 
 		if p.Remaining > 0 {
 			left = "about " + fmtDuration(p.Remaining) + " left"
 		}
-		fmt.Fprintf(w, "subtemper %s: importance sampling: %d weighted draws (%d new) from %s, least ESS %s of %s, Pareto k̂ %.2f; %s, %s\n",
-			j.command, p.Draws, p.Fresh, plural.Count(p.Proposals, "proposal", "proposals"), fmtESS(p.LeastESS), fmtESS(p.Needed), p.K,
+		of := "mean"
+		if p.LeastTail {
+			of = "tails"
+		}
+		fmt.Fprintf(w, "subtemper %s: importance sampling: %d weighted draws (%d new) from %s, least ESS %s of %s (%s's %s), Pareto k̂ %.2f; %s, %s\n",
+			j.command, p.Draws, p.Fresh, plural.Count(p.Proposals, "proposal", "proposals"), fmtESS(p.LeastESS), fmtESS(p.Needed), p.Least, of, p.K,
 			fmtDuration(p.Elapsed), left)
 	}
 }

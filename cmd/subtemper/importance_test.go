@@ -4,11 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/subtemper/subtemper"
 )
+
+// leastNamed matches an importance-sampling batch line's least ESS with
+// the parameter it is of, for the one-input GP.
+var leastNamed = regexp.MustCompile(`least ESS \S+ of \S+ \((ell_x1|sf|sn)'s (mean|tails)\), Pareto`)
 
 // TestGPImportanceOn checks gp --importance on end to end: the progress
 // lines and the summary say what ran, summary.json's verdict is the
@@ -25,6 +30,10 @@ func TestGPImportanceOn(t *testing.T) {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+	// Each batch's line names the parameter whose ESS is the least.
+	if n, named := strings.Count(r.stderr, "least ESS"), len(leastNamed.FindAllString(r.stderr, -1)); n == 0 || named != n {
+		t.Errorf("%d of %d batch lines name the least ESS's parameter:\n%s", named, n, r.stderr)
 	}
 	for _, want := range []string{"importance sampling from the warm start's fitted Student-t", "weighted draws", "converged (Pareto k̂"} {
 		if !strings.Contains(r.stdout, want) {
