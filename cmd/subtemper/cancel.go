@@ -56,6 +56,10 @@ func checkInterrupted(ctx context.Context, phase string, err error) error {
 type fitHooks struct {
 	onPhase    func(phase string)
 	onSettings func(st *subtemper.Settings)
+	// onSampling says that the fit samples and, cancelled, returns the
+	// draws made so far however long its current step takes (importance
+	// sampling, whose batch's log densities take seconds each at large N).
+	onSampling func()
 }
 
 // runFit calls fit (subtemper.FitGP or FitMVN with h's hooks) in a
@@ -65,8 +69,9 @@ type fitHooks struct {
 // it waits setupGrace for fit to return; if it has not, runFit returns
 // interruptedDuring(phase) and abandons fit's goroutine, which stops at
 // its next check of ctx (the process exits meanwhile). Once a chain is
-// set up, runFit waits for fit as long as it takes (sampling stops within
-// an iteration and the fit holds the draws so far). A fit that failed
+// set up, or importance sampling has begun (onSampling), runFit waits for
+// fit as long as it takes (sampling stops within an iteration, or an
+// evaluation, and the fit holds the draws so far). A fit that failed
 // because ctx was cancelled is interruptedDuring(phase) too.
 func runFit[F comparable](ctx context.Context, fit func(h fitHooks) (F, error)) (F, string, error) {
 	var zero F
@@ -74,7 +79,7 @@ func runFit[F comparable](ctx context.Context, fit func(h fitHooks) (F, error)) 
 	var started atomic.Bool
 	setPhase := func(p string) { phase.Store(&p) }
 	setPhase(phaseModel)
-	h := fitHooks{onPhase: setPhase, onSettings: func(st *subtemper.Settings) {
+	h := fitHooks{onPhase: setPhase, onSampling: func() { started.Store(true) }, onSettings: func(st *subtemper.Settings) {
 		onStart := st.OnStart
 		st.OnStart = func(c int) {
 			started.Store(true)

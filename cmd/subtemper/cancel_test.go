@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/tempering"
 )
@@ -239,6 +240,51 @@ func TestRunFitSetup(t *testing.T) {
 	if err != nil || res.Interrupted || len(res.Draws[0]) != 10 {
 		t.Fatalf("runFit: %v, %+v", err, res)
 	}
+}
+
+// TestRunFitSampling: once the fit says it samples (onSampling, as
+// importance sampling does), a cancellation waits for the fit, however
+// long its step takes to end, and returns the draws it holds, not
+// errInterrupted.
+func TestRunFitSampling(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	kept := &tempering.Result{Interrupted: true}
+	res, _, err := runFit(ctx, func(h fitHooks) (*tempering.Result, error) {
+		h.onPhase(phaseImportance)
+		h.onSampling()
+		<-ctx.Done()
+		time.Sleep(3 * setupGrace) // a log density in flight
+		return kept, context.Cause(ctx)
+	})
+	if res != kept || errors.Is(err, errInterrupted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("runFit: %+v, %v; want the fit's result and its error", res, err)
+	}
+}
+
+// TestFitGPImportanceInterrupted: a Ctrl-C while a batch of importance
+// sampling is evaluated (here, the first batch's report takes longer than
+// setupGrace, as a batch's log densities do at large N) keeps the fit and
+// its batches: fitGP waits for it.
+func TestFitGPImportanceInterrupted(t *testing.T) {
+	data, _, err := subtemper.SyntheticGPData(context.Background(), 150, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// A MinESS no sample of this size reaches keeps it drawing.
+	st := subtemper.DefaultGPSettings()
+	st.Stop = diag.StopRule{MinESS: 1e9}
+	opt := subtemper.GPOptions{Backend: "gonum", Importance: subtemper.ImportanceOn, Settings: &st, OnBatch: func(subtemper.ImportanceProgress) {
+		cancel()
+		time.Sleep(3 * setupGrace)
+	}}
+	fit, _, err := fitGP(ctx, data, opt)
+	if fit == nil || errors.Is(err, errInterrupted) || fit.Weighted == nil || len(fit.Weighted.Draws) == 0 || !fit.Result.Interrupted {
+		t.Fatalf("fitGP: fit %v, error %v; want the interrupted fit with its batches", fit, err)
+	}
+	fit.Close()
 }
 
 // TestDiagCutter: after a cancellation the summary computes diagnostics

@@ -21,6 +21,7 @@ const (
 	phaseModel       = "the model's set-up"
 	phaseMode        = "the search for the posterior mode"
 	phaseChains      = "the chains' set-up"
+	phaseImportance  = "importance sampling's first batch"
 )
 
 // fitJob is the gp command's run: FitGP with the flags' settings and the
@@ -199,6 +200,10 @@ func fitGP(ctx context.Context, data *subtemper.GPData, opt subtemper.GPOptions)
 				before(fit, st)
 			}
 			h.onSettings(st)
+			if fit.Weighted != nil {
+				h.onPhase(phaseImportance)
+				h.onSampling()
+			}
 		}
 		return subtemper.FitGP(ctx, data, opt)
 	})
