@@ -91,7 +91,7 @@ func fitSampled(ctx context.Context, io *stdio, j *job, data *subtemper.GPData, 
 	}
 	var pr *progress
 	opt.OnBatch = importanceProgress(io.err, j)
-	opt.OnWarm = warmProgress(io.err, j)
+	opt.OnWarm = warmProgress(io.err, j, "warm start")
 	opt.BeforeSampling = func(fit *subtemper.GPFit, st *subtemper.Settings) {
 		if ctx.Err() != nil {
 			return // the command may have given up on this run

@@ -45,6 +45,7 @@ func runMAP(ctx context.Context, io *stdio, j *job, data *subtemper.GPData, opt 
 	}
 	cpu0, _ := cputime.Process()
 	opt.Settings = j.settings
+	opt.OnWarm = warmProgress(io.err, j, "--map")
 	fit, phase, err := fitGP(ctx, data, opt)
 	if errors.Is(err, errInterrupted) {
 		return err

@@ -268,15 +268,15 @@ func flagCount(v, none, def int) int {
 	return v
 }
 
-// warmProgress returns GPOptions.OnWarm for j: a line on w after each
-// step of the warm start, so that a search that takes minutes at large N
-// shows how far it is (nil when quiet).
-func warmProgress(w io.Writer, j *job) func(subtemper.WarmProgress) {
+// warmProgress returns GPOptions.OnWarm for j: a line on w, headed
+// label, after each step of the warm start, so that a search that takes
+// minutes at large N shows how far it is (nil when quiet).
+func warmProgress(w io.Writer, j *job, label string) func(subtemper.WarmProgress) {
 	if j.flags.quiet {
 		return nil
 	}
 	return func(p subtemper.WarmProgress) {
-		head := "subtemper " + j.command + ": warm start: "
+		head := "subtemper " + j.command + ": " + label + ": "
 		switch p.Step {
 		case subtemper.WarmStage:
 			on := fmt.Sprintf("%d of %d observations", p.Size, p.N)

@@ -91,6 +91,12 @@ func TestGPMAP(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// The search says how far it is, as the warm start does.
+	for _, want := range []string{"--map: search for the mode on all 150 observations: ", "--map: the Laplace approximation at the mode, "} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
 	m := readJSON(t, filepath.Join(out, "map.json"))
 	vars := m["variables"].([]any)
 	if len(vars) != 4 {
