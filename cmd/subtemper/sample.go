@@ -97,8 +97,12 @@ func errMaxTimeSetup(f *samplerFlags) error {
 // reportMaxTime says that --max-time ended sampling.
 func reportMaxTime(io *stdio, j *job, res *subtemper.Result) {
 	if !j.flags.quiet {
-		fmt.Fprintf(io.err, "subtemper %s: --max-time %s reached: sampling stopped with %s per chain; judging and keeping them\n",
-			j.command, j.flags.maxTime, plural.Count(minDraws(res), "draw", "draws"))
+		made := plural.Count(minDraws(res), "draw", "draws") + " per chain"
+		if j.flags.sampler == "importance" {
+			made = plural.Count(minDraws(res), "weighted draw", "weighted draws")
+		}
+		fmt.Fprintf(io.err, "subtemper %s: --max-time %s reached: sampling stopped with %s; judging and keeping them\n",
+			j.command, j.flags.maxTime, made)
 	}
 }
 

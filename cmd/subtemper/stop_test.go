@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/subtemper/subtemper"
 )
 
 // TestMinESSStop: with the default --min-ess a run on an easy posterior
@@ -115,6 +117,22 @@ func TestGPAndDiagAgree(t *testing.T) {
 		}
 		if !strings.Contains(d.Verdict, "200") {
 			t.Errorf("--min-ess %s, 2 chains: verdict %q does not state ESS 200 (100 per chain)", minESS, d.Verdict)
+		}
+	}
+}
+
+// TestReportMaxTime: the --max-time line counts the draws per chain, or
+// an importance-sampled fit's weighted draws (one "chain" of them).
+func TestReportMaxTime(t *testing.T) {
+	res := &subtemper.Result{Draws: [][][]float64{make([][]float64, 7), make([][]float64, 5)}}
+	for sampler, want := range map[string]string{
+		"pt":         "--max-time 1m reached: sampling stopped with 5 draws per chain; judging",
+		"importance": "--max-time 1m reached: sampling stopped with 5 weighted draws; judging",
+	} {
+		var e strings.Builder
+		reportMaxTime(&stdio{err: &e}, &job{command: "gp", flags: &samplerFlags{sampler: sampler, maxTime: "1m"}}, res)
+		if !strings.Contains(e.String(), want) {
+			t.Errorf("%s: %q, want %q", sampler, e.String(), want)
 		}
 	}
 }
