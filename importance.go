@@ -152,11 +152,11 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 	if opt.OnBatch != nil {
 		names := f.Names()
 		io.Batched = func(r *tempering.ImportanceResult) {
-			fresh, el := len(r.Draws)-r.Reused, time.Since(began)
-			least, tail := r.Least()
-			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: r.MinESS(),
-				Needed: need, Least: names[least], LeastTail: tail, Proposals: r.Components, Elapsed: el,
-				Remaining: remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, r.MinESS(), need, r.K, el)})
+			fresh, el, minESS := len(r.Draws)-r.Reused, time.Since(began), r.MinESS()
+			param, tail := r.Least()
+			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: minESS,
+				Needed: need, Least: names[param], LeastTail: tail, Proposals: r.Components, Elapsed: el,
+				Remaining: remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, minESS, need, r.K, el)})
 		}
 	}
 	cpu0, cpuOK := tempering.ProcessCPU()

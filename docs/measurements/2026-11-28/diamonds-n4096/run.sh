@@ -2,15 +2,16 @@
 # Reproduces docs/measurements/2026-11-28/diamonds-n4096: ggplot2's diamonds, 5120 random rows (R's
 # set.seed(1)), log price on carat, depth, table, x, y, z, split 80/20 (N_train = 4096, N_test =
 # 1024) by scripts/compare/sklearn_large.py, which fits scikit-learn's ML-II (ARD RBF + white
-# noise, normalize_y, 5 restarts) on one core (it was reniced to -10 once the fits beside it were
-# running, so that it kept its core). Beside it on the other core, one after the other:
+# noise, normalize_y, 5 restarts) on one core (reniced to -10 so that it kept its core: by hand,
+# 22 minutes in; this script does it at once). Beside it on the other core, one after the other:
 #  1. the gp command's defaults on the training set (no tuning flags; binary of 84c5174). It was
 #     stopped by Ctrl-C (SIGINT) after 47 minutes, six batches into importance sampling, and kept
 #     nothing: that binary abandoned an importance-sampled fit interrupted during a batch
 #     (fixed in 3ecb755). gp.err holds its lines.
 #  2. gp --map --predict (the same binary).
 #  3. the defaults again with --max-time 50m, which keeps and judges the draws at the limit (binary
-#     of 33eb403, whose draws are 84c5174's: the same batches as in 1).
+#     of 33eb403, whose draws are 84c5174's: the same batches as in 1). Step 4's paths.py runs
+#     went beside it, so its wall time (26 minutes of warm start) is longer than alone.
 #  4. beside scikit-learn: L-BFGS on our posterior from the N_train = 2048 split's --map mode (the
 #     other side of the ridge at 2048) and the line to where it ends (paths.py, paths-4096.json);
 #     at N_train = 2048 (cli-importance's split and fits, /tmp/cli-dia): the same from scikit-learn's
