@@ -146,7 +146,7 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 		opt.BeforeSampling(f, &st)
 		f.Settings = st
 	}
-	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: ImportanceBatch}
+	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: ImportanceBatch, Mixture: ImportanceMixture}
 	io.MaxDraws = ImportanceMaxDraws
 	began := time.Now()
 	if opt.OnBatch != nil {
@@ -192,6 +192,13 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 // importance-sampled fit's stop rule (tempering.ImportanceOptions.Batch):
 // batches of 250 saved work at D = 3 but not at D = 8 (docs/LARGE.md).
 const ImportanceBatch = 500
+
+// ImportanceMixture is the number of t's in each refit of an
+// importance-sampled fit's proposal (tempering.ImportanceOptions.Mixture),
+// beside the single refitted t: a posterior along a ridge that one t
+// fits poorly (a length scale the data barely fix) is followed by
+// several.
+const ImportanceMixture = 3
 
 // ImportanceMaxDraws is the most draws an importance-sampled fit makes
 // (tempering.ImportanceOptions.MaxDraws; the proposal fit's reused draws

@@ -50,6 +50,13 @@ type ImportanceOptions struct {
 	// mixture of all the proposals, so a proposal that missed part of
 	// the posterior is mended as the sample finds it.
 	Adapt bool
+	// Mixture, where above 1 (with Adapt), makes each refit a mixture:
+	// MixtureDefensive of the single refitted t, the rest a mixture of
+	// Mixture t's (the kernel's degrees of freedom and scale factor)
+	// fitted to the weighted sample by EM (mixture population Monte
+	// Carlo), which follows a posterior that one t fits poorly: a ridge,
+	// a flat top, a bend. Zero or 1 means the single t.
+	Mixture int
 	// Batched, if set, is called after each batch with the sample so far.
 	Batched func(*ImportanceResult)
 }
@@ -165,8 +172,9 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	}
 	fresh, rounds := 0, len(m.comps)-1
 	var last *ImportanceResult
+	var prop proposer = l
 	for {
-		vs := l.drawBatch(rng, opt.Batch)
+		vs := prop.drawBatch(rng, opt.Batch)
 		lp, err := logPosts(ctx, pool, vs)
 		if err != nil {
 			return last, err
@@ -190,9 +198,9 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 			return res, nil
 		}
 		if opt.Adapt {
-			if a := adapt(k, m.xs, NormalisedWeights(res.LogWeights)); a != nil {
-				l = a
-				m.addComp(l.logDensityFunc())
+			if p := refit(k, m.xs, res, opt.Mixture); p != nil {
+				prop = p
+				m.addComp(prop.logDensityFunc())
 			}
 		}
 	}
@@ -290,6 +298,24 @@ func adapt(k Independence, xs [][]float64, w []float64) *indepLevel {
 		return nil
 	}
 	return lk.(*indepLevel)
+}
+
+// refit returns the proposal refitted to the weighted sample res of the
+// draws xs (in the kernel's space): the single t adapt fits, or where
+// mixture is above 1 the mixture fitMixture makes around it; nil where
+// the single t cannot be fitted.
+func refit(k Independence, xs [][]float64, res *ImportanceResult, mixture int) proposer {
+	w := NormalisedWeights(res.LogWeights)
+	a := adapt(k, xs, w)
+	if a == nil {
+		return nil
+	}
+	if mixture > 1 && res.ESS >= MixtureMinESS*float64(mixture) {
+		if mx := fitMixture(k, a, xs, w, res.ESS, mixture); mx != nil {
+			return mx
+		}
+	}
+	return a
 }
 
 // drawBatch draws n proposals from l.
@@ -409,6 +435,8 @@ func (o *ImportanceOptions) fill() error {
 		return fmt.Errorf("tempering: importance sampling's largest Pareto k̂ must be positive, got %v", o.MaxK)
 	case o.Workers < 1:
 		return fmt.Errorf("tempering: importance sampling needs at least 1 worker, got %d", o.Workers)
+	case o.Mixture < 0:
+		return fmt.Errorf("tempering: importance sampling's mixture needs at least 0 components, got %d", o.Mixture)
 	}
 	return nil
 }
