@@ -48,6 +48,7 @@ var (
 	largeTest     = flag.String("large.test", "", "BenchmarkLargeFit: with -large.csv, warm-is prints the held-out metrics of this CSV file's targets (1000 draws resampled from its weighted sample)")
 	largeBatch    = flag.Int("large.batch", 0, "BenchmarkLargeFit: warm-is's batch size (0: tempering.ImportanceOptions' default)")
 	largeAdapt    = flag.Bool("large.adapt", false, "BenchmarkLargeFit: warm-is refits its proposal after each batch (tempering.ImportanceOptions.Adapt)")
+	largeMixture  = flag.Int("large.mixture", 0, "BenchmarkLargeFit: warm-is's refits are a mixture of this many t's beside the single one (tempering.ImportanceOptions.Mixture; 0: the single t)")
 	largeReuse    = flag.Bool("large.reuse", true, "BenchmarkLargeFit: warm-is weighs the proposal fit's draws into its sample (tempering.ImportanceOptions.Reuse)")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
 )
@@ -460,7 +461,7 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	if *largeReuse {
 		reuse = p
 	}
-	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch,
+	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch, Mixture: *largeMixture,
 		Batched: func(b *tempering.ImportanceResult) {
 			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f, proposals %d\n", len(b.Draws), b.ESS, b.K, b.MinESS(), b.Components)
 		}})

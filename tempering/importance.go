@@ -51,7 +51,8 @@ type ImportanceOptions struct {
 	// the posterior is mended as the sample finds it.
 	Adapt bool
 	// Mixture, where above 1 (with Adapt), makes each refit a mixture:
-	// MixtureDefensive of the single refitted t, the rest a mixture of
+	// MixtureDefensive of the kernel's own proposal and the single
+	// refitted t, the rest a mixture of
 	// Mixture t's (the kernel's degrees of freedom and scale factor)
 	// fitted to the weighted sample by EM (mixture population Monte
 	// Carlo), which follows a posterior that one t fits poorly: a ridge,
@@ -198,7 +199,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 			return res, nil
 		}
 		if opt.Adapt {
-			if p := refit(k, m.xs, res, opt.Mixture); p != nil {
+			if p := refit(k, l, m.xs, res, opt.Mixture); p != nil {
 				prop = p
 				m.addComp(prop.logDensityFunc())
 			}
@@ -302,16 +303,16 @@ func adapt(k Independence, xs [][]float64, w []float64) *indepLevel {
 
 // refit returns the proposal refitted to the weighted sample res of the
 // draws xs (in the kernel's space): the single t adapt fits, or where
-// mixture is above 1 the mixture fitMixture makes around it; nil where
-// the single t cannot be fitted.
-func refit(k Independence, xs [][]float64, res *ImportanceResult, mixture int) proposer {
+// mixture is above 1 the mixture fitMixture makes around it and the
+// kernel's own proposal first; nil where the single t cannot be fitted.
+func refit(k Independence, first *indepLevel, xs [][]float64, res *ImportanceResult, mixture int) proposer {
 	w := NormalisedWeights(res.LogWeights)
 	a := adapt(k, xs, w)
 	if a == nil {
 		return nil
 	}
 	if mixture > 1 && res.ESS >= MixtureMinESS*float64(mixture) {
-		if mx := fitMixture(k, a, xs, w, res.ESS, mixture); mx != nil {
+		if mx := fitMixture(k, []*indepLevel{first, a}, xs, w, res.ESS, mixture); mx != nil {
 			return mx
 		}
 	}

@@ -71,11 +71,13 @@ func logSumExp(v []float64) float64 {
 	return top + math.Log(s)
 }
 
-// MixtureDefensive is the weight of the defensive component in a refit
-// of ImportanceOptions.Mixture components: the single t refitted to the
-// sample's mean and covariance, with the kernel's wide component, so
-// that the weights are never more than 1/MixtureDefensive times those
-// of that single t, however the mixture's components fall.
+// MixtureDefensive is the weight of the defensive components in a refit
+// of ImportanceOptions.Mixture components, shared equally between the
+// kernel's own proposal (a split-t's reach into a long tail included)
+// and the single t refitted to the sample's mean and covariance, with
+// the kernel's wide component: the weights are then never more than
+// 2/MixtureDefensive times those of either, however the mixture's
+// components fall.
 const MixtureDefensive = 0.2
 
 // MixtureMinESS is the least effective sample size per component from
@@ -85,16 +87,19 @@ const MixtureMinESS = 20
 
 // fitMixture returns the proposal of a refit with comps components
 // (ImportanceOptions.Mixture): MixtureDefensive of the defensive
-// single t def, the rest a mixture of comps t's of k's degrees of
-// freedom and scale factor, fitted to the draws xs under the normalised
-// weights w (effective sample size ess) by weighted EM; nil where the
-// fit degenerates (then def alone is the refit).
-func fitMixture(k Independence, def *indepLevel, xs [][]float64, w []float64, ess float64, comps int) *mixtureLevel {
+// proposals defs in equal shares, the rest a mixture of comps t's of k's
+// degrees of freedom and scale factor, fitted to the draws xs under the
+// normalised weights w (effective sample size ess) by weighted EM; nil
+// where the fit degenerates.
+func fitMixture(k Independence, defs []*indepLevel, xs [][]float64, w []float64, ess float64, comps int) *mixtureLevel {
 	means, covs, pis := weightedEM(xs, w, ess, comps)
 	if means == nil {
 		return nil
 	}
-	m := &mixtureLevel{logW: []float64{math.Log(MixtureDefensive)}, comps: []*indepLevel{def}}
+	m := &mixtureLevel{}
+	for _, d := range defs {
+		m.comps, m.logW = append(m.comps, d), append(m.logW, math.Log(MixtureDefensive/float64(len(defs))))
+	}
 	for c := range means {
 		k.Center, k.Cov, k.Split, k.Wide = means[c], covs[c], nil, 0
 		lk, err := k.NewLevel(len(means[c]), 1)
