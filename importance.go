@@ -195,10 +195,11 @@ const ImportanceBatch = 500
 
 // ImportanceMixture is the number of t's in each refit of an
 // importance-sampled fit's proposal (tempering.ImportanceOptions.Mixture),
-// beside the single refitted t: a posterior along a ridge that one t
-// fits poorly (a length scale the data barely fix) is followed by
-// several.
-const ImportanceMixture = 3
+// beside the kernel's own and the single refitted t: a posterior along a
+// bent ridge that one t fits poorly (a length scale the data barely fix)
+// is followed by several. On 2048 rows of diamonds five needed 2 500
+// fresh draws, three 3 500 and the single t 4 000 (docs/LARGE.md).
+const ImportanceMixture = 5
 
 // ImportanceMaxDraws is the most draws an importance-sampled fit makes
 // (tempering.ImportanceOptions.MaxDraws; the proposal fit's reused draws
