@@ -148,3 +148,18 @@ func TestImportanceSampleMixture(t *testing.T) {
 		t.Errorf("%d draws with mixture refits, %d with one t: the mixture did not help", drawsMix, drawsOne)
 	}
 }
+
+// TestWeightedEMDegenerate checks that a sample whose weight sits on one
+// draw gives no mixture (the refit then keeps its single t), and that a
+// negative Mixture is refused.
+func TestWeightedEMDegenerate(t *testing.T) {
+	xs := [][]float64{{0, 0}, {1, 2}, {-1, 3}}
+	if means, _, _ := weightedEM(xs, []float64{0, 1, 0}, 1, 3); means != nil {
+		t.Errorf("one draw of all the weight: %d components, want none", len(means))
+	}
+	var tg ridgeTarget
+	k := Independence{Center: make([]float64, 4), Cov: []float64{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}}
+	if _, err := ImportanceSample(context.Background(), tg, k, nil, ImportanceOptions{Mixture: -1}); err == nil {
+		t.Error("Mixture −1: no error")
+	}
+}
