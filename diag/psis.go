@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // PSIS smooths importance ratios by Pareto-smoothed importance sampling
@@ -234,8 +236,8 @@ func psisLOO(ll [][]float64, reff []float64) (*LOO, error) {
 		for s := range a {
 			a[s] = lw[s] + x[s]
 		}
-		r.Pointwise[i] = logSumExp(a) - logSumExp(lw)
-		r.LPD[i] = logSumExp(x) - math.Log(float64(S))
+		r.Pointwise[i] = floats.LogSumExp(a) - floats.LogSumExp(lw)
+		r.LPD[i] = floats.LogSumExp(x) - math.Log(float64(S))
 		r.K[i] = k
 		if k > 0.7 {
 			r.KOver07++
@@ -265,19 +267,4 @@ func ELPDDiff(a, b []float64) (diff, se float64, err error) {
 		diff += d[i]
 	}
 	return diff, math.Sqrt(float64(len(d))) * SD(d), nil
-}
-
-func logSumExp(x []float64) float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = max(mx, v)
-	}
-	if math.IsInf(mx, 0) {
-		return mx
-	}
-	var s float64
-	for _, v := range x {
-		s += math.Exp(v - mx)
-	}
-	return mx + math.Log(s)
 }

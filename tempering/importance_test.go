@@ -32,6 +32,17 @@ func misfitProposal(tg *mvnTarget, tr Transform, wide float64) Independence {
 	return Independence{Center: c, Cov: cov, DF: 5, Wide: wide}
 }
 
+// sumZ2 returns the sum over parameters of r's squared errors of the
+// means, each over its standard error.
+func sumZ2(r *ImportanceResult, mean []float64) float64 {
+	var s float64
+	for j := range mean {
+		z := (r.Means[j] - mean[j]) / r.SE[j]
+		s += z * z
+	}
+	return s
+}
+
 // TestImportanceSampleCalibrated checks ImportanceSample's estimates and
 // their errors on a posterior known exactly (the MVN target's), from a
 // proposal that misfits it, in u and in a space whose Jacobian is not
@@ -278,11 +289,8 @@ func TestImportanceSampleReuse(t *testing.T) {
 		if !r.Converged {
 			t.Fatalf("seed %d: not converged (k̂ %.2f, min ESS %.0f)", seed+1, r.K, r.MinESS())
 		}
-		for j := range d {
-			z := (r.Means[j] - mean[j]) / r.SE[j]
-			zm += z * z
-			n++
-		}
+		zm += sumZ2(r, mean)
+		n += len(mean)
 	}
 	zm /= float64(n)
 	t.Logf("mean z² of the means %.2f over %d", zm, n)
@@ -318,11 +326,8 @@ func TestImportanceSampleAdapt(t *testing.T) {
 			t.Fatalf("seed %d: converged %v with %d proposals", seed+1, r.Converged, r.Components)
 		}
 		drawsAdapt += len(r.Draws)
-		for j := range d {
-			z := (r.Means[j] - mean[j]) / r.SE[j]
-			zm += z * z
-			n++
-		}
+		zm += sumZ2(r, mean)
+		n += len(mean)
 		f, err := ImportanceSample(context.Background(), tg, k, nil, ImportanceOptions{Seed: seed + 1, Batch: 200, MaxDraws: 2000})
 		if err != nil {
 			t.Fatal(err)

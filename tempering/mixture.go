@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -54,21 +55,8 @@ func (m *mixtureLevel) logDensityFunc() func(x []float64) float64 {
 		for c, f := range fs {
 			terms[c] = m.logW[c] + f(x)
 		}
-		return logSumExp(terms)
+		return floats.LogSumExp(terms)
 	}
-}
-
-// logSumExp returns log Σ exp(v).
-func logSumExp(v []float64) float64 {
-	top := slices.Max(v)
-	if math.IsInf(top, 0) {
-		return top
-	}
-	var s float64
-	for _, x := range v {
-		s += math.Exp(x - top)
-	}
-	return top + math.Log(s)
 }
 
 // MixtureDefensive is the weight of the defensive components in a refit
@@ -215,7 +203,7 @@ func eStep(xs [][]float64, w []float64, means, covs [][]float64, pis []float64, 
 			}
 			r = append(r, logc[c]-0.5*m)
 		}
-		lse := logSumExp(r)
+		lse := floats.LogSumExp(r)
 		for c := range r {
 			r[c] = math.Exp(r[c] - lse)
 		}

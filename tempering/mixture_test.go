@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // ridgeTarget is a four-dimensional posterior along a bent ridge, the
@@ -35,7 +37,7 @@ func (ridgeTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
 			terms[c] -= 0.5*z*z + math.Log(ridgeSD[i])
 		}
 	}
-	ll := logSumExp(terms)
+	ll := floats.LogSumExp(terms)
 	if grad != nil {
 		clear(grad)
 		for c, mu := range ridgeMu {
@@ -127,11 +129,8 @@ func TestImportanceSampleMixture(t *testing.T) {
 			t.Fatalf("seed %d: the mixture's refits did not converge in %d draws", seed+1, len(r.Draws))
 		}
 		drawsMix += len(r.Draws)
-		for j := range mean {
-			z := (r.Means[j] - mean[j]) / r.SE[j]
-			zm += z * z
-			n++
-		}
+		zm += sumZ2(r, mean)
+		n += len(mean)
 		o.Mixture = 0
 		f, err := ImportanceSample(context.Background(), tg, k, nil, o)
 		if err != nil {
