@@ -231,10 +231,7 @@ func mStep(xs [][]float64, w []float64, resp [][]float64, sigma []float64, ess, 
 			continue
 		}
 		m, s := weightedMoments(xs, cw)
-		n := pi * ess
-		for j := range s {
-			s[j] = (n*s[j] + tau*sigma[j]) / (n + tau)
-		}
+		shrinkCov(s, sigma, pi*ess, tau)
 		means, covs, pis = append(means, m), append(covs, s), append(pis, pi)
 	}
 	var sum float64

@@ -162,3 +162,27 @@ func TestWeightedEMDegenerate(t *testing.T) {
 		t.Error("Mixture −1: no error")
 	}
 }
+
+// TestShrinkCov checks the shrinkage of a refit's covariance: three
+// draws in four dimensions give a singular covariance, which shrinking
+// towards the identity by six draws makes positive definite, between the
+// two.
+func TestShrinkCov(t *testing.T) {
+	xs := [][]float64{{0, 0, 0, 0}, {1, 2, 0, 1}, {-1, 3, 1, 0}}
+	_, cov := weightedMoments(xs, []float64{1, 1, 1})
+	l := make([]float64, 16)
+	if cholesky(slices.Clone(cov), l, 4) {
+		t.Fatal("three draws in four dimensions gave a positive definite covariance")
+	}
+	id := []float64{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+	s := slices.Clone(cov)
+	shrinkCov(s, id, 3, 6)
+	if !cholesky(slices.Clone(s), l, 4) {
+		t.Fatal("the shrunk covariance is not positive definite")
+	}
+	for j := range s {
+		if want := (3*cov[j] + 6*id[j]) / 9; math.Abs(s[j]-want) > 1e-12 {
+			t.Errorf("entry %d: %v, want %v", j, s[j], want)
+		}
+	}
+}

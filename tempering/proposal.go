@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -145,7 +146,9 @@ func (p *Proposal) Kernel() Independence {
 // approximation (in opt.Transform's space), weighs each by posterior over
 // proposal density, and refits the centre and covariance to the weighted
 // draws of every round so far (each round's weights scaled to its
-// importance ESS); each further round draws from the latest fit. It
+// importance ESS, the covariance shrunk towards the round's own as if by
+// Dim + 2 draws more, so that a round of few effective draws does not
+// collapse the next); each further round draws from the latest fit. It
 // returns the proposal whose round had the highest importance ESS, and
 // stops early once a round's reaches opt.EnoughESS. Where the
 // posterior is skewed or has heavier tails than the Laplace
@@ -231,7 +234,9 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 			wts[i] *= ess * float64(opt.Draws)
 		}
 		pool, poolW = append(pool, xs...), append(poolW, wts...)
+		prev := cov
 		center, cov = weightedMoments(pool, poolW)
+		shrinkCov(cov, prev, floats.Sum(poolW), float64(dim+2))
 		if r = newTDraw(center, cov, opt.Scale, opt.DF); r == nil {
 			break // the refit is degenerate: keep the best so far
 		}
@@ -547,6 +552,16 @@ func importanceWeights(lp, lq []float64) ([]float64, float64) {
 		w[i] /= st
 	}
 	return w, ess
+}
+
+// shrinkCov sets cov to (n·cov + tau·toward)/(n + tau): a covariance
+// estimated from n effective draws shrunk towards toward as if by tau
+// draws more, so that one of few effective draws (fewer than its
+// dimension, say) stays positive definite and near what was known.
+func shrinkCov(cov, toward []float64, n, tau float64) {
+	for j := range cov {
+		cov[j] = (n*cov[j] + tau*toward[j]) / (n + tau)
+	}
 }
 
 // weightedMoments returns the weighted mean and covariance (row-major) of
