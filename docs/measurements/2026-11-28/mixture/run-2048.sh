@@ -8,7 +8,9 @@
 #   mix5  the same with ImportanceMixture = 5
 #   mix3k the binary of 34ee9d7 (the kernel's own split-t also among the defensive components)
 #   mix5k the binary of 074d144 (the same with five t's: the default)
-# (mix5 and mix5k ran while a benchmark, niced, shared the machine for part of their runs.)
+#   shrink the binary of 9ebf1f0 (the proposal fit's refits shrunk towards the round's own)
+# (mix5 and mix5k ran while a benchmark, niced, shared the machine for part of their runs; shrink
+# while .ci/run did.)
 # The old fit shared the machine with a build and a unit test for part of its run. Then the
 # weights per batch (batches.py; the proposal fit's 1 500 draws come first). CPU-s = user + sys.
 set -eu
@@ -27,7 +29,8 @@ build bc307b4 /tmp/st-mix3
 build bc307b4 /tmp/st-mix5 5
 build 34ee9d7 /tmp/st-mix3k
 build 074d144 /tmp/st-mix5k
-for r in old mix3 mix5 mix3k mix5k; do
+build 9ebf1f0 /tmp/st-shrink
+for r in old mix3 mix5 mix3k mix5k shrink; do
 	rm -rf /tmp/n2048-$r
 	$T -o "$D/n2048-$r.time" /tmp/st-$r gp --data $S/train.csv --standardize --out /tmp/n2048-$r > /dev/null 2> "$D/n2048-$r.err"
 	cp /tmp/n2048-$r/summary.json "$D/n2048-$r-summary.json"
