@@ -52,11 +52,12 @@ type ImportanceOptions struct {
 	Adapt bool
 	// Mixture, where above 1 (with Adapt), makes each refit a mixture:
 	// MixtureDefensive of the kernel's own proposal and the single
-	// refitted t, the rest a mixture of
-	// Mixture t's (the kernel's degrees of freedom and scale factor)
-	// fitted to the weighted sample by EM (mixture population Monte
-	// Carlo), which follows a posterior that one t fits poorly: a ridge,
-	// a flat top, a bend. Zero or 1 means the single t.
+	// refitted t, the rest a mixture of Mixture t's (the kernel's degrees
+	// of freedom and scale factor) fitted to the weighted sample by EM
+	// (mixture population Monte Carlo), which follows a posterior that
+	// one t fits poorly: a ridge, a flat top, a bend. A refit is a
+	// mixture once the sample's ESS reaches MixtureMinESS per component.
+	// Zero or 1 means the single t.
 	Mixture int
 	// Batched, if set, is called after each batch with the sample so far.
 	Batched func(*ImportanceResult)
