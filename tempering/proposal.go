@@ -234,9 +234,7 @@ func (w *WarmStart) fitProposal(ctx context.Context, t Target, lent []Target, op
 			wts[i] *= ess * float64(opt.Draws)
 		}
 		pool, poolW = append(pool, xs...), append(poolW, wts...)
-		prev := cov
-		center, cov = weightedMoments(pool, poolW)
-		shrinkCov(cov, prev, floats.Sum(poolW), float64(dim+2))
+		center, cov = shrunkMoments(pool, poolW, cov)
 		if r = newTDraw(center, cov, opt.Scale, opt.DF); r == nil {
 			break // the refit is degenerate: keep the best so far
 		}
@@ -552,6 +550,16 @@ func importanceWeights(lp, lq []float64) ([]float64, float64) {
 		w[i] /= st
 	}
 	return w, ess
+}
+
+// shrunkMoments returns the weighted mean and covariance of xs under the
+// weights w, which sum to their effective number of draws, the
+// covariance shrunk towards prev as if by Dim + 2 draws more
+// (shrinkCov).
+func shrunkMoments(xs [][]float64, w, prev []float64) (mean, cov []float64) {
+	mean, cov = weightedMoments(xs, w)
+	shrinkCov(cov, prev, floats.Sum(w), float64(len(mean)+2))
+	return mean, cov
 }
 
 // shrinkCov sets cov to (n·cov + tau·toward)/(n + tau): a covariance
