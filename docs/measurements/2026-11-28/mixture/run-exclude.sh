@@ -4,7 +4,7 @@
 # (--exclude depth: depth is the percentage 200z/(x + y), which the other inputs already hold),
 # with a 35-minute limit, its held-out predictions paired with scikit-learn's fit on all six
 # inputs (diamonds-n4096/sklearn.json). On 2 cores, OpenBLAS with one thread per evaluation; it
-# shared them with .ci/run for its first 15 minutes or so.
+# shared them with .ci/run throughout.
 set -u
 D=$PWD/docs/measurements/2026-11-28/mixture
 S=/tmp/dia4096/split
