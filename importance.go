@@ -197,7 +197,7 @@ const ImportanceBatch = 500
 // importance-sampled fit's proposal (tempering.ImportanceOptions.Mixture),
 // beside the kernel's own and the single refitted t: a posterior along a
 // bent ridge that one t fits poorly (a length scale the data barely fix)
-// is followed by several. On 2048 rows of diamonds five needed 2 500
+// is followed by several. On 2048 rows of diamonds five needed 2 500–3 000
 // fresh draws, three 3 500 and the single t 4 000 (docs/LARGE.md).
 const ImportanceMixture = 5
 

@@ -131,8 +131,9 @@ func weightedEM(xs [][]float64, w []float64, ess float64, comps int) (means, cov
 	resp := axisSlices(xs, w, mat.Col(nil, d-1, &vecs), comps)
 	tau := float64(d + 2)
 	prev := math.Inf(-1)
+	cw := make([]float64, len(xs))
 	for range emIterations {
-		means, covs, pis = mStep(xs, w, resp, sigma, ess, tau, len(resp[0]))
+		means, covs, pis = mStep(xs, w, resp, sigma, ess, tau, cw)
 		if len(means) == 0 {
 			return nil, nil, nil
 		}
@@ -218,10 +219,10 @@ func eStep(xs [][]float64, w []float64, means, covs [][]float64, pis []float64, 
 // mStep returns the mixture's weights, means and covariances from the
 // responsibilities resp of the draws xs under weights w, each
 // covariance shrunk towards sigma by tau draws (a component of weight π
-// counting π·ess), the components below emMinWeight dropped.
-func mStep(xs [][]float64, w []float64, resp [][]float64, sigma []float64, ess, tau float64, comps int) (means, covs [][]float64, pis []float64) {
-	for c := range comps {
-		cw := make([]float64, len(xs))
+// counting π·ess), the components below emMinWeight dropped; cw (one
+// per draw) is its scratch for a component's weights.
+func mStep(xs [][]float64, w []float64, resp [][]float64, sigma []float64, ess, tau float64, cw []float64) (means, covs [][]float64, pis []float64) {
+	for c := range resp[0] {
 		var pi float64
 		for i := range xs {
 			cw[i] = w[i] * resp[i][c]
