@@ -1,13 +1,13 @@
 """Weighted mean and sd of log ell_depth within bins of log ell_z: how depth's length scale spreads where z's is short.
 
-usage: corner.py draws.csv
+usage: corner.py draws.csv (weighted draws, or the chains' draws, equally weighted)
 """
 import sys
 
 import numpy as np
 
 d = np.genfromtxt(sys.argv[1], delimiter=',', names=True)
-lw = d['log_weight']
+lw = d['log_weight'] if 'log_weight' in d.dtype.names else np.zeros(len(d))  # chains: equal weights
 w = np.exp(lw - lw.max())
 w /= w.sum()
 z, dep = np.log(d['ell_z']), np.log(d['ell_depth'])
