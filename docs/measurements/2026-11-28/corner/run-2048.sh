@@ -3,10 +3,10 @@
 # cli-importance/run-diamonds.sh (ggplot2's diamonds, 2560 random rows, R's set.seed(1), split
 # 80/20 by scripts/compare/sklearn_large.py, stopped once it has written the split), then on its
 # N_train = 2048 training set, one after the other on 2 cores, OpenBLAS with one thread per
-# evaluation, the binary of 204953c: the gp command's defaults (importance sampling), and the
+# evaluation, the binary of 711d2bd: the gp command's defaults (importance sampling), and the
 # chains (--importance off) for at most 40 minutes. corner.py (mixture/) reads each fit's draws:
-# log ℓ_depth's weighted mean and sd in slices of log ℓ_z. Run from the repository root; needs R
-# with r-cran-ggplot2 and python3-sklearn.
+# log ℓ_depth's weighted mean and sd in slices of log ℓ_z; zlog.py compares the two fits' means of
+# log θ. Run from the repository root; needs R with r-cran-ggplot2 and python3-sklearn.
 set -u
 D=$PWD/docs/measurements/2026-11-28/corner
 C=$PWD/docs/measurements/2026-11-28/mixture/corner.py
@@ -20,7 +20,7 @@ Rscript -e 'library(ggplot2); d <- as.data.frame(diamonds); set.seed(1); i <- sa
 SK=$!
 while [ ! -s $S/test.csv ]; do sleep 1; done
 sleep 2 && kill $SK
-git worktree add -f --detach /tmp/corner-bin 204953c > /dev/null 2>&1
+git worktree add -f --detach /tmp/corner-bin 711d2bd > /dev/null 2>&1
 (cd /tmp/corner-bin && go build -tags openblas -o /tmp/st-head ./cmd/subtemper)
 git worktree remove --force /tmp/corner-bin
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
@@ -31,3 +31,4 @@ cp $W/is/summary.json $D/n2048-is-summary.json
 $T -o $D/n2048-chains.time /tmp/st-head gp --data $S/train.csv --standardize --importance off --max-time 40m --out $W/chains > $D/n2048-chains.out 2> $D/n2048-chains.err
 cp $W/chains/summary.json $D/n2048-chains-summary.json
 /usr/bin/python3 $C $W/chains/draws.csv > $D/n2048-chains-corner.txt
+/usr/bin/python3 $D/zlog.py $W/is/draws.csv $W/is/summary.json $W/chains/draws.csv $W/chains/summary.json > $D/n2048-zlog.txt
