@@ -16,7 +16,11 @@ import (
 
 // ImportanceMode says whether FitGP samples by importance sampling from
 // the warm start's fitted proposal (tempering.ImportanceSample) rather
-// than by running chains.
+// than by running chains. Its stop rule (every ESS and the Pareto k̂)
+// cannot see posterior mass that every proposal misses: on a posterior
+// where one hyperparameter's spread grows in a corner of another's
+// range, it stopped with that hyperparameter's mean 5 to 7 standard
+// errors off (docs/LARGE.md), where chains move into the corner.
 type ImportanceMode int
 
 const (
