@@ -20,7 +20,7 @@ import (
 // cannot see posterior mass that every proposal misses: on a posterior
 // where one hyperparameter's spread grows in a corner of another's
 // range, it stopped with that hyperparameter's mean 5 to 7 standard
-// errors off (docs/LARGE.md), where chains move into the corner.
+// errors off (docs/LARGE.md).
 type ImportanceMode int
 
 const (
