@@ -27,6 +27,7 @@ type warmRecord struct {
 	Modes          int
 	Drops          [][2]float64
 	NonGaussian    []int
+	Corners        []tempering.Corner
 	Stages         []tempering.StageWork
 	SecondsPerGrad float64
 	GradsAtOnce    int
@@ -66,7 +67,7 @@ func MarshalWarmStart(ws *tempering.WarmStart) ([]byte, error) {
 		return nil, errors.New("subtemper: no warm start to encode")
 	}
 	rec := warmRecord{Version: warmCodecVersion, Mode: ws.Mode, LogPost: ws.LogPost, Grad: ws.Grad, Cov: ws.Cov, Inits: ws.Inits, Optima: ws.Optima,
-		OptimaLogPos: ws.OptimaLogPos, Modes: ws.Modes, Drops: ws.Drops, NonGaussian: ws.NonGaussian, Stages: ws.Stages,
+		OptimaLogPos: ws.OptimaLogPos, Modes: ws.Modes, Drops: ws.Drops, NonGaussian: ws.NonGaussian, Corners: ws.Corners, Stages: ws.Stages,
 		SecondsPerGrad: ws.SecondsPerGrad, GradsAtOnce: ws.GradsAtOnce, Wall: ws.Wall, CPU: ws.CPU}
 	if p := ws.Proposal; p != nil {
 		pr := &proposalRecord{Center: p.Center, Cov: p.Cov, Split: p.Split, DF: p.DF, Scale: p.Scale, Rounds: p.Rounds, ImportanceESS: p.ImportanceESS,
@@ -107,7 +108,7 @@ func UnmarshalWarmStart(b []byte) (*tempering.WarmStart, error) {
 		return nil, fmt.Errorf("subtemper: the warm start's encoding is version %d, this build reads %d", rec.Version, warmCodecVersion)
 	}
 	ws := tempering.WarmStart{Mode: rec.Mode, LogPost: rec.LogPost, Grad: rec.Grad, Cov: rec.Cov, Inits: rec.Inits, Optima: rec.Optima,
-		OptimaLogPos: rec.OptimaLogPos, Modes: rec.Modes, Drops: rec.Drops, NonGaussian: rec.NonGaussian, Stages: rec.Stages,
+		OptimaLogPos: rec.OptimaLogPos, Modes: rec.Modes, Drops: rec.Drops, NonGaussian: rec.NonGaussian, Corners: rec.Corners, Stages: rec.Stages,
 		SecondsPerGrad: rec.SecondsPerGrad, GradsAtOnce: rec.GradsAtOnce, Wall: rec.Wall, CPU: rec.CPU}
 	if pr := rec.Proposal; pr != nil {
 		p := tempering.Proposal{Center: pr.Center, Cov: pr.Cov, Split: pr.Split, DF: pr.DF, Scale: pr.Scale, Rounds: pr.Rounds, ImportanceESS: pr.ImportanceESS,

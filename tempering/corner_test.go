@@ -116,21 +116,7 @@ func TestImportanceCornerBroad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mean, want := cornerTruth()
-	for j := range 2 {
-		if z := (r.Means[j] - mean[j]) / r.SE[j]; math.Abs(z) > 4 {
-			t.Errorf("u%d: mean %.4f ± %.4f, quadrature %.4f", j, r.Means[j], r.SE[j], mean[j])
-		}
-	}
-	var corner float64
-	for i, w := range NormalisedWeights(r.LogWeights) {
-		if r.Draws[i][0] < cornerEdge {
-			corner += w
-		}
-	}
-	if math.Abs(corner-want) > 4*math.Sqrt(want*(1-want)/r.ESS) {
-		t.Errorf("mass below u0 = %v: %.4f from %d draws (ESS %.0f), quadrature %.4f", cornerEdge, corner, len(r.Draws), r.ESS, want)
-	}
+	checkCorner(t, r)
 }
 
 // BenchmarkImportanceCorner measures importance sampling on the corner
@@ -154,10 +140,12 @@ func BenchmarkImportanceCorner(b *testing.B) {
 		refits     int
 		maxK, wide float64
 		df         float64
-	}{{"refits=1", 1, 0, 0, 0}, {"refits=5", 5, 0, 0, 0}, {"refits=5/maxk=0.5", 5, 0.5, 0, 0},
-		{"refits=5/wide=0.1", 5, 0, 0.1, 0}, {"refits=5/df=3", 5, 0, 0, 3}} {
+		corners    bool
+	}{{"refits=1", 1, 0, 0, 0, false}, {"refits=5", 5, 0, 0, 0, false}, {"refits=5/maxk=0.5", 5, 0.5, 0, 0, false},
+		{"refits=5/wide=0.1", 5, 0, 0.1, 0, false}, {"refits=5/df=3", 5, 0, 0, 3, false},
+		{"refits=1/corners", 1, 0, 0, 0, true}, {"refits=5/corners", 5, 0, 0, 0, true}, {"refits=5/corners/maxk=0.5", 5, 0.5, 0, 0, true}} {
 		b.Run(v.name, func(b *testing.B) {
-			const seeds = 10
+			const seeds = 20
 			for b.Loop() {
 				var z2 [3]float64
 				var draws int
@@ -176,6 +164,9 @@ func BenchmarkImportanceCorner(b *testing.B) {
 						k.DF = v.df
 					}
 					o := ImportanceOptions{Seed: s + 1, Batch: 500, Adapt: true, Mixture: v.refits, Reuse: p, MaxK: v.maxK}
+					if v.corners {
+						o.Corners = ws.Corners
+					}
 					r, err := ImportanceSample(context.Background(), tg, k, p.Transform, o)
 					if err != nil {
 						b.Fatal(err)
@@ -192,5 +183,79 @@ func BenchmarkImportanceCorner(b *testing.B) {
 				b.ReportMetric(z2[2]/seeds/float64(len(mean)-2), "z2-normals")
 			}
 		})
+	}
+}
+
+// TestFindModeCorners checks the warm start's corners on the corner
+// target against its known shape: u0 is found non-Gaussian, and on its
+// lower side the corner's centre has u1 at its conditional mean given u0
+// and the corner's covariance gives u1 its conditional spread there.
+func TestFindModeCorners(t *testing.T) {
+	var tg cornerTarget
+	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, Proposal: &ProposalOptions{Seed: 1, Split: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(ws.NonGaussian, 0) {
+		t.Fatalf("non-Gaussian parameters %v, want u0 among them", ws.NonGaussian)
+	}
+	var low *Corner
+	for i := range ws.Corners {
+		if c := &ws.Corners[i]; c.Center[0] < ws.Mode[0] {
+			low = c
+		}
+	}
+	if low == nil {
+		t.Fatalf("no corner below the mode's u0 = %.3f among %d", ws.Mode[0], len(ws.Corners))
+	}
+	m, s, _, _ := cornerShape(low.Center[0])
+	if math.Abs(low.Center[1]-m) > 0.05*s {
+		t.Errorf("corner at u0 = %.3f: u1 = %.4f, conditional mean %.4f", low.Center[0], low.Center[1], m)
+	}
+	if v := low.Cov[9] - low.Cov[1]*low.Cov[1]/low.Cov[0]; math.Abs(v/(s*s)-1) > 0.05 {
+		t.Errorf("corner at u0 = %.3f: u1's conditional variance %.4f, target's %.4f", low.Center[0], v, s*s)
+	}
+}
+
+// TestImportanceCorners checks that importance sampling from the warm
+// start's proposal with its corners mixed in, refitted as a single t,
+// estimates the corner target's means and the corner's mass within 4
+// standard errors of the quadrature.
+func TestImportanceCorners(t *testing.T) {
+	var tg cornerTarget
+	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, Proposal: &ProposalOptions{Seed: 1, Split: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ws.Proposal
+	o := ImportanceOptions{Seed: 1, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners}
+	r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Converged {
+		t.Fatalf("not converged after %d draws: k̂ %.2f, least ESS %.0f", len(r.Draws), r.K, r.MinESS())
+	}
+	checkCorner(t, r)
+}
+
+// checkCorner fails t unless r's means of u0 and u1 and its mass below
+// cornerEdge are within 4 standard errors of the quadrature's.
+func checkCorner(t *testing.T, r *ImportanceResult) {
+	t.Helper()
+	mean, want := cornerTruth()
+	for j := range 2 {
+		if z := (r.Means[j] - mean[j]) / r.SE[j]; math.Abs(z) > 4 {
+			t.Errorf("u%d: mean %.4f ± %.4f, quadrature %.4f", j, r.Means[j], r.SE[j], mean[j])
+		}
+	}
+	var corner float64
+	for i, w := range NormalisedWeights(r.LogWeights) {
+		if r.Draws[i][0] < cornerEdge {
+			corner += w
+		}
+	}
+	if math.Abs(corner-want) > 4*math.Sqrt(want*(1-want)/r.ESS) {
+		t.Errorf("mass below u0 = %v: %.4f from %d draws (ESS %.0f), quadrature %.4f", cornerEdge, corner, len(r.Draws), r.ESS, want)
 	}
 }

@@ -59,6 +59,12 @@ type ImportanceOptions struct {
 	// mixture once the sample's ESS reaches MixtureMinESS per component.
 	// Zero or 1 means the single t.
 	Mixture int
+	// Corners, if set, are mixed into every proposal, CornerShare of it
+	// in equal parts, each a t of the kernel's degrees of freedom and
+	// scale factor on the corner's Gaussian (mapped into tr's space at
+	// its centre): they cover mass away from the mode that a proposal
+	// fitted around it, and the refits that follow the sample, miss.
+	Corners []Corner
 	// Batched, if set, is called after each batch with the sample so far.
 	Batched func(*ImportanceResult)
 }
@@ -158,7 +164,9 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	defer closePool(ts)
 	pool := evalPool{ts: ts}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x1a7b0c))
-	m := newMixSample(l, opt.Reuse)
+	corners := cornerLevels(k, tr, opt.Corners)
+	var prop proposer = withCorners(l, corners)
+	m := newMixSample(prop, opt.Reuse)
 	toU := func(v []float64) []float64 {
 		u := make([]float64, dim)
 		if tr != nil {
@@ -174,7 +182,6 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	}
 	fresh, rounds := 0, len(m.comps)-1
 	var last *ImportanceResult
-	var prop proposer = l
 	for {
 		vs := prop.drawBatch(rng, opt.Batch)
 		lp, err := logPosts(ctx, pool, vs)
@@ -201,7 +208,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 		}
 		if opt.Adapt {
 			if p := refit(k, l, m.xs, res, opt.Mixture); p != nil {
-				prop = p
+				prop = withCorners(p, corners)
 				m.addComp(prop.logDensityFunc())
 			}
 		}
@@ -220,8 +227,8 @@ type mixSample struct {
 }
 
 // newMixSample returns the mixture of reuse's rounds' draws, where reuse
-// is not nil, and the kernel l's proposal, whose draws add adds.
-func newMixSample(l *indepLevel, reuse *Proposal) *mixSample {
+// is not nil, and the proposal l, whose draws add adds.
+func newMixSample(l proposer, reuse *Proposal) *mixSample {
 	m := &mixSample{}
 	if reuse != nil && len(reuse.roundT) > 0 {
 		for _, t := range reuse.roundT {

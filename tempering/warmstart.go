@@ -53,7 +53,9 @@ type WarmStartOptions struct {
 	Concurrency func(atOnce int)
 	// Proposal, if non-nil, has FindMode fit an independence proposal
 	// (WarmStart.FitProposal, with these options) when it finds one
-	// mode, into WarmStart.Proposal. Its evaluations run on the warm
+	// mode, into WarmStart.Proposal, and first the corners along the
+	// parameters it finds non-Gaussian (WarmStart.Corners: 7 log densities
+	// and 2·(Dim + 1) gradients per side). Its evaluations run on the warm
 	// start's own clones (as many at once as the optimisations), so that
 	// no more copies of the model are held at once: on a GPU each copy
 	// holds an N×N matrix.
@@ -110,6 +112,11 @@ type WarmStart struct {
 	// one is more than twice the other (or a side cannot be evaluated).
 	Drops       [][2]float64
 	NonGaussian []int
+	// Corners holds Gaussian approximations away from the mode along the
+	// NonGaussian parameters (fitted with the proposal; see
+	// ImportanceOptions.Corners), where the Laplace approximation
+	// misdescribes how the other parameters spread.
+	Corners []Corner
 	// Stages is the work of each stage, smallest subset first; the last
 	// entry (Size N) includes the Hessian's evaluations.
 	Stages []StageWork
@@ -225,6 +232,9 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	}
 	tell(WarmProgress{Step: WarmLaplace, Optima: w.Modes, Rounds: po.Rounds, Draws: po.Draws, EnoughESS: po.EnoughESS, StepTime: time.Since(t0)})
 	if fit {
+		if err := w.fitCorners(ctx, pool); err != nil {
+			return nil, err
+		}
 		po.progress = tell
 		if _, err := w.fitProposal(ctx, t, clones, po); err != nil {
 			return nil, err
@@ -437,15 +447,7 @@ func (w *WarmStart) laplace(ctx context.Context, pool evalPool) error {
 	}
 	w.GradsAtOnce = min(len(pool.ts), dim+1)
 	w.LogPost, w.Grad = lps[dim], grads[dim]
-	negH := mat.NewSymDense(dim, nil)
-	for i := range dim {
-		for j := i; j < dim; j++ {
-			a := -(grads[j][i] - grads[dim][i]) / h[j]
-			b := -(grads[i][j] - grads[dim][j]) / h[i]
-			negH.SetSym(i, j, (a+b)/2)
-		}
-	}
-	cov, err := inversePD(negH)
+	cov, err := inversePD(negHessian(grads, h))
 	if err != nil {
 		return fmt.Errorf("tempering: warm start: %w", err)
 	}

@@ -1,0 +1,260 @@
+package tempering
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Corner is a Gaussian approximation of the posterior away from its mode,
+// in u: centred at Center with covariance Cov (Dim×Dim, row-major), the
+// inverse of the negative Hessian there.
+type Corner struct {
+	Center, Cov []float64
+}
+
+// cornerDrop is the fall of the log density from the mode at which
+// fitCorners places a corner along a parameter: where a Gaussian's
+// would be two standard deviations out.
+const cornerDrop = 2
+
+// cornerSteps are the distances from the mode, in Laplace standard
+// deviations, at which fitCorners looks for the fall of cornerDrop.
+var cornerSteps = []float64{0.5, 1, 1.5, 2, 2.5, 3, 4}
+
+// fitCorners sets w.Corners: for each side of each parameter the warm
+// start finds non-Gaussian (NonGaussian), a Gaussian approximation at the
+// farthest of cornerSteps along that parameter where the log density has
+// fallen by at most cornerDrop from the mode, the other parameters moved
+// by one Newton step to their conditional mode, its covariance the
+// inverse negative Hessian there (forward differences of the gradient,
+// Dim + 1 evaluations; a side whose Hessian is not negative definite
+// gets none). The Laplace approximation at the mode says nothing of how
+// the other parameters spread where the non-Gaussian one is far from
+// its mode, and a proposal fitted around the mode misses mass there
+// (a length scale's spread that grows as another's shrinks); these
+// approximations are what importance sampling mixes in to cover it.
+func (w *WarmStart) fitCorners(ctx context.Context, pool evalPool) error {
+	for _, i := range w.NonGaussian {
+		for _, sgn := range []float64{-1, 1} {
+			x, err := w.cornerPoint(ctx, pool, i, sgn)
+			if err != nil {
+				return err
+			}
+			if x == nil {
+				continue
+			}
+			c, err := w.cornerAt(ctx, pool, x, i)
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				w.Corners = append(w.Corners, *c)
+			}
+		}
+	}
+	return nil
+}
+
+// cornerPoint returns the farthest point of cornerSteps from the mode
+// along parameter i on side sgn whose log density is within cornerDrop
+// of the mode's (nil if none), value evaluations on pool.
+func (w *WarmStart) cornerPoint(ctx context.Context, pool evalPool, i int, sgn float64) ([]float64, error) {
+	dim := len(w.Mode)
+	sd := math.Sqrt(w.Cov[i*dim+i])
+	pts := make([][]float64, len(cornerSteps))
+	for j, a := range cornerSteps {
+		pts[j] = append([]float64(nil), w.Mode...)
+		pts[j][i] += sgn * a * sd
+	}
+	lp, err := logPosts(ctx, pool, pts)
+	if err != nil {
+		return nil, err
+	}
+	w.Stages[len(w.Stages)-1].Evals += len(pts)
+	var best []float64
+	for j, v := range lp {
+		if w.LogPost-v <= cornerDrop {
+			best = pts[j]
+		}
+	}
+	return best, nil
+}
+
+// cornerAt returns the Gaussian approximation at x with the parameters
+// other than i moved by one Newton step to their conditional mode (each
+// by at most three Laplace standard deviations): the others' conditional
+// covariance and their regression on parameter i from the negative
+// Hessian P at the moved point (P_oo⁻¹ and −P_oo⁻¹P_oi), parameter i's
+// variance the Laplace approximation's. It is nil where P_oo is not
+// positive definite there (or at x) or a gradient fails.
+func (w *WarmStart) cornerAt(ctx context.Context, pool evalPool, x []float64, i int) (*Corner, error) {
+	dim := len(x)
+	c := &Corner{Center: append([]float64(nil), x...)}
+	var chol mat.Cholesky
+	var slope []float64
+	for step := range 2 {
+		g, negH, err := hessianAt(ctx, pool, c.Center)
+		w.Stages[len(w.Stages)-1].Evals += dim + 1
+		if err != nil || g == nil {
+			return nil, err
+		}
+		poo, poi, oth := others(negH, i)
+		if !chol.Factorize(poo) {
+			return nil, nil
+		}
+		if step == 1 {
+			slope = solveNeg(&chol, poi)
+			break
+		}
+		gv := make([]float64, len(oth))
+		for a, j := range oth {
+			gv[a] = g[j]
+		}
+		d := solveNeg(&chol, gv)
+		for a, j := range oth {
+			lim := 3 * math.Sqrt(w.Cov[j*dim+j])
+			c.Center[j] -= math.Max(-lim, math.Min(lim, d[a]))
+		}
+	}
+	var inv mat.SymDense
+	if chol.InverseTo(&inv) != nil {
+		return nil, nil
+	}
+	vi := w.Cov[i*dim+i]
+	_, _, oth := others(mat.NewSymDense(dim, nil), i)
+	c.Cov = make([]float64, dim*dim)
+	c.Cov[i*dim+i] = vi
+	for a, ja := range oth {
+		c.Cov[ja*dim+i], c.Cov[i*dim+ja] = slope[a]*vi, slope[a]*vi
+		for b, jb := range oth {
+			c.Cov[ja*dim+jb] = inv.At(a, b) + slope[a]*slope[b]*vi
+		}
+	}
+	return c, nil
+}
+
+// others returns the negative Hessian p's block of the parameters other
+// than i, its column i without entry i, and those parameters' indices.
+func others(p *mat.SymDense, i int) (*mat.SymDense, []float64, []int) {
+	dim, _ := p.Dims()
+	oth := make([]int, 0, dim-1)
+	for j := range dim {
+		if j != i {
+			oth = append(oth, j)
+		}
+	}
+	poo := mat.NewSymDense(max(1, len(oth)), nil)
+	poi := make([]float64, len(oth))
+	for a, ja := range oth {
+		poi[a] = p.At(ja, i)
+		for b, jb := range oth {
+			poo.SetSym(a, b, p.At(ja, jb))
+		}
+	}
+	return poo, poi, oth
+}
+
+// solveNeg returns −A⁻¹b for the factorised A.
+func solveNeg(chol *mat.Cholesky, b []float64) []float64 {
+	var d mat.VecDense
+	if err := chol.SolveVecTo(&d, mat.NewVecDense(len(b), b)); err != nil {
+		return make([]float64, len(b))
+	}
+	out := make([]float64, len(b))
+	for a := range out {
+		out[a] = -d.AtVec(a)
+	}
+	return out
+}
+
+// hessianAt returns the gradient of the log density at x and its
+// negative Hessian by forward differences of the gradient (symmetrised),
+// Dim + 1 gradient evaluations on pool; a nil gradient where one failed.
+func hessianAt(ctx context.Context, pool evalPool, x []float64) ([]float64, *mat.SymDense, error) {
+	dim := len(x)
+	grads := make([][]float64, dim+1)
+	errs := make([]error, dim+1)
+	h := make([]float64, dim)
+	for j := range h {
+		h[j] = 1e-4 * max(1, math.Abs(x[j]))
+	}
+	err := pool.run(ctx, dim+1, func(t Target, j int) {
+		u := append([]float64(nil), x...)
+		if j < dim {
+			u[j] += h[j]
+		}
+		g := make([]float64, dim)
+		_, errs[j] = logPost(t, nil, u, g)
+		grads[j] = g
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, nil, nil
+		}
+	}
+	return grads[dim], negHessian(grads, h), nil
+}
+
+// negHessian returns the negative Hessian whose forward differences are
+// the gradients grads[j] at x + h_j e_j (j < Dim) and grads[Dim] at x,
+// symmetrised.
+func negHessian(grads [][]float64, h []float64) *mat.SymDense {
+	dim := len(h)
+	negH := mat.NewSymDense(dim, nil)
+	for i := range dim {
+		for j := i; j < dim; j++ {
+			a := -(grads[j][i] - grads[dim][i]) / h[j]
+			b := -(grads[i][j] - grads[dim][j]) / h[i]
+			negH.SetSym(i, j, (a+b)/2)
+		}
+	}
+	return negH
+}
+
+// CornerShare is the share of an importance-sampling proposal that its
+// corners take (ImportanceOptions.Corners).
+const CornerShare = 0.2
+
+// cornerLevels returns the corners cs as t's of k's degrees of freedom
+// and scale factor in tr's space (nil: u), each mapped at its centre;
+// a corner whose scale matrix there is not positive definite is left
+// out.
+func cornerLevels(k Independence, tr Transform, cs []Corner) []*indepLevel {
+	var out []*indepLevel
+	for _, c := range cs {
+		ck := Independence{Center: append([]float64(nil), c.Center...), Cov: append([]float64(nil), c.Cov...), DF: k.DF, Scale: k.Scale}
+		if tr != nil {
+			tr.FromTarget(c.Center, ck.Center)
+			ck.Cov = CovInChainSpace(tr, c.Center, c.Cov)
+		}
+		if lk, err := ck.NewLevel(len(c.Center), 1); err == nil {
+			out = append(out, lk.(*indepLevel))
+		}
+	}
+	return out
+}
+
+// withCorners returns p with the corners mixed in, CornerShare of it in
+// equal parts (p itself where there are none).
+func withCorners(p proposer, corners []*indepLevel) proposer {
+	if len(corners) == 0 {
+		return p
+	}
+	m := &mixtureLevel{}
+	if pm, ok := p.(*mixtureLevel); ok {
+		for c, l := range pm.comps {
+			m.comps, m.logW = append(m.comps, l), append(m.logW, pm.logW[c]+math.Log1p(-CornerShare))
+		}
+	} else {
+		m.comps, m.logW = []*indepLevel{p.(*indepLevel)}, []float64{math.Log1p(-CornerShare)}
+	}
+	for _, l := range corners {
+		m.comps, m.logW = append(m.comps, l), append(m.logW, math.Log(CornerShare/float64(len(corners))))
+	}
+	return m
+}
