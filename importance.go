@@ -154,11 +154,8 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 		opt.BeforeSampling(f, &st)
 		f.Settings = st
 	}
-	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: ImportanceBatch, Mixture: ImportanceMixture,
-		Corners: f.Mode.Corners}
-	if len(io.Corners) > 0 {
-		io.Mixture = 1
-	}
+	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: ImportanceBatch,
+		Mixture: ImportanceRefits(f.Mode), Corners: f.Mode.Corners}
 	io.MaxDraws = ImportanceMaxDraws
 	began := time.Now()
 	if opt.OnBatch != nil {
@@ -217,6 +214,17 @@ const ImportanceBatch = 500
 // with a mean 3 standard errors off where the single t's estimates were
 // calibrated (docs/LARGE.md).
 const ImportanceMixture = 5
+
+// ImportanceRefits returns the number of t's in each refit of an
+// importance-sampled fit from the warm start ws
+// (tempering.ImportanceOptions.Mixture): ImportanceMixture, or 1 where ws
+// found corners (tempering.WarmStart.Corners).
+func ImportanceRefits(ws *tempering.WarmStart) int {
+	if len(ws.Corners) > 0 {
+		return 1
+	}
+	return ImportanceMixture
+}
 
 // ImportanceMaxDraws is the most draws an importance-sampled fit makes
 // (tempering.ImportanceOptions.MaxDraws; the proposal fit's reused draws

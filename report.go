@@ -599,7 +599,7 @@ func NewWarmStartReport(ws *tempering.WarmStart, names []string, n int) *WarmSta
 	w := &WarmStartReport{
 		Stages: ws.Stages, GradEquivalents: ws.GradEquivalents(n), Modes: ws.Modes,
 		Mode: ws.Mode, LaplaceSD: ws.SD(), LogPost: ws.LogPost, SecondsPerGrad: ws.SecondsPerGrad, GradsAtOnce: ws.GradsAtOnce,
-		WallSeconds: ws.Wall.Seconds(), CPUSeconds: ws.CPU.Seconds(), NonGaussian: []string{},
+		WallSeconds: ws.Wall.Seconds(), CPUSeconds: ws.CPU.Seconds(), NonGaussian: []string{}, Corners: len(ws.Corners),
 	}
 	for _, i := range ws.NonGaussian {
 		w.NonGaussian = append(w.NonGaussian, names[i])

@@ -352,6 +352,9 @@ type WarmStartReport struct {
 	// NonGaussian names the parameters along which the log density
 	// falls very unequally at ∓2 Laplace sd (tempering.WarmStart.Drops).
 	NonGaussian []string `json:"non_gaussian"`
+	// Corners is the number of Gaussian approximations fitted away from
+	// the mode along those parameters (tempering.WarmStart.Corners).
+	Corners int `json:"corners"`
 	// Proposal describes the independence proposal fitted by importance
 	// sampling (absent when none was fitted).
 	Proposal *ProposalReport `json:"proposal,omitempty"`

@@ -49,6 +49,7 @@ var (
 	largeBatch    = flag.Int("large.batch", 0, "BenchmarkLargeFit: warm-is's batch size (0: tempering.ImportanceOptions' default)")
 	largeAdapt    = flag.Bool("large.adapt", false, "BenchmarkLargeFit: warm-is refits its proposal after each batch (tempering.ImportanceOptions.Adapt)")
 	largeMixture  = flag.Int("large.mixture", 0, "BenchmarkLargeFit: warm-is's refits are a mixture of this many t's beside the single one (tempering.ImportanceOptions.Mixture; 0: the single t)")
+	largeCorners  = flag.Bool("large.corners", true, "BenchmarkLargeFit: warm-is mixes the warm start's corners into every proposal (tempering.ImportanceOptions.Corners) and, where there are any, refits as the default does (subtemper.ImportanceRefits) whatever -large.mixture says")
 	largeReuse    = flag.Bool("large.reuse", true, "BenchmarkLargeFit: warm-is weighs the proposal fit's draws into its sample (tempering.ImportanceOptions.Reuse)")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
 )
@@ -461,7 +462,12 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	if *largeReuse {
 		reuse = p
 	}
-	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch, Mixture: *largeMixture,
+	var corners []tempering.Corner
+	mixture := *largeMixture
+	if *largeCorners && len(ws.Corners) > 0 {
+		corners, mixture = ws.Corners, subtemper.ImportanceRefits(ws)
+	}
+	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch, Mixture: mixture, Corners: corners,
 		Batched: func(b *tempering.ImportanceResult) {
 			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f, proposals %d\n", len(b.Draws), b.ESS, b.K, b.MinESS(), b.Components)
 		}})
@@ -475,6 +481,7 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	r.gradEquiv = r.warmEquiv + float64(r.draws-res.Reused)*cost.Value(n)/cost.Grad(n)
 	r.eff = &Efficiency{MinESSBulk: slices.Min(res.ESSBulk), MinESSTail: slices.Min(res.ESSTail), MaxRhat: res.K, Converged: res.Converged,
 		Means: res.Means, MCSE: res.SE, ESSBulks: res.ESSBulk, ESSTails: res.ESSTail}
+	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: %d corners, non-Gaussian %v\n", n, len(corners), ws.NonGaussian)
 	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: %d draws (%d reused), wide %v, ESS %.0f, Pareto k %.3f, grad-equiv %.0f (warm %.0f), cpu %.1f s (warm %.1f), converged %v\n",
 		n, r.draws, res.Reused, k.Wide, res.ESS, res.K, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, res.Converged)
 	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: means %.5f\nlargefit N=%d warm-is: se %.5f\n", n, res.Means, n, res.SE)

@@ -127,8 +127,9 @@ func TestImportanceCornerBroad(t *testing.T) {
 // as a mixture of five t's (refits=5), until the stop rule (every ESS ≥
 // 400, Pareto k̂ ≤ 0.7). The variants change one thing: the stop rule's
 // largest k̂ (maxk=0.5), a wide component of weight 0.1 and twice the
-// spread (wide=0.1), or 3 degrees of freedom in place of the proposal's
-// 5 (df=3). Over 10 seeds it reports the draws per fit and each
+// spread (wide=0.1), 3 degrees of freedom in place of the proposal's 5
+// (df=3), or the warm start's corners mixed into every proposal
+// (corners; FitGP refits a single t with them). Over 20 seeds it reports the draws per fit and each
 // estimate's squared error in units of its standard error (z², about 1
 // when the estimates are calibrated) for u0, for u1 (whose spread grows
 // in the corner) and for the six standard normals. Run with -benchtime 1x.

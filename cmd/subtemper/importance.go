@@ -9,6 +9,7 @@ import (
 	"github.com/subtemper/subtemper"
 	"github.com/subtemper/subtemper/diag"
 	"github.com/subtemper/subtemper/internal/plural"
+	"github.com/subtemper/subtemper/tempering"
 )
 
 // importanceHelp is --importance's help.
@@ -68,6 +69,10 @@ func startImportance(io *stdio, j *job, fit *subtemper.GPFit) {
 	p := ws.Proposal
 	fmt.Fprintf(io.err, "subtemper %s: warm start: posterior mode found in %s (%.0f full-data gradients' worth); a Student-t fitted to the posterior by importance sampling (%s, %d log densities, importance ESS %.0f%%)\n",
 		j.command, ws.Wall.Round(time.Millisecond), j.warm.GradEquivalents, plural.Count(len(p.Rounds), "round", "rounds"), p.Evals(), 100*p.ESS())
+	if len(ws.Corners) > 0 {
+		fmt.Fprintf(io.err, "subtemper %s: the posterior of %s is far from Gaussian around the mode: %s fitted away from it along them take %.0f%% of every proposal, refitted as one t\n",
+			j.command, strings.Join(j.warm.NonGaussian, ", "), plural.Count(len(ws.Corners), "Gaussian", "Gaussians"), 100*tempering.CornerShare)
+	}
 	// The proposal's rounds ran EvalsAtOnce log densities at a time, as
 	// the batches do on as many cores.
 	batch := time.Duration(float64(subtemper.ImportanceBatch) * p.SecondsPerEval / float64(max(1, p.EvalsAtOnce)) * float64(time.Second))
