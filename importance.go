@@ -23,8 +23,8 @@ import (
 // hyperparameter's mean 5 to 7 standard errors off. Where the warm start
 // finds a parameter non-Gaussian it fits Gaussians away from the mode
 // along it (tempering.WarmStart.Corners), which every proposal then
-// mixes in; on that posterior the estimates were then calibrated, for 4
-// times the draws (docs/LARGE.md).
+// mixes in; on that posterior the estimates were then calibrated, for
+// about the same number of draws (docs/LARGE.md).
 type ImportanceMode int
 
 const (
@@ -211,8 +211,8 @@ const ImportanceBatch = 500
 // Where the warm start found corners (tempering.WarmStart.Corners, mixed
 // into every proposal) each refit is the single t instead: on a posterior
 // with a corner the mixture's refits, corners and all, still stopped
-// with a mean 3 standard errors off where the single t's estimates were
-// calibrated (docs/LARGE.md).
+// with u1's mean 2 standard errors off where the single t's estimates
+// were calibrated (docs/LARGE.md).
 const ImportanceMixture = 5
 
 // ImportanceRefits returns the number of t's in each refit of an

@@ -220,24 +220,39 @@ func TestFindModeCorners(t *testing.T) {
 
 // TestImportanceCorners checks that importance sampling from the warm
 // start's proposal with its corners mixed in, refitted as a single t,
-// estimates the corner target's means and the corner's mass within 4
-// standard errors of the quadrature.
+// is calibrated on the corner target: over 5 seeds the mean squared
+// error of u0's and u1's means in units of their standard errors is at
+// most 4 (about 1 when calibrated; without the corners, 26.7 for u1
+// over 10 seeds in BenchmarkImportanceCorner).
 func TestImportanceCorners(t *testing.T) {
 	var tg cornerTarget
-	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, Proposal: &ProposalOptions{Seed: 1, Split: true}})
-	if err != nil {
-		t.Fatal(err)
+	mean, _ := cornerTruth()
+	const seeds = 5
+	var z2 [2]float64
+	for s := range uint64(seeds) {
+		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: s + 1, Proposal: &ProposalOptions{Seed: s + 1, Split: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ws.Proposal
+		o := ImportanceOptions{Seed: s + 1, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners}
+		r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Converged {
+			t.Errorf("seed %d: not converged after %d draws: k̂ %.2f, least ESS %.0f", s+1, len(r.Draws), r.K, r.MinESS())
+		}
+		for j := range z2 {
+			z := (r.Means[j] - mean[j]) / r.SE[j]
+			z2[j] += z * z / seeds
+		}
 	}
-	p := ws.Proposal
-	o := ImportanceOptions{Seed: 1, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners}
-	r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
-	if err != nil {
-		t.Fatal(err)
+	for j, v := range z2 {
+		if v > 4 {
+			t.Errorf("u%d: mean z² %.2f over %d seeds, want about 1", j, v, seeds)
+		}
 	}
-	if !r.Converged {
-		t.Fatalf("not converged after %d draws: k̂ %.2f, least ESS %.0f", len(r.Draws), r.K, r.MinESS())
-	}
-	checkCorner(t, r)
 }
 
 // checkCorner fails t unless r's means of u0 and u1 and its mass below

@@ -218,7 +218,7 @@ func negHessian(grads [][]float64, h []float64) *mat.SymDense {
 
 // CornerShare is the share of an importance-sampling proposal that its
 // corners take (ImportanceOptions.Corners).
-const CornerShare = 0.2
+const CornerShare = 0.4
 
 // cornerLevels returns the corners cs as t's of k's degrees of freedom
 // and scale factor in tr's space (nil: u), each mapped at its centre;
