@@ -7,9 +7,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Corner is a Gaussian approximation of the posterior away from its mode,
-// in u: centred at Center with covariance Cov (Dim×Dim, row-major), the
-// inverse of the negative Hessian there.
+// Corner is a Gaussian approximation of the posterior away from its mode
+// along one parameter, in u: centred at Center with covariance Cov
+// (Dim×Dim, row-major). The other parameters' conditional covariance and
+// their regression on that one come from the Hessian at Center; that
+// parameter's own variance is the Laplace approximation's.
 type Corner struct {
 	Center, Cov []float64
 }
@@ -27,9 +29,9 @@ var cornerSteps = []float64{0.5, 1, 1.5, 2, 2.5, 3, 4}
 // start finds non-Gaussian (NonGaussian), a Gaussian approximation at the
 // farthest of cornerSteps along that parameter where the log density has
 // fallen by at most cornerDrop from the mode, the other parameters moved
-// by one Newton step to their conditional mode, its covariance the
-// inverse negative Hessian there (forward differences of the gradient,
-// Dim + 1 evaluations; a side whose Hessian is not negative definite
+// by one Newton step to their conditional mode (cornerAt: two Hessians by
+// forward differences of the gradient, Dim + 1 evaluations each; a side
+// whose Hessian's block of the other parameters is not negative definite
 // gets none). The Laplace approximation at the mode says nothing of how
 // the other parameters spread where the non-Gaussian one is far from
 // its mode, and a proposal fitted around the mode misses mass there
