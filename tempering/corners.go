@@ -219,7 +219,12 @@ func negHessian(grads [][]float64, h []float64) *mat.SymDense {
 }
 
 // CornerShare is the share of an importance-sampling proposal that its
-// corners take (ImportanceOptions.Corners).
+// corners take (ImportanceOptions.Corners). Measured on a posterior with
+// a corner over 20 seeds (docs/LARGE.md): at 0.2 the estimates were
+// calibrated but 7 fits ran to 20 000 draws with k̂ above 0.7, the
+// corner's deepest part wider than its Gaussian; at 0.4 every fit
+// converged, in 3 300 draws on average. On diamonds at N_train = 2048 it
+// doubled the draws, on the §4.2 generator at N = 1024 it added 0–29%.
 const CornerShare = 0.4
 
 // cornerLevels returns the corners cs as t's of k's degrees of freedom
