@@ -416,43 +416,77 @@ func (w *WarmStart) separateModes(t Target, optima [][]float64, logPosts []float
 // on pool, and the Laplace covariance its negative's inverse.
 func (w *WarmStart) laplace(ctx context.Context, pool evalPool) error {
 	dim := len(w.Mode)
-	grads := make([][]float64, dim+1)
-	lps := make([]float64, dim+1)
-	secs := make([]float64, dim+1)
-	errs := make([]error, dim+1)
-	h := make([]float64, dim)
-	for j := range h {
-		h[j] = 1e-4 * max(1, math.Abs(w.Mode[j]))
-	}
-	err := pool.run(ctx, dim+1, func(t Target, j int) {
-		u := append([]float64(nil), w.Mode...)
-		if j < dim {
-			u[j] += h[j]
-		}
-		g := make([]float64, dim)
-		t0 := time.Now()
-		lps[j], errs[j] = logPost(t, nil, u, g)
-		secs[j] = time.Since(t0).Seconds()
-		grads[j] = g
-	})
+	s, err := sweepAt(ctx, pool, w.Mode)
 	if err != nil {
 		return err
 	}
 	w.Stages[len(w.Stages)-1].Evals += dim + 1
-	for j := range dim + 1 {
-		if errs[j] != nil {
-			return fmt.Errorf("tempering: warm start: the Hessian at the mode: %w", errs[j])
-		}
-		w.SecondsPerGrad += secs[j] / float64(dim+1)
+	if s.err != nil {
+		return fmt.Errorf("tempering: warm start: the Hessian at the mode: %w", s.err)
+	}
+	for _, v := range s.secs {
+		w.SecondsPerGrad += v / float64(dim+1)
 	}
 	w.GradsAtOnce = min(len(pool.ts), dim+1)
-	w.LogPost, w.Grad = lps[dim], grads[dim]
-	cov, err := inversePD(negHessian(grads, h))
+	w.LogPost, w.Grad = s.lps[dim], s.grads[dim]
+	cov, err := inversePD(s.negHessian())
 	if err != nil {
 		return fmt.Errorf("tempering: warm start: %w", err)
 	}
 	w.Cov = cov
 	return nil
+}
+
+// fdSweep holds the evaluations of a Hessian by forward differences of
+// the gradient at x: grads[j] and lps[j] at x + h_j e_j for j < Dim and
+// at x itself for j = Dim, secs[j] the seconds each took, err the first
+// evaluation's error (nil if none).
+type fdSweep struct {
+	h, lps, secs []float64
+	grads        [][]float64
+	err          error
+}
+
+// sweepAt makes the Dim + 1 evaluations of an fdSweep at x, in parallel
+// on pool; the error is the context's.
+func sweepAt(ctx context.Context, pool evalPool, x []float64) (*fdSweep, error) {
+	dim := len(x)
+	s := &fdSweep{h: make([]float64, dim), lps: make([]float64, dim+1), secs: make([]float64, dim+1), grads: make([][]float64, dim+1)}
+	for j := range s.h {
+		s.h[j] = 1e-4 * max(1, math.Abs(x[j]))
+	}
+	errs := make([]error, dim+1)
+	err := pool.run(ctx, dim+1, func(t Target, j int) {
+		u := append([]float64(nil), x...)
+		if j < dim {
+			u[j] += s.h[j]
+		}
+		g := make([]float64, dim)
+		t0 := time.Now()
+		s.lps[j], errs[j] = logPost(t, nil, u, g)
+		s.secs[j] = time.Since(t0).Seconds()
+		s.grads[j] = g
+	})
+	for _, e := range errs {
+		if e != nil && s.err == nil {
+			s.err = e
+		}
+	}
+	return s, err
+}
+
+// negHessian returns the sweep's negative Hessian, symmetrised.
+func (s *fdSweep) negHessian() *mat.SymDense {
+	dim := len(s.h)
+	negH := mat.NewSymDense(dim, nil)
+	for i := range dim {
+		for j := i; j < dim; j++ {
+			a := -(s.grads[j][i] - s.grads[dim][i]) / s.h[j]
+			b := -(s.grads[i][j] - s.grads[dim][j]) / s.h[i]
+			negH.SetSym(i, j, (a+b)/2)
+		}
+	}
+	return negH
 }
 
 // measureDrops sets w's Drops and NonGaussian: how Gaussian the posterior
