@@ -544,7 +544,7 @@ func (r *Report) weighted(ws *WeightedSample, sums []diag.Summary) {
 	r.Draws.Note = fmt.Sprintf("importance sampling: %s with Pareto-smoothed weights, which the summary uses; the diagnostics' draws are as many resampled from them", plural.Count(len(ws.Draws), "weighted draw", "weighted draws"))
 	r.StuckChains = nil
 	r.Importance = &ImportanceReport{Draws: len(ws.Draws), Reused: ws.Reused, Proposals: ws.Proposals, Failed: ws.Failed,
-		ParetoK: Float(ws.K), ParetoKMax: diag.ParetoKMax, ESS: Float(weightsESS(ws.Weights())), Needed: ws.MinESS}
+		Climbs: ws.Climbs, ModesFound: append([][]float64{}, ws.Modes...), ParetoK: Float(ws.K), ParetoKMax: diag.ParetoKMax, ESS: Float(weightsESS(ws.Weights())), Needed: ws.MinESS}
 }
 
 // weightsESS is the ESS of normalised weights w, 1/Σw².

@@ -397,6 +397,11 @@ type ImportanceReport struct {
 	Reused    int `json:"reused"`
 	Proposals int `json:"proposals"`
 	Failed    int `json:"failed"`
+	// Climbs is the number of climbs from heavy draws to a local mode and
+	// ModesFound the modes in u they found that the warm start's search
+	// missed, whose Laplace approximations joined the proposals.
+	Climbs     int         `json:"climbs"`
+	ModesFound [][]float64 `json:"modes_found_u"`
 	// ParetoK is the Pareto k̂ of the raw log weights, trusted up to
 	// ParetoKMax; ESS the weights' (Σw)²/Σw²; Needed the ESS each
 	// hyperparameter's mean and tails needed.

@@ -50,6 +50,7 @@ var (
 	largeAdapt    = flag.Bool("large.adapt", false, "BenchmarkLargeFit: warm-is refits its proposal after each batch (tempering.ImportanceOptions.Adapt)")
 	largeMixture  = flag.Int("large.mixture", 0, "BenchmarkLargeFit: warm-is's refits are a mixture of this many t's beside the single one (tempering.ImportanceOptions.Mixture; 0: the single t)")
 	largeCorners  = flag.Bool("large.corners", true, "BenchmarkLargeFit: warm-is mixes the warm start's corners into every proposal (tempering.ImportanceOptions.Corners) and, where there are any, refits as the default does (subtemper.ImportanceRefits) whatever -large.mixture says")
+	largeClimbs   = flag.Int("large.climbs", subtemper.ImportanceClimbs, "BenchmarkLargeFit: warm-is climbs from heavy draws to modes its proposals miss, at most this many times (tempering.ImportanceOptions.Climbs)")
 	largeReuse    = flag.Bool("large.reuse", true, "BenchmarkLargeFit: warm-is weighs the proposal fit's draws into its sample (tempering.ImportanceOptions.Reuse)")
 	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
 )
@@ -467,7 +468,7 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	if *largeCorners && len(ws.Corners) > 0 {
 		corners, mixture = ws.Corners, subtemper.ImportanceRefits(ws)
 	}
-	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch, Mixture: mixture, Corners: corners,
+	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch, Mixture: mixture, Corners: corners, Climbs: *largeClimbs,
 		Batched: func(b *tempering.ImportanceResult) {
 			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f, proposals %d\n", len(b.Draws), b.ESS, b.K, b.MinESS(), b.Components)
 		}})
@@ -478,10 +479,10 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	r.cpu = (cpu2 - cpu0).Seconds()
 	r.draws = len(res.Draws)
 	// The reused draws' evaluations are in the warm start's work.
-	r.gradEquiv = r.warmEquiv + float64(r.draws-res.Reused)*cost.Value(n)/cost.Grad(n)
+	r.gradEquiv = r.warmEquiv + float64(r.draws-res.Reused)*cost.Value(n)/cost.Grad(n) + float64(res.ClimbEvals)
 	r.eff = &Efficiency{MinESSBulk: slices.Min(res.ESSBulk), MinESSTail: slices.Min(res.ESSTail), MaxRhat: res.K, Converged: res.Converged,
 		Means: res.Means, MCSE: res.SE, ESSBulks: res.ESSBulk, ESSTails: res.ESSTail}
-	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: %d corners, non-Gaussian %v\n", n, len(corners), ws.NonGaussian)
+	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: %d corners, non-Gaussian %v, %d climbs, modes found %.4f\n", n, len(corners), ws.NonGaussian, res.Climbs, res.Modes)
 	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: %d draws (%d reused), wide %v, ESS %.0f, Pareto k %.3f, grad-equiv %.0f (warm %.0f), cpu %.1f s (warm %.1f), converged %v\n",
 		n, r.draws, res.Reused, k.Wide, res.ESS, res.K, r.gradEquiv, r.warmEquiv, r.cpu, r.warmCPU, res.Converged)
 	fmt.Fprintf(os.Stderr, "largefit N=%d warm-is: means %.5f\nlargefit N=%d warm-is: se %.5f\n", n, res.Means, n, res.SE)

@@ -81,9 +81,15 @@ func cornerTruth() (mean []float64, corner float64) {
 // TestCornerTargetGradient checks the corner target's gradient against
 // central differences, at a point in the corner and one in the bulk.
 func TestCornerTargetGradient(t *testing.T) {
-	var tg cornerTarget
+	checkGradient(t, cornerTarget{}, [][]float64{{-0.7, 0.4, 0.3, -0.2, 0.1, 0, 0.5, 1}, {1.2, -0.1, 0, 1, -1, 0.3, 0, 0}})
+}
+
+// checkGradient fails t unless tg's gradient at each of us agrees with
+// central differences of its log-likelihood.
+func checkGradient(t *testing.T, tg Target, us [][]float64) {
+	t.Helper()
 	g := make([]float64, tg.Dim())
-	for _, u := range [][]float64{{-0.7, 0.4, 0.3, -0.2, 0.1, 0, 0.5, 1}, {1.2, -0.1, 0, 1, -1, 0.3, 0, 0}} {
+	for _, u := range us {
 		if _, err := tg.LogLik(nil, u, g); err != nil {
 			t.Fatal(err)
 		}

@@ -380,28 +380,15 @@ func (w *WarmStart) climbStages(ctx context.Context, pool evalPool, perm, sizes 
 // are modes of their own. The path checks' evaluations, on t, count in
 // the last stage's work.
 func (w *WarmStart) separateModes(t Target, optima [][]float64, logPosts []float64, modeGap float64) {
-	dim := len(optima[0])
 	keepU, keepLP := optima[:1], logPosts[:1]
 	checks := 0
 	for k := 1; k < len(optima); k++ {
 		if logPosts[0]-logPosts[k] > modeGap {
 			continue
 		}
-		low := min(logPosts[0], logPosts[k]) - 1
-		barrier := false
-		u := make([]float64, dim)
-		for _, f := range []float64{0.25, 0.5, 0.75} {
-			for i := range u {
-				u[i] = (1-f)*optima[0][i] + f*optima[k][i]
-			}
-			checks++
-			lp, err := logPost(t, nil, u, nil)
-			if err != nil || lp < low {
-				barrier = true
-				break
-			}
-		}
-		if barrier {
+		sep, n := separated(t, optima[0], optima[k], logPosts[0], logPosts[k])
+		checks += n
+		if sep {
 			keepU, keepLP = append(keepU, optima[k]), append(keepLP, logPosts[k])
 		}
 	}
@@ -409,6 +396,27 @@ func (w *WarmStart) separateModes(t Target, optima [][]float64, logPosts []float
 	w.Optima, w.OptimaLogPos = keepU, keepLP
 	w.Modes = len(keepU)
 	w.Mode = append([]float64(nil), optima[0]...)
+}
+
+// separated reports whether the straight path on t from a to b (of log
+// densities lpa and lpb) dips more than one nat below the lower of the
+// two at a quarter, half or three quarters of the way (or fails to
+// evaluate there), with the number of log densities it took.
+func separated(t Target, a, b []float64, lpa, lpb float64) (bool, int) {
+	low := min(lpa, lpb) - 1
+	u := make([]float64, len(a))
+	checks := 0
+	for _, f := range []float64{0.25, 0.5, 0.75} {
+		for i := range u {
+			u[i] = (1-f)*a[i] + f*b[i]
+		}
+		checks++
+		lp, err := logPost(t, nil, u, nil)
+		if err != nil || lp < low {
+			return true, checks
+		}
+	}
+	return false, checks
 }
 
 // laplace sets w's LogPost, Grad, SecondsPerGrad and Cov at w.Mode: the

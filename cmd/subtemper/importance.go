@@ -95,8 +95,12 @@ func importanceProgress(w io.Writer, j *job) func(subtemper.ImportanceProgress) 
 		if p.LeastTail {
 			of = "tails"
 		}
-		fmt.Fprintf(w, "subtemper %s: importance sampling: %d weighted draws (%d new) from %s, least ESS %s of %s (%s's %s), Pareto k̂ %.2f; %s, %s\n",
-			j.command, p.Draws, p.Fresh, plural.Count(p.Proposals, "proposal", "proposals"), fmtESS(p.LeastESS), fmtESS(p.Needed), p.Least, of, p.K,
+		modes := ""
+		if p.Modes > 0 {
+			modes = fmt.Sprintf(" (%s found by climbing from heavy draws, each a proposal's component)", plural.Count(p.Modes, "mode", "modes"))
+		}
+		fmt.Fprintf(w, "subtemper %s: importance sampling: %d weighted draws (%d new) from %s%s, least ESS %s of %s (%s's %s), Pareto k̂ %.2f; %s, %s\n",
+			j.command, p.Draws, p.Fresh, plural.Count(p.Proposals, "proposal", "proposals"), modes, fmtESS(p.LeastESS), fmtESS(p.Needed), p.Least, of, p.K,
 			fmtDuration(p.Elapsed), left)
 	}
 }
@@ -119,6 +123,10 @@ func printImportanceRun(w io.Writer, j *job, s *runSummary) {
 		fmtESS(float64(s.MedianESSBulk)), fmtNum(float64(s.MedianESSBulkPerSecond)))
 	if im.Failed > 0 {
 		fmt.Fprintf(w, "%s failed (weight 0)\n", plural.Count(im.Failed, "log density", "log densities"))
+	}
+	if len(im.ModesFound) > 0 {
+		fmt.Fprintf(w, "the posterior is multimodal: climbing from heavy draws found %s that the warm start's search missed (summary.json's importance.modes_found_u), and the proposals covered them from then on\n",
+			plural.Count(len(im.ModesFound), "mode", "modes"))
 	}
 	for _, m := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", m)

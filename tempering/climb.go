@@ -1,0 +1,113 @@
+package tempering
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+)
+
+// climbModeGap is the largest fall below the best mode known, in log
+// density, at which a local mode that a climb reaches
+// (ImportanceOptions.Climbs) still joins the proposals: the warm
+// start's default ModeGap.
+const climbModeGap = 10
+
+// climber looks for the modes an importance-sampling proposal misses:
+// it climbs from the heaviest draws to local maxima of the log density
+// and makes a t of the kernel's degrees of freedom and scale factor on
+// the Laplace approximation at each new mode it reaches.
+type climber struct {
+	k     Independence
+	left  int          // climbs still allowed
+	tried map[int]bool // draws already climbed from
+	modes [][]float64  // modes known, in the kernel's space, the kernel's centre first
+	lps   []float64    // their log densities
+	found [][]float64  // the new modes, in the target's space
+	made  int          // climbs made
+	evals int          // log densities (with gradient) they took
+	toU   func(v []float64) []float64
+}
+
+// newClimber returns a climber allowed max climbs for proposals built on
+// k, whose draws toU maps to the target's space.
+func newClimber(k Independence, max int, toU func(v []float64) []float64) *climber {
+	return &climber{k: k, left: max, tried: map[int]bool{}, toU: toU}
+}
+
+// climb climbs from the heaviest draws of m (log weights lw) not climbed
+// from before, as many at once as pool has targets (and climbs are
+// left), each by L-BFGS on all observations (optimise), and returns a t
+// on the Laplace approximation at each local maximum within climbModeGap
+// of the best known mode that a straight path joins to every mode known
+// only through a dip (separated): a mode the proposals miss.
+func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []float64) ([]*indepLevel, error) {
+	t := pool.ts[0]
+	if len(c.modes) == 0 {
+		lp, err := logPost(t, nil, c.k.Center, nil)
+		c.evals++
+		if err != nil {
+			lp = math.Inf(-1)
+		}
+		c.modes, c.lps = [][]float64{c.k.Center}, []float64{lp}
+	}
+	order := make([]int, 0, len(lw))
+	for i := range lw {
+		if !c.tried[i] && !math.IsInf(lw[i], -1) {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(lw[b], lw[a]) })
+	starts := make([][]float64, 0, len(pool.ts))
+	for _, i := range order[:min(len(order), len(pool.ts), c.left)] {
+		c.tried[i] = true
+		starts = append(starts, m.xs[i])
+	}
+	c.left -= len(starts)
+	c.made += len(starts)
+	res, evals, err := optimiseAll(ctx, pool, nil, starts, t.NumObs())
+	c.evals += evals
+	if err != nil {
+		return nil, err
+	}
+	var out []*indepLevel
+	for _, r := range res {
+		if !(slices.Max(c.lps)-r.logPost <= climbModeGap) || !c.isNew(t, r) {
+			continue
+		}
+		s, err := sweepAt(ctx, pool, r.u)
+		c.evals += len(r.u) + 1
+		if err != nil {
+			return out, err
+		}
+		if s.err != nil {
+			continue
+		}
+		cov, err := inversePD(s.negHessian())
+		if err != nil {
+			continue
+		}
+		k := Independence{Center: r.u, Cov: cov, DF: c.k.DF, Scale: c.k.Scale}
+		lk, err := k.NewLevel(len(r.u), 1)
+		if err != nil {
+			continue
+		}
+		out = append(out, lk.(*indepLevel))
+		c.modes, c.lps = append(c.modes, r.u), append(c.lps, r.logPost)
+		c.found = append(c.found, c.toU(r.u))
+	}
+	return out, nil
+}
+
+// isNew reports whether the optimum r is separated from every mode known
+// (its log density evaluations counted in c.evals).
+func (c *climber) isNew(t Target, r optimum) bool {
+	for k := range c.modes {
+		sep, n := separated(t, c.modes[k], r.u, c.lps[k], r.logPost)
+		c.evals += n
+		if !sep {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,119 @@
+package tempering
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// twoModeTarget is a mixture in u ∈ R⁴ of a main mode, whose u0 is
+// Gumbel-distributed (a long tail upwards, so the warm start flags it
+// non-Gaussian) and whose u1 … u3 are standard normal, with weight
+// 1 − twoModeWeight, and a narrower Gaussian mode beyond that tail
+// (twoModeMean, twoModeSD) with weight twoModeWeight: a second mode that
+// a search started in (−2, 2)⁴ misses, as a length scale's second reading
+// of the data can be.
+type twoModeTarget struct{}
+
+const twoModeWeight = 0.3
+
+var (
+	twoModeMean = []float64{4.5, 2.5, 0, 0}
+	twoModeSD   = []float64{0.4, 0.3, 1, 1}
+)
+
+func (twoModeTarget) Dim() int                           { return 4 }
+func (twoModeTarget) NumObs() int                        { return 1 }
+func (twoModeTarget) LogPrior(_, grad []float64) float64 { clear(grad); return 0 }
+func (c twoModeTarget) Clone() (Target, error)           { return c, nil }
+
+func (twoModeTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
+	const halfLog2Pi = 0.9189385332046727
+	la := math.Log1p(-twoModeWeight) - (u[0] + math.Exp(-u[0])) - 3*halfLog2Pi
+	lb := math.Log(twoModeWeight) - 4*halfLog2Pi
+	for j := range 4 {
+		if j > 0 {
+			la -= 0.5 * u[j] * u[j]
+		}
+		z := (u[j] - twoModeMean[j]) / twoModeSD[j]
+		lb -= 0.5*z*z + math.Log(twoModeSD[j])
+	}
+	top := max(la, lb)
+	lp := top + math.Log(math.Exp(la-top)+math.Exp(lb-top))
+	if grad != nil {
+		ra, rb := math.Exp(la-lp), math.Exp(lb-lp)
+		for j := range 4 {
+			ga := -u[j]
+			if j == 0 {
+				ga = -1 + math.Exp(-u[0])
+			}
+			grad[j] = ra*ga - rb*(u[j]-twoModeMean[j])/(twoModeSD[j]*twoModeSD[j])
+		}
+	}
+	return lp, nil
+}
+
+// twoModeTruth is the two-mode target's mean: the main mode's u0 has the
+// Gumbel distribution's mean, Euler's constant.
+func twoModeTruth() []float64 {
+	const euler = 0.5772156649015329
+	m := make([]float64, 4)
+	for j := range m {
+		m[j] = twoModeWeight * twoModeMean[j]
+	}
+	m[0] += (1 - twoModeWeight) * euler
+	return m
+}
+
+// TestTwoModeTargetGradient checks the two-mode target's gradient
+// against central differences, at each mode and between them.
+func TestTwoModeTargetGradient(t *testing.T) {
+	checkGradient(t, twoModeTarget{}, [][]float64{{0.1, -0.3, 0.5, 1}, {4.4, 2.6, -0.2, 0.3}, {2.5, 1.3, 0, -1}})
+}
+
+// TestImportanceClimbs checks that importance sampling's climbs from
+// heavy draws find the two-mode target's second mode, which the warm
+// start's search misses, and that the sample is then calibrated and
+// converges quickly: over seeds 2–5 the mode found is the second mode,
+// every fit converges within 5 000 draws and the mean squared error of
+// u0's and u1's means in standard errors is at most 4. Without climbs
+// the same fits needed 11 000–17 000 draws. With seed 1 the proposal
+// fit's draws and the first batch miss the second mode altogether and
+// the sample stops, converged by its rule, 29 standard errors off:
+// what no proposal reaches, neither its weights nor a climb can see.
+func TestImportanceClimbs(t *testing.T) {
+	var tg twoModeTarget
+	mean := twoModeTruth()
+	seeds := []uint64{2, 3, 4, 5}
+	var z2 [2]float64
+	for _, s := range seeds {
+		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: s, Proposal: &ProposalOptions{Seed: s, Split: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws.Modes != 1 || ws.Mode[0] > 1 {
+			t.Fatalf("seed %d: the search found %d modes, the best at %.3v; want the main mode alone", s, ws.Modes, ws.Mode)
+		}
+		p := ws.Proposal
+		o := ImportanceOptions{Seed: s, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4}
+		r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Modes) != 1 || math.Abs(r.Modes[0][0]-twoModeMean[0]) > 0.01 || math.Abs(r.Modes[0][1]-twoModeMean[1]) > 0.01 {
+			t.Errorf("seed %d: modes found %.4v after %d climbs, want one at %v", s, r.Modes, r.Climbs, twoModeMean)
+		}
+		if fresh := len(r.Draws) - r.Reused; !r.Converged || fresh > 5000 {
+			t.Errorf("seed %d: converged %v after %d fresh draws: k̂ %.2f, least ESS %.0f", s, r.Converged, fresh, r.K, r.MinESS())
+		}
+		for j := range z2 {
+			z := (r.Means[j] - mean[j]) / r.SE[j]
+			z2[j] += z * z / float64(len(seeds))
+		}
+	}
+	for j, v := range z2 {
+		if v > 4 {
+			t.Errorf("u%d: mean z² %.2f over %d seeds, want about 1", j, v, len(seeds))
+		}
+	}
+}
