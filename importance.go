@@ -24,7 +24,11 @@ import (
 // finds a parameter non-Gaussian it fits Gaussians away from the mode
 // along it (tempering.WarmStart.Corners), which every proposal then
 // mixes in; on that posterior the estimates were then calibrated, for
-// about the same number of draws (docs/LARGE.md).
+// about the same number of draws (docs/LARGE.md). A mode that the warm
+// start's search missed shows as heavy weights once a draw lands in it:
+// the sampling then climbs from the heaviest draws (ImportanceClimbs)
+// and mixes the Laplace approximation at each mode it finds into every
+// later proposal. A mode that no draw reaches stays unseen.
 type ImportanceMode int
 
 const (

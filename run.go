@@ -34,7 +34,9 @@ type warmCall struct {
 func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, c warmCall) (*tempering.WarmStart, error) {
 	o := WarmStartOptions(*st, c.fitProposal)
 	if o.Proposal != nil {
-		o.Proposal.Split = c.split
+		// Only importance sampling, which the split asks for, uses the
+		// corners.
+		o.Proposal.Split, o.NoCorners = c.split, !c.split
 	}
 	o.Progress = c.progress
 	if c.backend == "openblas" {

@@ -224,6 +224,26 @@ func TestFindModeCorners(t *testing.T) {
 	}
 }
 
+// TestFindModeNoCorners checks that NoCorners skips the corners, and
+// their evaluations, that the corner target otherwise gets.
+func TestFindModeNoCorners(t *testing.T) {
+	var tg cornerTarget
+	evals := make([]int, 2)
+	for i, skip := range []bool{false, true} {
+		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 1, Proposal: &ProposalOptions{Seed: 1, Split: true}, NoCorners: skip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(ws.Corners) > 0; got == skip {
+			t.Errorf("NoCorners %v: %d corners", skip, len(ws.Corners))
+		}
+		evals[i] = ws.Stages[len(ws.Stages)-1].Evals
+	}
+	if evals[1] >= evals[0] {
+		t.Errorf("the last stage's evaluations: %d with corners, %d without", evals[0], evals[1])
+	}
+}
+
 // TestImportanceCorners checks that importance sampling from the warm
 // start's proposal with its corners mixed in, refitted as a single t,
 // is calibrated on the corner target: over 5 seeds the mean squared

@@ -53,13 +53,17 @@ type WarmStartOptions struct {
 	Concurrency func(atOnce int)
 	// Proposal, if non-nil, has FindMode fit an independence proposal
 	// (WarmStart.FitProposal, with these options) when it finds one
-	// mode, into WarmStart.Proposal, and first the corners along the
-	// parameters it finds non-Gaussian (WarmStart.Corners: 7 log densities
-	// and 2·(Dim + 1) gradients per side). Its evaluations run on the warm
+	// mode, into WarmStart.Proposal, and first (unless NoCorners) the
+	// corners along the parameters it finds non-Gaussian
+	// (WarmStart.Corners: 7 log densities and 2·(Dim + 1) gradients per
+	// side). Its evaluations run on the warm
 	// start's own clones (as many at once as the optimisations), so that
 	// no more copies of the model are held at once: on a GPU each copy
 	// holds an N×N matrix.
 	Proposal *ProposalOptions
+	// NoCorners skips the corners where a proposal is fitted: only
+	// importance sampling uses them (ImportanceOptions.Corners).
+	NoCorners bool
 	// Progress, if set, is called after each step of the warm start
 	// (WarmProgress: each stage of the search, the Laplace
 	// approximation, each of the proposal's rounds), on FindMode's
@@ -231,10 +235,12 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 	}
 	tell(WarmProgress{Step: WarmLaplace, Optima: w.Modes, Rounds: po.Rounds, Draws: po.Draws, EnoughESS: po.EnoughESS, StepTime: time.Since(t0)})
-	if fit {
+	if fit && !opt.NoCorners {
 		if err := w.fitCorners(ctx, pool); err != nil {
 			return nil, err
 		}
+	}
+	if fit {
 		po.progress = tell
 		if _, err := w.fitProposal(ctx, t, clones, po); err != nil {
 			return nil, err
