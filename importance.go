@@ -34,14 +34,16 @@ type ImportanceMode int
 const (
 	// ImportanceAuto samples by importance sampling where the warm start
 	// runs with the default settings (GPOptions.Settings nil, at least
-	// WarmStartMinN observations), found one mode and fitted a
-	// proposal; by chains otherwise. Measured (docs/LARGE.md): on the
+	// WarmStartMinN observations) and fitted a proposal (at the best
+	// mode where it found several, the Laplace approximation at each
+	// other then mixed into every proposal:
+	// tempering.WarmStartOptions.AllModes); by chains otherwise. Measured (docs/LARGE.md): on the
 	// GP at N = 1024–4096, D = 3 and 8, and on 2048 rows of diamonds, it
 	// converged for a third to a ninth of the chains' work.
 	ImportanceAuto ImportanceMode = iota
 	// ImportanceOn samples by importance sampling wherever the warm
-	// start (made whatever WarmStart says) found one mode and fitted a
-	// proposal; by chains otherwise, GPFit.ImportanceSkipped saying why.
+	// start (made whatever WarmStart says) fitted a proposal; by chains
+	// otherwise, GPFit.ImportanceSkipped saying why.
 	ImportanceOn
 	// ImportanceOff always runs chains.
 	ImportanceOff
@@ -140,8 +142,8 @@ func (o *GPOptions) importanceReason(ws *tempering.WarmStart) string {
 		return "no warm start was made"
 	case o.Importance == ImportanceAuto && o.Settings != nil:
 		return "the settings were given"
-	case !ws.Unimodal():
-		return fmt.Sprintf("the warm start found %d modes, which chains with tempering sample", ws.Modes)
+	case ws.Proposal == nil && !ws.Unimodal():
+		return fmt.Sprintf("the warm start found %d modes and fitted no proposal; chains with tempering sample them", ws.Modes)
 	case ws.Proposal == nil:
 		return "the warm start fitted no proposal"
 	}

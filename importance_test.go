@@ -241,7 +241,8 @@ func TestImportanceReason(t *testing.T) {
 		{GPOptions{Settings: &st}, one, "the settings were given"},
 		{GPOptions{Importance: ImportanceOff}, one, "off"},
 		{GPOptions{}, nil, "no warm start"},
-		{GPOptions{Importance: ImportanceOn}, two, "found 2 modes"},
+		{GPOptions{Importance: ImportanceOn}, two, ""},
+		{GPOptions{Importance: ImportanceOn}, &tempering.WarmStart{Modes: 2}, "found 2 modes"},
 		{GPOptions{}, &tempering.WarmStart{Modes: 1}, "no proposal"},
 		{GPOptions{MAP: true}, one, "mode alone"},
 	} {

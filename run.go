@@ -35,8 +35,9 @@ func findWarm(ctx context.Context, t tempering.Target, st *tempering.Settings, c
 	o := WarmStartOptions(*st, c.fitProposal)
 	if o.Proposal != nil {
 		// Only importance sampling, which the split asks for, uses the
-		// corners.
-		o.Proposal.Split, o.NoCorners = c.split, !c.split
+		// corners, and it samples several modes from a proposal fitted
+		// at the best with the Laplace approximation at each other.
+		o.Proposal.Split, o.NoCorners, o.AllModes = c.split, !c.split, c.split
 	}
 	o.Progress = c.progress
 	if c.backend == "openblas" {

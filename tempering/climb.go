@@ -22,7 +22,7 @@ type climber struct {
 	left  int          // climbs still allowed
 	tried map[int]bool // draws already climbed from
 	modes [][]float64  // modes known, in the kernel's space, the kernel's centre first
-	lps   []float64    // their log densities
+	lps   []float64    // their log densities (evaluated at the first climb)
 	found [][]float64  // the new modes, in the target's space
 	made  int          // climbs made
 	evals int          // log densities (with gradient) they took
@@ -30,9 +30,22 @@ type climber struct {
 }
 
 // newClimber returns a climber allowed max climbs for proposals built on
-// k, whose draws toU maps to the target's space.
-func newClimber(k Independence, max int, toU func(v []float64) []float64) *climber {
-	return &climber{k: k, left: max, tried: map[int]bool{}, toU: toU}
+// k, whose draws toU maps to the target's space; the modes known are k's
+// centre and those of corners cs that are modes (Corner.Mode), their
+// centres mapped into tr's space (nil: u).
+func newClimber(k Independence, max int, toU func(v []float64) []float64, tr Transform, cs []Corner) *climber {
+	c := &climber{k: k, left: max, tried: map[int]bool{}, toU: toU, modes: [][]float64{k.Center}}
+	for _, cn := range cs {
+		if !cn.Mode {
+			continue
+		}
+		v := append([]float64(nil), cn.Center...)
+		if tr != nil {
+			tr.FromTarget(cn.Center, v)
+		}
+		c.modes = append(c.modes, v)
+	}
+	return c
 }
 
 // climb climbs from the heaviest draws of m (log weights lw) not climbed
@@ -43,13 +56,13 @@ func newClimber(k Independence, max int, toU func(v []float64) []float64) *climb
 // only through a dip (separated): a mode the proposals miss.
 func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []float64) ([]*indepLevel, error) {
 	t := pool.ts[0]
-	if len(c.modes) == 0 {
-		lp, err := logPost(t, nil, c.k.Center, nil)
+	for len(c.lps) < len(c.modes) {
+		lp, err := logPost(t, nil, c.modes[len(c.lps)], nil)
 		c.evals++
 		if err != nil {
 			lp = math.Inf(-1)
 		}
-		c.modes, c.lps = [][]float64{c.k.Center}, []float64{lp}
+		c.lps = append(c.lps, lp)
 	}
 	order := make([]int, 0, len(lw))
 	for i := range lw {

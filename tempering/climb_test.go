@@ -10,10 +10,10 @@ import (
 // Gumbel-distributed (a long tail upwards, so the warm start flags it
 // non-Gaussian) and whose u1 … u3 are standard normal, with weight
 // 1 − twoModeWeight, and a narrower Gaussian mode beyond that tail
-// (twoModeMean, twoModeSD) with weight twoModeWeight: a second mode that
-// a search started in (−2, 2)⁴ misses, as a length scale's second reading
-// of the data can be.
-type twoModeTarget struct{}
+// (mean, sd) with weight twoModeWeight. The zero value's second mode is
+// at twoModeMean, with sd twoModeSD: one that a search started in
+// (−2, 2)⁴ misses, as a length scale's second reading of the data can be.
+type twoModeTarget struct{ mean, sd []float64 }
 
 const twoModeWeight = 0.3
 
@@ -22,12 +22,21 @@ var (
 	twoModeSD   = []float64{0.4, 0.3, 1, 1}
 )
 
+// second returns the second mode's mean and sd.
+func (tg twoModeTarget) second() (mean, sd []float64) {
+	if tg.mean == nil {
+		return twoModeMean, twoModeSD
+	}
+	return tg.mean, tg.sd
+}
+
 func (twoModeTarget) Dim() int                           { return 4 }
 func (twoModeTarget) NumObs() int                        { return 1 }
 func (twoModeTarget) LogPrior(_, grad []float64) float64 { clear(grad); return 0 }
 func (c twoModeTarget) Clone() (Target, error)           { return c, nil }
 
-func (twoModeTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
+func (tg twoModeTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
+	mean, sd := tg.second()
 	const halfLog2Pi = 0.9189385332046727
 	la := math.Log1p(-twoModeWeight) - (u[0] + math.Exp(-u[0])) - 3*halfLog2Pi
 	lb := math.Log(twoModeWeight) - 4*halfLog2Pi
@@ -35,8 +44,8 @@ func (twoModeTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
 		if j > 0 {
 			la -= 0.5 * u[j] * u[j]
 		}
-		z := (u[j] - twoModeMean[j]) / twoModeSD[j]
-		lb -= 0.5*z*z + math.Log(twoModeSD[j])
+		z := (u[j] - mean[j]) / sd[j]
+		lb -= 0.5*z*z + math.Log(sd[j])
 	}
 	top := max(la, lb)
 	lp := top + math.Log(math.Exp(la-top)+math.Exp(lb-top))
@@ -47,19 +56,20 @@ func (twoModeTarget) LogLik(_ []int, u, grad []float64) (float64, error) {
 			if j == 0 {
 				ga = -1 + math.Exp(-u[0])
 			}
-			grad[j] = ra*ga - rb*(u[j]-twoModeMean[j])/(twoModeSD[j]*twoModeSD[j])
+			grad[j] = ra*ga - rb*(u[j]-mean[j])/(sd[j]*sd[j])
 		}
 	}
 	return lp, nil
 }
 
-// twoModeTruth is the two-mode target's mean: the main mode's u0 has the
+// truth is the two-mode target's mean: the main mode's u0 has the
 // Gumbel distribution's mean, Euler's constant.
-func twoModeTruth() []float64 {
+func (tg twoModeTarget) truth() []float64 {
 	const euler = 0.5772156649015329
+	mean, _ := tg.second()
 	m := make([]float64, 4)
 	for j := range m {
-		m[j] = twoModeWeight * twoModeMean[j]
+		m[j] = twoModeWeight * mean[j]
 	}
 	m[0] += (1 - twoModeWeight) * euler
 	return m
@@ -83,7 +93,7 @@ func TestTwoModeTargetGradient(t *testing.T) {
 // what no proposal reaches, neither its weights nor a climb can see.
 func TestImportanceClimbs(t *testing.T) {
 	var tg twoModeTarget
-	mean := twoModeTruth()
+	mean := tg.truth()
 	seeds := []uint64{2, 3, 4, 5}
 	var z2 [2]float64
 	for _, s := range seeds {
@@ -105,6 +115,84 @@ func TestImportanceClimbs(t *testing.T) {
 		}
 		if fresh := len(r.Draws) - r.Reused; !r.Converged || fresh > 5000 {
 			t.Errorf("seed %d: converged %v after %d fresh draws: k̂ %.2f, least ESS %.0f", s, r.Converged, fresh, r.K, r.MinESS())
+		}
+		for j := range z2 {
+			z := (r.Means[j] - mean[j]) / r.SE[j]
+			z2[j] += z * z / float64(len(seeds))
+		}
+	}
+	for j, v := range z2 {
+		if v > 4 {
+			t.Errorf("u%d: mean z² %.2f over %d seeds, want about 1", j, v, len(seeds))
+		}
+	}
+}
+
+// twoModeStarts is the two-mode target with starting points at each
+// mode (Starter), so that the warm start's search finds both.
+type twoModeStarts struct{ twoModeTarget }
+
+func (tg twoModeStarts) Start(c, _ int, u []float64) {
+	clear(u)
+	if c == 1 {
+		copy(u, tg.mean)
+		u[0] -= 0.3
+	}
+}
+
+// TestImportanceModes checks importance sampling of two modes that the
+// search finds (WarmStartOptions.AllModes): the proposal is fitted at
+// the best (the narrow second mode), the Laplace approximation at the
+// other is a corner (Mode true) there, no climb finds a mode again, and over four seeds the
+// sample converges with the means calibrated (mean z² of u0's and u1's
+// at most 4) and the second mode's mass within 4 standard errors of its
+// weight.
+func TestImportanceModes(t *testing.T) {
+	far := []float64{9, 4, 0, 0}
+	tg := twoModeStarts{twoModeTarget{mean: far, sd: twoModeSD}}
+	mean := tg.truth()
+	seeds := []uint64{1, 2, 3, 4}
+	var z2 [2]float64
+	for _, s := range seeds {
+		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: s, Proposal: &ProposalOptions{Seed: s, Split: true}, AllModes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var modes []Corner
+		for _, c := range ws.Corners {
+			if c.Mode {
+				modes = append(modes, c)
+			}
+		}
+		if ws.Modes != 2 || ws.Proposal == nil || len(modes) != 1 {
+			t.Fatalf("seed %d: %d modes, proposal %v, mode corners %+v; want 2 modes, a proposal and one corner", s, ws.Modes, ws.Proposal != nil, modes)
+		}
+		// The narrow second mode is the higher: the proposal is fitted
+		// there, and the main mode (its u0 a Gumbel's, of unit curvature)
+		// is the corner.
+		if d := math.Hypot(ws.Mode[0]-far[0], ws.Mode[1]-far[1]); d > 0.01 {
+			t.Errorf("seed %d: the best mode %.4v, want the second mode %v", s, ws.Mode, far)
+		}
+		if c := modes[0]; math.Hypot(c.Center[0], c.Center[1]) > 0.01 || math.Abs(c.Cov[0]-1) > 0.05 {
+			t.Errorf("seed %d: the mode corner at %.4v with u0's variance %.4f, want the origin and 1", s, c.Center, c.Cov[0])
+		}
+		p := ws.Proposal
+		o := ImportanceOptions{Seed: s, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4}
+		r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Converged || len(r.Modes) > 0 {
+			t.Errorf("seed %d: converged %v after %d draws (k̂ %.2f), modes found again %.3v", s, r.Converged, len(r.Draws), r.K, r.Modes)
+		}
+		var mass float64
+		for i, w := range NormalisedWeights(r.LogWeights) {
+			if r.Draws[i][0] > 6 {
+				mass += w
+			}
+		}
+		if se := math.Sqrt(twoModeWeight * (1 - twoModeWeight) / r.ESS); math.Abs(mass-twoModeWeight) > 4*se {
+			t.Errorf("seed %d: the second mode's mass %.4f (ESS %.0f), want %v", s, mass, r.ESS, twoModeWeight)
 		}
 		for j := range z2 {
 			z := (r.Means[j] - mean[j]) / r.SE[j]

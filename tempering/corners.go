@@ -14,6 +14,10 @@ import (
 // parameter's own variance is the Laplace approximation's.
 type Corner struct {
 	Center, Cov []float64
+	// Mode is true where Center is a local mode of its own (one of
+	// WarmStart.Optima after the first) and Cov the Laplace
+	// approximation there.
+	Mode bool
 }
 
 // cornerDrop is the fall of the log density from the mode at which
@@ -138,6 +142,28 @@ func (w *WarmStart) cornerAt(ctx context.Context, pool evalPool, x []float64, i 
 		}
 	}
 	return c, nil
+}
+
+// modeCorners adds to w.Corners the Laplace approximation at each of
+// w.Optima after the first (Mode true; Dim + 1 gradients each, by
+// forward differences of the gradient on pool): importance sampling's
+// proposals, fitted at the best mode, then cover the others. A mode
+// whose Hessian fails or has no negative curvature gets none.
+func (w *WarmStart) modeCorners(ctx context.Context, pool evalPool) error {
+	for _, x := range w.Optima[1:] {
+		s, err := sweepAt(ctx, pool, x)
+		w.Stages[len(w.Stages)-1].Evals += len(x) + 1
+		if err != nil {
+			return err
+		}
+		if s.err != nil {
+			continue
+		}
+		if cov, err := inversePD(s.negHessian()); err == nil {
+			w.Corners = append(w.Corners, Corner{Center: append([]float64(nil), x...), Cov: cov, Mode: true})
+		}
+	}
+	return nil
 }
 
 // others returns the negative Hessian p's block of the parameters other

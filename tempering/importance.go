@@ -195,7 +195,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	for _, v := range m.xs {
 		us = append(us, toU(v))
 	}
-	cl := newClimber(k, opt.Climbs, toU)
+	cl := newClimber(k, opt.Climbs, toU, tr, opt.Corners)
 	fresh, rounds := 0, len(m.comps)-1
 	var last *ImportanceResult
 	for {

@@ -53,7 +53,7 @@ type WarmStartOptions struct {
 	Concurrency func(atOnce int)
 	// Proposal, if non-nil, has FindMode fit an independence proposal
 	// (WarmStart.FitProposal, with these options) when it finds one
-	// mode, into WarmStart.Proposal, and first (unless NoCorners) the
+	// mode (or with AllModes at the best of several), into WarmStart.Proposal, and first (unless NoCorners) the
 	// corners along the parameters it finds non-Gaussian
 	// (WarmStart.Corners: 7 log densities and 2·(Dim + 1) gradients per
 	// side). Its evaluations run on the warm
@@ -64,6 +64,13 @@ type WarmStartOptions struct {
 	// NoCorners skips the corners where a proposal is fitted: only
 	// importance sampling uses them (ImportanceOptions.Corners).
 	NoCorners bool
+	// AllModes, with Proposal, fits the proposal at the best mode also
+	// where the search finds several, and first the Laplace
+	// approximation at each of the others, into WarmStart.Corners (Mode
+	// true; Dim + 1 gradients each), which importance sampling mixes into
+	// every proposal: the modes are then sampled by importance sampling
+	// instead of by chains with tempering.
+	AllModes bool
 	// Progress, if set, is called after each step of the warm start
 	// (WarmProgress: each stage of the search, the Laplace
 	// approximation, each of the proposal's rounds), on FindMode's
@@ -220,7 +227,7 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 	if err := w.drawInits(clones[0], rng, opt.Chains, opt.Dispersion); err != nil {
 		return nil, err
 	}
-	fit := opt.Proposal != nil && w.Unimodal()
+	fit := opt.Proposal != nil && (w.Unimodal() || opt.AllModes)
 	po := ProposalOptions{}
 	if fit {
 		po = *opt.Proposal
@@ -235,6 +242,11 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		}
 	}
 	tell(WarmProgress{Step: WarmLaplace, Optima: w.Modes, Rounds: po.Rounds, Draws: po.Draws, EnoughESS: po.EnoughESS, StepTime: time.Since(t0)})
+	if fit {
+		if err := w.modeCorners(ctx, pool); err != nil {
+			return nil, err
+		}
+	}
 	if fit && !opt.NoCorners {
 		if err := w.fitCorners(ctx, pool); err != nil {
 			return nil, err

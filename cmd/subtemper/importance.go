@@ -13,7 +13,7 @@ import (
 )
 
 // importanceHelp is --importance's help.
-var importanceHelp = fmt.Sprintf("sample by importance sampling from the warm start's fitted Student-t instead of by chains: batches of 500 log densities (no gradients), each draw weighed against every proposal drawn from, the proposal refitted after each batch (a mixture of %d t's fitted to the weighted draws, beside the first proposal and one t; one t where the warm start found a hyperparameter non-Gaussian, with Gaussians fitted away from the mode along it mixed into every proposal; after a batch whose k̂ is above %.1f, up to %d climbs from the heaviest draws to local modes that the proposals miss, each mode then mixed into every proposal), until every hyperparameter's ESS (of its mean and of its 5%% and 95%% tails) reaches --min-ess with the weights' Pareto k̂ ≤ %.1f, or %d draws; draws.csv then holds the weighted draws with their log weights (%s) and draws.nc draws resampled from them. auto: where the warm start runs (--warm-start) with no sampler flag (--sampler, --chains, --warmup, --draws, --thin, kernel flags, --evidence) and found one mode; on: wherever the warm start found one mode; off: chains. It writes no checkpoints (--resume, --run-chains, --extend and --evidence need chains); Ctrl-C and --max-time keep the batches made; --plots draws the densities and pairs alone. Its ESS and k̂ cannot see posterior mass that every proposal misses (a hyperparameter whose spread grows in a corner of another's range, which those Gaussians are there to cover): where the hyperparameters themselves matter, compare with off (docs/LARGE.md)",
+var importanceHelp = fmt.Sprintf("sample by importance sampling from the warm start's fitted Student-t instead of by chains: batches of 500 log densities (no gradients), each draw weighed against every proposal drawn from, the proposal refitted after each batch (a mixture of %d t's fitted to the weighted draws, beside the first proposal and one t; one t where the warm start found a hyperparameter non-Gaussian, with Gaussians fitted away from the mode along it mixed into every proposal; after a batch whose k̂ is above %.1f, up to %d climbs from the heaviest draws to local modes that the proposals miss, each mode then mixed into every proposal; where the warm start found several modes, the t is fitted at the best and the Laplace approximation at each other mixed into every proposal), until every hyperparameter's ESS (of its mean and of its 5%% and 95%% tails) reaches --min-ess with the weights' Pareto k̂ ≤ %.1f, or %d draws; draws.csv then holds the weighted draws with their log weights (%s) and draws.nc draws resampled from them. auto: where the warm start runs (--warm-start) with no sampler flag (--sampler, --chains, --warmup, --draws, --thin, kernel flags, --evidence) ; on: wherever the warm start runs; off: chains. It writes no checkpoints (--resume, --run-chains, --extend and --evidence need chains); Ctrl-C and --max-time keep the batches made; --plots draws the densities and pairs alone. Its ESS and k̂ cannot see posterior mass that every proposal misses (a hyperparameter whose spread grows in a corner of another's range, which those Gaussians are there to cover): where the hyperparameters themselves matter, compare with off (docs/LARGE.md)",
 	subtemper.ImportanceMixture, diag.ParetoKMax, subtemper.ImportanceClimbs, diag.ParetoKMax, subtemper.ImportanceMaxDraws, subtemper.LogWeightColumn)
 
 // samplerChoiceFlags are the flags that choose the chains' sampler: given
@@ -69,9 +69,19 @@ func startImportance(io *stdio, j *job, fit *subtemper.GPFit) {
 	p := ws.Proposal
 	fmt.Fprintf(io.err, "subtemper %s: warm start: posterior mode found in %s (%.0f full-data gradients' worth); a Student-t fitted to the posterior by importance sampling (%s, %d log densities, importance ESS %.0f%%)\n",
 		j.command, ws.Wall.Round(time.Millisecond), j.warm.GradEquivalents, plural.Count(len(p.Rounds), "round", "rounds"), p.Evals(), 100*p.ESS())
-	if len(ws.Corners) > 0 {
+	modes := 0
+	for _, c := range ws.Corners {
+		if c.Mode {
+			modes++
+		}
+	}
+	if modes > 0 {
+		fmt.Fprintf(io.err, "subtemper %s: the search found %d modes: the t is fitted at the best and the Laplace approximation at each of the others is mixed into every proposal, %.0f%% of it shared with any Gaussians fitted away from the mode\n",
+			j.command, ws.Modes, 100*tempering.CornerShare)
+	}
+	if corners := len(ws.Corners) - modes; corners > 0 {
 		fmt.Fprintf(io.err, "subtemper %s: the posterior of %s is far from Gaussian around the mode: %s fitted away from it along them take %.0f%% of every proposal, refitted as one t\n",
-			j.command, strings.Join(j.warm.NonGaussian, ", "), plural.Count(len(ws.Corners), "Gaussian", "Gaussians"), 100*tempering.CornerShare)
+			j.command, strings.Join(j.warm.NonGaussian, ", "), plural.Count(corners, "Gaussian", "Gaussians"), 100*tempering.CornerShare)
 	}
 	// The proposal's rounds ran EvalsAtOnce log densities at a time, as
 	// the batches do on as many cores.
