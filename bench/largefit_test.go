@@ -326,6 +326,9 @@ func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*lar
 		}
 		if wo.Proposal != nil {
 			wo.Proposal.Split = *largeSplit
+			// As FitGP: the corners and the other modes' Laplace
+			// approximations are importance sampling's alone.
+			wo.NoCorners, wo.AllModes = method != "warm-is", method == "warm-is"
 		}
 		if po := wo.Proposal; po != nil && (*largeBTail > 0 || *largeTailGate) {
 			po.TransformAt = subtemper.VarianceSplitTail
@@ -447,8 +450,8 @@ func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*lar
 // It reports the Pareto k̂ as max_rhat and the proposals drawn as draws.
 func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmStart, st tempering.Settings, cost Coster, r *largeFitResult, cpu0 time.Duration) (*largeFitResult, error) {
 	p := ws.Proposal
-	if p == nil || !ws.Unimodal() {
-		return nil, fmt.Errorf("warm-is: the warm start found %d modes and no proposal", ws.Modes)
+	if p == nil {
+		return nil, fmt.Errorf("warm-is: the warm start found %d modes and fitted no proposal", ws.Modes)
 	}
 	k := subtemper.IndependenceKernel(p)
 	if *largeWide >= 0 {
