@@ -2,6 +2,7 @@ package tempering
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -203,5 +204,59 @@ func TestImportanceModes(t *testing.T) {
 		if v > 4 {
 			t.Errorf("u%d: mean z² %.2f over %d seeds, want about 1", j, v, len(seeds))
 		}
+	}
+}
+
+// BenchmarkImportanceClimbs measures importance sampling on the two-mode
+// target, from the warm start's proposal with its corners as FitGP runs
+// it, over 20 seeds, with and without climbs: the fresh draws per fit,
+// the fits that found the second mode, the fits that stopped more than 4
+// standard errors off in u0 or u1, and the mean squared error of u0's
+// and u1's means in standard errors, over all fits (z2) and over those
+// not off (z2-near).
+func BenchmarkImportanceClimbs(b *testing.B) {
+	var tg twoModeTarget
+	mean := tg.truth()
+	for _, climbs := range []int{0, 4} {
+		b.Run(fmt.Sprintf("climbs=%d", climbs), func(b *testing.B) {
+			const seeds = 20
+			for b.Loop() {
+				var z2, z2near float64
+				var draws, found, off int
+				for s := range uint64(seeds) {
+					ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: s + 1, Proposal: &ProposalOptions{Seed: s + 1, Split: true}, AllModes: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					p := ws.Proposal
+					o := ImportanceOptions{Seed: s + 1, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: climbs}
+					r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					draws += len(r.Draws) - r.Reused
+					if len(r.Modes) > 0 {
+						found++
+					}
+					far, zz := false, 0.0
+					for j := range 2 {
+						z := (r.Means[j] - mean[j]) / r.SE[j]
+						zz += z * z / 2
+						far = far || math.Abs(z) > 4
+					}
+					z2 += zz
+					if far {
+						off++
+					} else {
+						z2near += zz
+					}
+				}
+				b.ReportMetric(float64(draws)/seeds, "draws/fit")
+				b.ReportMetric(float64(found), "found")
+				b.ReportMetric(float64(off), "off")
+				b.ReportMetric(z2/seeds, "z2")
+				b.ReportMetric(z2near/float64(seeds-off), "z2-near")
+			}
+		})
 	}
 }
