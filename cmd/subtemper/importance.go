@@ -135,7 +135,7 @@ func printImportanceRun(w io.Writer, j *job, s *runSummary) {
 		fmt.Fprintf(w, "%s failed (weight 0)\n", plural.Count(im.Failed, "log density", "log densities"))
 	}
 	if len(im.ModesFound) > 0 {
-		fmt.Fprintf(w, "the posterior is multimodal: climbing from heavy draws found %s that the warm start's search missed (summary.json's importance.modes_found_u), and the proposals covered them from then on\n",
+		fmt.Fprintf(w, "the posterior is multimodal: climbing from heavy draws found %s that the warm start's search missed (summary.json's importance.modes_found_u); every proposal after it mixed in the Laplace approximation at each\n",
 			plural.Count(len(im.ModesFound), "mode", "modes"))
 	}
 	for _, m := range s.Warnings {
