@@ -96,7 +96,7 @@ func TestImportanceClimbs(t *testing.T) {
 	var tg twoModeTarget
 	mean := tg.truth()
 	seeds := []uint64{2, 3, 4, 5}
-	var z2 [2]float64
+	z2 := meanZ2{z2: make([]float64, 2)}
 	for _, s := range seeds {
 		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: s, Proposal: &ProposalOptions{Seed: s, Split: true}})
 		if err != nil {
@@ -117,14 +117,34 @@ func TestImportanceClimbs(t *testing.T) {
 		if fresh := len(r.Draws) - r.Reused; !r.Converged || fresh > 5000 {
 			t.Errorf("seed %d: converged %v after %d fresh draws: k̂ %.2f, least ESS %.0f", s, r.Converged, fresh, r.K, r.MinESS())
 		}
-		for j := range z2 {
-			z := (r.Means[j] - mean[j]) / r.SE[j]
-			z2[j] += z * z / float64(len(seeds))
-		}
+		z2.add(r, mean)
 	}
-	for j, v := range z2 {
-		if v > 4 {
-			t.Errorf("u%d: mean z² %.2f over %d seeds, want about 1", j, v, len(seeds))
+	z2.check(t, 4)
+}
+
+// meanZ2 sums, over fits, the squared errors of the first len(z2) of
+// their posterior means in standard errors.
+type meanZ2 struct {
+	z2   []float64
+	fits int
+}
+
+// add adds the fit r, whose true means are mean.
+func (m *meanZ2) add(r *ImportanceResult, mean []float64) {
+	for j := range m.z2 {
+		z := (r.Means[j] - mean[j]) / r.SE[j]
+		m.z2[j] += z * z
+	}
+	m.fits++
+}
+
+// check fails t where a mean's squared error, averaged over the fits,
+// is above most (about 1 when calibrated).
+func (m *meanZ2) check(t *testing.T, most float64) {
+	t.Helper()
+	for j, v := range m.z2 {
+		if v /= float64(m.fits); v > most {
+			t.Errorf("u%d: mean z² %.2f over %d fits, want about 1", j, v, m.fits)
 		}
 	}
 }
@@ -153,7 +173,7 @@ func TestImportanceModes(t *testing.T) {
 	tg := twoModeStarts{twoModeTarget{mean: far, sd: twoModeSD}}
 	mean := tg.truth()
 	seeds := []uint64{1, 2, 3, 4}
-	var z2 [2]float64
+	z2 := meanZ2{z2: make([]float64, 2)}
 	for _, s := range seeds {
 		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: s, Proposal: &ProposalOptions{Seed: s, Split: true}, AllModes: true})
 		if err != nil {
@@ -195,16 +215,9 @@ func TestImportanceModes(t *testing.T) {
 		if se := math.Sqrt(twoModeWeight * (1 - twoModeWeight) / r.ESS); math.Abs(mass-twoModeWeight) > 4*se {
 			t.Errorf("seed %d: the second mode's mass %.4f (ESS %.0f), want %v", s, mass, r.ESS, twoModeWeight)
 		}
-		for j := range z2 {
-			z := (r.Means[j] - mean[j]) / r.SE[j]
-			z2[j] += z * z / float64(len(seeds))
-		}
+		z2.add(r, mean)
 	}
-	for j, v := range z2 {
-		if v > 4 {
-			t.Errorf("u%d: mean z² %.2f over %d seeds, want about 1", j, v, len(seeds))
-		}
-	}
+	z2.check(t, 4)
 }
 
 // BenchmarkImportanceClimbs measures importance sampling on the two-mode

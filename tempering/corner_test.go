@@ -254,7 +254,7 @@ func TestImportanceCorners(t *testing.T) {
 	var tg cornerTarget
 	mean, _ := cornerTruth()
 	const seeds = 5
-	var z2 [2]float64
+	z2 := meanZ2{z2: make([]float64, 2)}
 	for s := range uint64(seeds) {
 		ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: s + 1, Proposal: &ProposalOptions{Seed: s + 1, Split: true}})
 		if err != nil {
@@ -269,16 +269,9 @@ func TestImportanceCorners(t *testing.T) {
 		if !r.Converged {
 			t.Errorf("seed %d: not converged after %d draws: k̂ %.2f, least ESS %.0f", s+1, len(r.Draws), r.K, r.MinESS())
 		}
-		for j := range z2 {
-			z := (r.Means[j] - mean[j]) / r.SE[j]
-			z2[j] += z * z / seeds
-		}
+		z2.add(r, mean)
 	}
-	for j, v := range z2 {
-		if v > 4 {
-			t.Errorf("u%d: mean z² %.2f over %d seeds, want about 1", j, v, seeds)
-		}
-	}
+	z2.check(t, 4)
 }
 
 // checkCorner fails t unless r's means of u0 and u1 and its mass below
