@@ -13,6 +13,11 @@ import (
 // start's default ModeGap.
 const climbModeGap = 10
 
+// climbsAtOnce is the number of draws a round of climbs starts from,
+// whatever the number of workers, so that the same seed gives the same
+// sample.
+const climbsAtOnce = 2
+
 // climber looks for the modes an importance-sampling proposal misses:
 // it climbs from the heaviest draws to local maxima of the log density
 // and makes a t of the kernel's degrees of freedom and scale factor on
@@ -48,9 +53,9 @@ func newClimber(k Independence, max int, toU func(v []float64) []float64, tr Tra
 	return c
 }
 
-// climb climbs from the heaviest draws of m (log weights lw) not climbed
-// from before, as many at once as pool has targets (and climbs are
-// left), each by L-BFGS on all observations (optimise), and returns a t
+// climb climbs from the climbsAtOnce heaviest draws of m (log weights
+// lw) not climbed from before (fewer where fewer climbs are left), each
+// by L-BFGS on all observations (optimise, side by side on pool), and returns a t
 // on the Laplace approximation at each local maximum within climbModeGap
 // of the best known mode that a straight path joins to every mode known
 // only through a dip (separated): a mode the proposals miss.
@@ -71,8 +76,8 @@ func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []f
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(lw[b], lw[a]) })
-	starts := make([][]float64, 0, len(pool.ts))
-	for _, i := range order[:min(len(order), len(pool.ts), c.left)] {
+	starts := make([][]float64, 0, climbsAtOnce)
+	for _, i := range order[:min(len(order), climbsAtOnce, c.left)] {
 		c.tried[i] = true
 		starts = append(starts, m.xs[i])
 	}

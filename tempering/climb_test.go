@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -271,5 +272,32 @@ func BenchmarkImportanceClimbs(b *testing.B) {
 				b.ReportMetric(z2near/float64(seeds-off), "z2-near")
 			}
 		})
+	}
+}
+
+// TestImportanceClimbsWorkers checks that the climbs leave the sample the
+// same whatever the number of workers: on the two-mode target, with
+// climbs that find its second mode, 1 and 3 workers give the same draws,
+// weights, climbs and modes.
+func TestImportanceClimbsWorkers(t *testing.T) {
+	var tg twoModeTarget
+	ws, err := FindMode(context.Background(), tg, WarmStartOptions{Seed: 2, Proposal: &ProposalOptions{Seed: 2, Split: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ws.Proposal
+	var rs [2]*ImportanceResult
+	for i, workers := range []int{1, 3} {
+		o := ImportanceOptions{Seed: 2, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4, Workers: workers}
+		if rs[i], err = ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rs[0].Modes) == 0 {
+		t.Fatal("no mode found: the test needs climbs that find one")
+	}
+	if !reflect.DeepEqual(rs[0].Draws, rs[1].Draws) || !reflect.DeepEqual(rs[0].LogWeights, rs[1].LogWeights) || !reflect.DeepEqual(rs[0].Modes, rs[1].Modes) ||
+		rs[0].Climbs != rs[1].Climbs || rs[0].ClimbEvals != rs[1].ClimbEvals {
+		t.Errorf("1 and 3 workers: %d and %d draws, %d and %d climbs, modes %.4v and %.4v", len(rs[0].Draws), len(rs[1].Draws), rs[0].Climbs, rs[1].Climbs, rs[0].Modes, rs[1].Modes)
 	}
 }

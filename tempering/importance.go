@@ -67,8 +67,8 @@ type ImportanceOptions struct {
 	Corners []Corner
 	// Climbs is the most climbs to a local mode the sampling makes (zero:
 	// none). After a batch whose weights' Pareto k̂ is above MaxK, it
-	// climbs from the heaviest draws not climbed from before, Workers at
-	// once, each by L-BFGS with gradients on all observations (the warm
+	// climbs from the two heaviest draws not climbed from before, each by
+	// L-BFGS with gradients on all observations (the warm
 	// start's search; about 20–50 gradients a climb). A local maximum
 	// within 10 of the best known mode's log density that a straight path
 	// joins to the kernel's centre, and to each mode found before, only
