@@ -169,7 +169,7 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 		f.Settings = st
 	}
 	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: ImportanceBatch,
-		Mixture: ImportanceRefits(f.Mode), Corners: f.Mode.Corners, Climbs: ImportanceClimbs}
+		Mixture: ImportanceRefits(f.Mode), Corners: f.Mode.Corners, Climbs: ImportanceClimbs, Mode: f.Mode.Mode}
 	io.MaxDraws = ImportanceMaxDraws
 	began := time.Now()
 	if opt.OnBatch != nil {

@@ -471,7 +471,7 @@ func importanceFit(ctx context.Context, t tempering.Target, ws *tempering.WarmSt
 	if *largeCorners && len(ws.Corners) > 0 {
 		corners, mixture = ws.Corners, subtemper.ImportanceRefits(ws)
 	}
-	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch, Mixture: mixture, Corners: corners, Climbs: *largeClimbs,
+	res, err := tempering.ImportanceSample(ctx, t, k, p.Transform, tempering.ImportanceOptions{Seed: st.Seed, MinESS: minESS, Reuse: reuse, Adapt: *largeAdapt, Batch: *largeBatch, Mixture: mixture, Corners: corners, Climbs: *largeClimbs, Mode: ws.Mode,
 		Batched: func(b *tempering.ImportanceResult) {
 			fmt.Fprintf(os.Stderr, "importance: %d draws, ESS %.0f, k %.3f, min ESS %.0f, proposals %d\n", len(b.Draws), b.ESS, b.K, b.MinESS(), b.Components)
 		}})

@@ -26,7 +26,7 @@ type climber struct {
 	k     Independence
 	left  int          // climbs still allowed
 	tried map[int]bool // draws already climbed from
-	modes [][]float64  // modes known, in the kernel's space, the kernel's centre first
+	modes [][]float64  // modes known, in the kernel's space, the first proposal's first
 	lps   []float64    // their log densities (evaluated at the first climb)
 	found [][]float64  // the new modes, in the target's space
 	made  int          // climbs made
@@ -35,30 +35,38 @@ type climber struct {
 }
 
 // newClimber returns a climber allowed max climbs for proposals built on
-// k, whose draws toU maps to the target's space; the modes known are k's
-// centre and those of corners cs that are modes (Corner.Mode), their
-// centres mapped into tr's space (nil: u).
-func newClimber(k Independence, max int, toU func(v []float64) []float64, tr Transform, cs []Corner) *climber {
-	c := &climber{k: k, left: max, tried: map[int]bool{}, toU: toU, modes: [][]float64{k.Center}}
-	for _, cn := range cs {
-		if !cn.Mode {
-			continue
-		}
-		v := append([]float64(nil), cn.Center...)
+// k, whose draws toU maps to the target's space. The modes known are
+// mode (k's centre where it is nil) and the centres of the corners cs
+// that are modes (Corner.Mode), all mapped into tr's space (nil: u).
+func newClimber(k Independence, max int, toU func(v []float64) []float64, tr Transform, mode []float64, cs []Corner) *climber {
+	c := &climber{k: k, left: max, tried: map[int]bool{}, toU: toU}
+	chainSpace := func(u []float64) []float64 {
+		v := append([]float64(nil), u...)
 		if tr != nil {
-			tr.FromTarget(cn.Center, v)
+			tr.FromTarget(u, v)
 		}
-		c.modes = append(c.modes, v)
+		return v
+	}
+	if mode != nil {
+		c.modes = append(c.modes, chainSpace(mode))
+	} else {
+		c.modes = append(c.modes, k.Center)
+	}
+	for _, cn := range cs {
+		if cn.Mode {
+			c.modes = append(c.modes, chainSpace(cn.Center))
+		}
 	}
 	return c
 }
 
 // climb climbs from the climbsAtOnce heaviest draws of m (log weights
 // lw) not climbed from before (fewer where fewer climbs are left), each
-// by L-BFGS on all observations (optimise, side by side on pool), and returns a t
-// on the Laplace approximation at each local maximum within climbModeGap
-// of the best known mode that a straight path joins to every mode known
-// only through a dip (separated): a mode the proposals miss.
+// by L-BFGS on all observations (optimise, side by side on pool). It
+// returns a t on the Laplace approximation at each local maximum within
+// climbModeGap of the best known mode that a straight path joins to
+// every known mode only through a dip (separated): a mode the proposals
+// miss.
 func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []float64) ([]*indepLevel, error) {
 	t := pool.ts[0]
 	for len(c.lps) < len(c.modes) {

@@ -107,7 +107,7 @@ func TestImportanceClimbs(t *testing.T) {
 			t.Fatalf("seed %d: the search found %d modes, the best at %.3v; want the main mode alone", s, ws.Modes, ws.Mode)
 		}
 		p := ws.Proposal
-		o := ImportanceOptions{Seed: s, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4}
+		o := ImportanceOptions{Seed: s, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4, Mode: ws.Mode}
 		r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +199,7 @@ func TestImportanceModes(t *testing.T) {
 			t.Errorf("seed %d: the mode corner at %.4v with u0's variance %.4f, want the origin and 1", s, c.Center, c.Cov[0])
 		}
 		p := ws.Proposal
-		o := ImportanceOptions{Seed: s, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4}
+		o := ImportanceOptions{Seed: s, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4, Mode: ws.Mode}
 		r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
 		if err != nil {
 			t.Fatal(err)
@@ -243,7 +243,7 @@ func BenchmarkImportanceClimbs(b *testing.B) {
 						b.Fatal(err)
 					}
 					p := ws.Proposal
-					o := ImportanceOptions{Seed: s + 1, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: climbs}
+					o := ImportanceOptions{Seed: s + 1, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: climbs, Mode: ws.Mode}
 					r, err := ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o)
 					if err != nil {
 						b.Fatal(err)
@@ -288,7 +288,7 @@ func TestImportanceClimbsWorkers(t *testing.T) {
 	p := ws.Proposal
 	var rs [2]*ImportanceResult
 	for i, workers := range []int{1, 3} {
-		o := ImportanceOptions{Seed: 2, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4, Workers: workers}
+		o := ImportanceOptions{Seed: 2, Batch: 500, Adapt: true, Mixture: 1, Reuse: p, Corners: ws.Corners, Climbs: 4, Mode: ws.Mode, Workers: workers}
 		if rs[i], err = ImportanceSample(context.Background(), tg, p.Kernel(), p.Transform, o); err != nil {
 			t.Fatal(err)
 		}

@@ -68,10 +68,10 @@ type ImportanceOptions struct {
 	// Climbs is the most climbs to a local mode the sampling makes (zero:
 	// none). After a batch whose weights' Pareto k̂ is above MaxK, it
 	// climbs from the two heaviest draws not climbed from before, each by
-	// L-BFGS with gradients on all observations (the warm
-	// start's search; about 20–50 gradients a climb). A local maximum
-	// within 10 of the best known mode's log density that a straight path
-	// joins to the kernel's centre, and to each mode found before, only
+	// L-BFGS with gradients on all observations (the warm start's search;
+	// about 20–50 gradients a climb). A local maximum within 10 of the
+	// best known mode's log density that a straight path joins to Mode,
+	// to each mode among the Corners and to each found before only
 	// through a dip of more than one nat is a mode that every proposal
 	// misses: a t of the kernel's degrees of freedom and scale factor on
 	// its Laplace approximation joins every later proposal, sharing
@@ -79,6 +79,10 @@ type ImportanceOptions struct {
 	// few draws are what k̂ sees; from a mode's draws, and only then, the
 	// climb finds it.
 	Climbs int
+	// Mode is the posterior mode the kernel was fitted at, in the
+	// target's space (WarmStart.Mode): the mode the climbs know first.
+	// Nil means the kernel's centre.
+	Mode []float64
 	// Batched, if set, is called after each batch with the sample so far.
 	Batched func(*ImportanceResult)
 }
@@ -162,7 +166,8 @@ func (r *ImportanceResult) Least() (param int, tail bool) {
 // at most opt.MaxK, or after opt.MaxDraws (Converged false). The weights
 // are Pareto-smoothed (diag.PSIS). opt.Reuse adds the proposal fit's
 // draws to the sample and opt.Adapt refits the proposal as the sample
-// grows. The same seed gives the same sample whatever the number of
+// grows; opt.Climbs climbs from heavy draws to modes the proposals miss.
+// The same seed gives the same sample whatever the number of
 // workers. If ctx is cancelled it returns the sample of the batches
 // evaluated before (nil if none) with the context's error.
 func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transform, opt ImportanceOptions) (*ImportanceResult, error) {
@@ -195,7 +200,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	for _, v := range m.xs {
 		us = append(us, toU(v))
 	}
-	cl := newClimber(k, opt.Climbs, toU, tr, opt.Corners)
+	cl := newClimber(k, opt.Climbs, toU, tr, opt.Mode, opt.Corners)
 	fresh, rounds := 0, len(m.comps)-1
 	var last *ImportanceResult
 	for {

@@ -52,11 +52,11 @@ type WarmStartOptions struct {
 	// the openblas backend.
 	Concurrency func(atOnce int)
 	// Proposal, if non-nil, has FindMode fit an independence proposal
-	// (WarmStart.FitProposal, with these options) when it finds one
-	// mode (or with AllModes at the best of several), into WarmStart.Proposal, and first (unless NoCorners) the
-	// corners along the parameters it finds non-Gaussian
-	// (WarmStart.Corners: 7 log densities and 2·(Dim + 1) gradients per
-	// side). Its evaluations run on the warm
+	// (WarmStart.FitProposal, with these options) when it finds one mode
+	// (with AllModes, at the best of several), into WarmStart.Proposal,
+	// and first, unless NoCorners, the corners along the parameters it
+	// finds non-Gaussian (WarmStart.Corners: 7 log densities and
+	// 2·(Dim + 1) gradients per side). Its evaluations run on the warm
 	// start's own clones (as many at once as the optimisations), so that
 	// no more copies of the model are held at once: on a GPU each copy
 	// holds an N×N matrix.
@@ -246,13 +246,11 @@ func FindMode(ctx context.Context, t Target, opt WarmStartOptions) (*WarmStart, 
 		if err := w.modeCorners(ctx, pool); err != nil {
 			return nil, err
 		}
-	}
-	if fit && !opt.NoCorners {
-		if err := w.fitCorners(ctx, pool); err != nil {
-			return nil, err
+		if !opt.NoCorners {
+			if err := w.fitCorners(ctx, pool); err != nil {
+				return nil, err
+			}
 		}
-	}
-	if fit {
 		po.progress = tell
 		if _, err := w.fitProposal(ctx, t, clones, po); err != nil {
 			return nil, err
