@@ -242,8 +242,8 @@ func ImportanceRefits(ws *tempering.WarmStart) int {
 }
 
 // ImportanceClimbs is the most climbs from heavy draws to a local mode
-// that an importance-sampled fit makes (tempering.ImportanceOptions.Climbs),
-// two rounds on two cores. On diamonds at N_train = 4096 the warm start's
+// that an importance-sampled fit makes (tempering.ImportanceOptions.Climbs):
+// two rounds of two. On diamonds at N_train = 4096 the warm start's
 // search found one mode of two about as high (their log densities 0.18
 // apart, the straight path between them 2.3 below the lower); its
 // proposal missed the other, whose draws then carried weights that kept
