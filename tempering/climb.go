@@ -101,16 +101,12 @@ func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []f
 		if !(slices.Max(c.lps)-r.logPost <= climbModeGap) || !c.isNew(t, r) {
 			continue
 		}
-		s, err := sweepAt(ctx, pool, r.u)
+		cov, err := laplaceCov(ctx, pool, r.u)
 		c.evals += len(r.u) + 1
 		if err != nil {
 			return out, err
 		}
-		if s.err != nil {
-			continue
-		}
-		cov, err := inversePD(s.negHessian())
-		if err != nil {
+		if cov == nil {
 			continue
 		}
 		k := Independence{Center: r.u, Cov: cov, DF: c.k.DF, Scale: c.k.Scale}

@@ -151,15 +151,12 @@ func (w *WarmStart) cornerAt(ctx context.Context, pool evalPool, x []float64, i 
 // whose Hessian fails or has no negative curvature gets none.
 func (w *WarmStart) modeCorners(ctx context.Context, pool evalPool) error {
 	for _, x := range w.Optima[1:] {
-		s, err := sweepAt(ctx, pool, x)
+		cov, err := laplaceCov(ctx, pool, x)
 		w.Stages[len(w.Stages)-1].Evals += len(x) + 1
 		if err != nil {
 			return err
 		}
-		if s.err != nil {
-			continue
-		}
-		if cov, err := inversePD(s.negHessian()); err == nil {
+		if cov != nil {
 			w.Corners = append(w.Corners, Corner{Center: append([]float64(nil), x...), Cov: cov, Mode: true})
 		}
 	}

@@ -499,6 +499,22 @@ func sweepAt(ctx context.Context, pool evalPool, x []float64) (*fdSweep, error) 
 	return s, err
 }
 
+// laplaceCov returns the Laplace approximation's covariance at x, the
+// inverse of the negative Hessian by an fdSweep (Dim + 1 gradients on
+// pool): nil where a gradient fails or the Hessian has no negative
+// curvature. The error is the context's.
+func laplaceCov(ctx context.Context, pool evalPool, x []float64) ([]float64, error) {
+	s, err := sweepAt(ctx, pool, x)
+	if err != nil || s.err != nil {
+		return nil, err
+	}
+	cov, err := inversePD(s.negHessian())
+	if err != nil {
+		return nil, nil
+	}
+	return cov, nil
+}
+
 // negHessian returns the sweep's negative Hessian, symmetrised.
 func (s *fdSweep) negHessian() *mat.SymDense {
 	dim := len(s.h)
