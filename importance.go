@@ -37,9 +37,10 @@ const (
 	// WarmStartMinN observations) and fitted a proposal (at the best
 	// mode where it found several, the Laplace approximation at each
 	// other then mixed into every proposal:
-	// tempering.WarmStartOptions.AllModes); by chains otherwise. Measured (docs/LARGE.md): on the
-	// GP at N = 1024–4096, D = 3 and 8, and on 2048 rows of diamonds, it
-	// converged for a third to a ninth of the chains' work.
+	// tempering.WarmStartOptions.AllModes); by chains otherwise.
+	// Measured (docs/LARGE.md): on the GP at N = 1024–4096, D = 3 and 8,
+	// and on 2048 rows of diamonds, it converged for a third to a ninth
+	// of the chains' work.
 	ImportanceAuto ImportanceMode = iota
 	// ImportanceOn samples by importance sampling wherever the warm
 	// start (made whatever WarmStart says) fitted a proposal; by chains
@@ -245,9 +246,11 @@ func ImportanceRefits(ws *tempering.WarmStart) int {
 // that an importance-sampled fit makes (tempering.ImportanceOptions.Climbs):
 // two rounds of two. On diamonds at N_train = 4096 the warm start's
 // search found one mode of two about as high (their log densities 0.18
-// apart, the straight path between them 2.3 below the lower); its
-// proposal missed the other, whose draws then carried weights that kept
-// k̂ above 0.7 for 38 minutes. A climb costs about 20–50 gradients.
+// apart, the straight path between them 2.35 below the lower); its
+// proposal missed the other, and the fit had not converged after 38
+// minutes of sampling (k̂ 0.83 at the stop). With the climbs it converged
+// after 2 000–3 000 fresh draws; where they find nothing (diamonds at
+// N_train = 2048, 4 climbs) they cost 3% of the fit (docs/LARGE.md).
 const ImportanceClimbs = 4
 
 // ImportanceMaxDraws is the most draws an importance-sampled fit makes

@@ -202,9 +202,9 @@ func solveNeg(chol *mat.Cholesky, b []float64) []float64 {
 // a corner over 20 seeds (docs/LARGE.md): at 0.2 the estimates were
 // calibrated but 7 fits ran to 20 000 draws without converging (one
 // looked at ended with k̂ 0.94, the corner's deepest part wider than its
-// Gaussian); at 0.4 every fit
-// converged, in 3 300 draws on average. On diamonds at N_train = 2048 it
-// doubled the draws, on the §4.2 generator at N = 1024 it added 0–29%.
+// Gaussian); at 0.4 every fit converged, in 3 300 draws on average. On
+// diamonds at N_train = 2048 it doubled the draws, on the §4.2 generator
+// at N = 1024 it added 0–29%.
 const CornerShare = 0.4
 
 // cornerLevels returns the corners cs as t's of k's degrees of freedom
