@@ -149,6 +149,9 @@ func TestImportanceFitFiles(t *testing.T) {
 		t.Errorf("verdict from draws.csv %+v: want a weighted one with k̂ near %v", v, fit.Weighted.K)
 	}
 	dir := t.TempDir()
+	// The climbs' record travels with the fit (this fit made none: set
+	// one by hand).
+	fit.Weighted.Climbs, fit.Weighted.Modes = 2, [][]float64{slices.Clone(fit.Weighted.Draws[0])}
 	if err := fit.Save(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +170,9 @@ func TestImportanceFitFiles(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back.Draws, fit.Draws) || back.Weighted.K != fit.Weighted.K {
 		t.Error("the loaded fit's draws or k̂ differ")
+	}
+	if back.Weighted.Climbs != 2 || !reflect.DeepEqual(back.Weighted.Modes, fit.Weighted.Modes) {
+		t.Errorf("the loaded fit's climbs %d and modes %v, saved %d and %v", back.Weighted.Climbs, back.Weighted.Modes, fit.Weighted.Climbs, fit.Weighted.Modes)
 	}
 }
 

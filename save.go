@@ -72,6 +72,8 @@ type weightedJSON struct {
 	Reused     int         `json:"reused"`
 	Proposals  int         `json:"proposals"`
 	Failed     int         `json:"failed"`
+	Climbs     int         `json:"climbs"`
+	Modes      [][]float64 `json:"modes_found_u,omitempty"`
 }
 
 // check returns what is wrong with w for a fit of d inputs ("" if
@@ -84,8 +86,13 @@ func (w *weightedJSON) check(d int) string {
 		return fmt.Sprintf("the weighted sample holds %d draws and %d log weights", len(w.DrawsU), len(w.LogWeights))
 	case !(w.MinESS > 0) || math.IsInf(w.MinESS, 1):
 		return fmt.Sprintf("the weighted sample's ESS needed, %v, is not a finite number > 0", w.MinESS)
-	case w.Reused < 0 || w.Proposals < 0 || w.Failed < 0:
+	case w.Reused < 0 || w.Proposals < 0 || w.Failed < 0 || w.Climbs < 0:
 		return "the weighted sample's counts are negative"
+	}
+	for m, u := range w.Modes {
+		if len(u) != d+2 {
+			return fmt.Sprintf("mode %d found by the climbs has %d values, want %d", m+1, len(u), d+2)
+		}
 	}
 	for s, u := range w.DrawsU {
 		if len(u) != d+2 {
@@ -194,7 +201,7 @@ func (f *GPFit) SaveFlags(dir string, flags map[string]any) error {
 	}
 	if w := f.Weighted; w != nil {
 		fj.Weighted = &weightedJSON{DrawsU: w.Draws, LogWeights: w.LogWeights, ParetoK: finiteOrNil(w.K), MinESS: w.MinESS,
-			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed}
+			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed, Climbs: w.Climbs, Modes: w.Modes}
 	}
 	for j := range f.Data.D {
 		fj.Inputs = append(fj.Inputs, f.Data.InputName(j))
@@ -235,7 +242,7 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	}
 	if w := fj.Weighted; w != nil {
 		f.Weighted = &WeightedSample{Draws: w.DrawsU, LogWeights: w.LogWeights, K: orNaN(w.ParetoK), MinESS: w.MinESS,
-			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed}
+			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed, Climbs: w.Climbs, Modes: w.Modes}
 	}
 	if _, err := f.Model(); err != nil {
 		return nil, incompleteFit(dir, "rebuilding the model: %v", err)
