@@ -5,11 +5,13 @@
 # and 88e588f, with them), one after the other on 2 cores, OpenBLAS with one thread per evaluation. corner.py reads
 # each fit's weighted draws (log ℓ_depth in slices of log ℓ_z); zsum.py compares each fit's means of
 # θ with the chains' of ../corner (n2048-chains-summary.json). Run from the repository root; needs R
-# with r-cran-ggplot2 and python3-sklearn.
+# with r-cran-ggplot2 and python3-sklearn. OUT, if set, is the folder the files go to (default this
+# one) and WORK the scratch folder (default /tmp/corners2048).
 set -u
-D=$PWD/docs/measurements/2026-11-28/corners-fit
+Z=$PWD/docs/measurements/2026-11-28/corners-fit
+D=${OUT:-$Z}
 C=$PWD/docs/measurements/2026-11-28/mixture/corner.py
-W=/tmp/corners2048
+W=${WORK:-/tmp/corners2048}
 S=/tmp/cli-dia/split
 rm -rf $W && mkdir -p $W
 if [ ! -s $S/test.csv ]; then
@@ -23,9 +25,9 @@ if [ ! -s $S/test.csv ]; then
   sleep 2 && kill $SK
 fi
 for r in "$@"; do
-  git worktree add -f --detach /tmp/corners-bin $r > /dev/null 2>&1
-  (cd /tmp/corners-bin && go build -tags openblas -o /tmp/st-$r ./cmd/subtemper)
-  git worktree remove --force /tmp/corners-bin
+  git worktree add -f --detach $W-bin $r > /dev/null 2>&1
+  (cd $W-bin && go build -tags openblas -o /tmp/st-$r ./cmd/subtemper)
+  git worktree remove --force $W-bin
 done
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 T="/usr/bin/time -f %e_wall_s_%U_user_s_%S_sys_s"
@@ -33,5 +35,5 @@ for r in "$@"; do
   $T -o $D/n2048-$r.time /tmp/st-$r gp --data $S/train.csv --standardize --out $W/$r > $D/n2048-$r.out 2> $D/n2048-$r.err
   cp $W/$r/summary.json $D/n2048-$r-summary.json
   /usr/bin/python3 $C $W/$r/draws.csv > $D/n2048-$r-corner.txt
-  /usr/bin/python3 $D/zsum.py $W/$r/summary.json $D/../corner/n2048-chains-summary.json > $D/n2048-$r-zsum.txt
+  /usr/bin/python3 $Z/zsum.py $W/$r/summary.json $Z/../corner/n2048-chains-summary.json > $D/n2048-$r-zsum.txt
 done
