@@ -24,7 +24,7 @@ const climbsAtOnce = 2
 // the Laplace approximation at each new mode it reaches.
 type climber struct {
 	k     Independence
-	left  int          // climbs still allowed
+	max   int          // climbs allowed
 	tried map[int]bool // draws already climbed from
 	modes [][]float64  // modes known, in the kernel's space, the first proposal's first
 	lps   []float64    // their log densities (evaluated at the first climb)
@@ -39,7 +39,7 @@ type climber struct {
 // mode (k's centre where it is nil) and the centres of the corners cs
 // that are modes (Corner.Mode), all mapped into tr's space (nil: u).
 func newClimber(k Independence, max int, toU func(v []float64) []float64, tr Transform, mode []float64, cs []Corner) *climber {
-	c := &climber{k: k, left: max, tried: map[int]bool{}, toU: toU}
+	c := &climber{k: k, max: max, tried: map[int]bool{}, toU: toU}
 	chainSpace := func(u []float64) []float64 {
 		v := append([]float64(nil), u...)
 		if tr != nil {
@@ -85,11 +85,10 @@ func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []f
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(lw[b], lw[a]) })
 	starts := make([][]float64, 0, climbsAtOnce)
-	for _, i := range order[:min(len(order), climbsAtOnce, c.left)] {
+	for _, i := range order[:min(len(order), climbsAtOnce, c.left())] {
 		c.tried[i] = true
 		starts = append(starts, m.xs[i])
 	}
-	c.left -= len(starts)
 	c.made += len(starts)
 	res, evals, err := optimiseAll(ctx, pool, nil, starts, t.NumObs())
 	c.evals += evals
@@ -120,6 +119,9 @@ func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []f
 	}
 	return out, nil
 }
+
+// left returns the number of climbs still allowed.
+func (c *climber) left() int { return c.max - c.made }
 
 // isNew reports whether the optimum r is separated from every mode known
 // (its log density evaluations counted in c.evals).

@@ -234,7 +234,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 				base, changed = p, true
 			}
 		}
-		if cl.left > 0 && res.K > opt.MaxK {
+		if cl.left() > 0 && res.K > opt.MaxK {
 			found, err := cl.climb(ctx, pool, m, res.LogWeights)
 			if err != nil {
 				return last, err
