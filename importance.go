@@ -71,11 +71,12 @@ type WeightedSample struct {
 	// evaluations that failed.
 	Reused, Proposals, Failed int
 	// Climbs is the number of climbs from heavy draws to a local mode
-	// (tempering.ImportanceOptions.Climbs) and Modes the modes in u they
-	// found that the warm start's search missed, whose Laplace
+	// (tempering.ImportanceOptions.Climbs), ClimbEvals the log densities
+	// with gradient on all observations they made, and Modes the modes in
+	// u they found that the warm start's search missed, whose Laplace
 	// approximations joined the proposals.
-	Climbs int
-	Modes  [][]float64
+	Climbs, ClimbEvals int
+	Modes              [][]float64
 }
 
 // Weights returns the sample's normalised weights (summing to one).
@@ -265,7 +266,7 @@ const ImportanceMaxDraws = 20000
 func (f *GPFit) adoptWeighted(res *tempering.ImportanceResult, wall, cpu time.Duration) {
 	ws := f.Weighted
 	ws.K, ws.Failed, ws.Proposals = res.K, res.Failed, res.Components
-	ws.Climbs, ws.Modes = res.Climbs, res.Modes
+	ws.Climbs, ws.ClimbEvals, ws.Modes = res.Climbs, res.ClimbEvals, res.Modes
 	for i, lw := range res.LogWeights {
 		if math.IsInf(lw, -1) {
 			continue

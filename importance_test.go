@@ -151,7 +151,7 @@ func TestImportanceFitFiles(t *testing.T) {
 	dir := t.TempDir()
 	// The climbs' record travels with the fit (this fit made none: set
 	// one by hand).
-	fit.Weighted.Climbs, fit.Weighted.Modes = 2, [][]float64{slices.Clone(fit.Weighted.Draws[0])}
+	fit.Weighted.Climbs, fit.Weighted.ClimbEvals, fit.Weighted.Modes = 2, 37, [][]float64{slices.Clone(fit.Weighted.Draws[0])}
 	if err := fit.Save(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +171,8 @@ func TestImportanceFitFiles(t *testing.T) {
 	if !reflect.DeepEqual(back.Draws, fit.Draws) || back.Weighted.K != fit.Weighted.K {
 		t.Error("the loaded fit's draws or k̂ differ")
 	}
-	if back.Weighted.Climbs != 2 || !reflect.DeepEqual(back.Weighted.Modes, fit.Weighted.Modes) {
-		t.Errorf("the loaded fit's climbs %d and modes %v, saved %d and %v", back.Weighted.Climbs, back.Weighted.Modes, fit.Weighted.Climbs, fit.Weighted.Modes)
+	if back.Weighted.Climbs != 2 || back.Weighted.ClimbEvals != 37 || !reflect.DeepEqual(back.Weighted.Modes, fit.Weighted.Modes) {
+		t.Errorf("the loaded fit's climbs %d (%d evaluations) and modes %v, saved %d (%d) and %v", back.Weighted.Climbs, back.Weighted.ClimbEvals, back.Weighted.Modes, fit.Weighted.Climbs, fit.Weighted.ClimbEvals, fit.Weighted.Modes)
 	}
 }
 

@@ -73,6 +73,7 @@ type weightedJSON struct {
 	Proposals  int         `json:"proposals"`
 	Failed     int         `json:"failed"`
 	Climbs     int         `json:"climbs"`
+	ClimbEvals int         `json:"climb_evals,omitempty"`
 	Modes      [][]float64 `json:"modes_found_u,omitempty"`
 }
 
@@ -86,7 +87,7 @@ func (w *weightedJSON) check(d int) string {
 		return fmt.Sprintf("the weighted sample holds %d draws and %d log weights", len(w.DrawsU), len(w.LogWeights))
 	case !(w.MinESS > 0) || math.IsInf(w.MinESS, 1):
 		return fmt.Sprintf("the weighted sample's ESS needed, %v, is not a finite number > 0", w.MinESS)
-	case w.Reused < 0 || w.Proposals < 0 || w.Failed < 0 || w.Climbs < 0:
+	case w.Reused < 0 || w.Proposals < 0 || w.Failed < 0 || w.Climbs < 0 || w.ClimbEvals < 0:
 		return "the weighted sample's counts are negative"
 	}
 	for m, u := range w.Modes {
@@ -201,7 +202,7 @@ func (f *GPFit) SaveFlags(dir string, flags map[string]any) error {
 	}
 	if w := f.Weighted; w != nil {
 		fj.Weighted = &weightedJSON{DrawsU: w.Draws, LogWeights: w.LogWeights, ParetoK: finiteOrNil(w.K), MinESS: w.MinESS,
-			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed, Climbs: w.Climbs, Modes: w.Modes}
+			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed, Climbs: w.Climbs, ClimbEvals: w.ClimbEvals, Modes: w.Modes}
 	}
 	for j := range f.Data.D {
 		fj.Inputs = append(fj.Inputs, f.Data.InputName(j))
@@ -242,7 +243,7 @@ func LoadGPFit(dir, backend string) (*GPFit, error) {
 	}
 	if w := fj.Weighted; w != nil {
 		f.Weighted = &WeightedSample{Draws: w.DrawsU, LogWeights: w.LogWeights, K: orNaN(w.ParetoK), MinESS: w.MinESS,
-			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed, Climbs: w.Climbs, Modes: w.Modes}
+			Reused: w.Reused, Proposals: w.Proposals, Failed: w.Failed, Climbs: w.Climbs, ClimbEvals: w.ClimbEvals, Modes: w.Modes}
 	}
 	if _, err := f.Model(); err != nil {
 		return nil, incompleteFit(dir, "rebuilding the model: %v", err)

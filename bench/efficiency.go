@@ -54,7 +54,13 @@ func Measure(ctx context.Context, t tempering.Target, s *tempering.Settings) (*E
 	if res.Interrupted {
 		return nil, res, ctx.Err()
 	}
-	dim := t.Dim()
+	e, err := efficiencyOf(res, t.Dim())
+	return e, res, err
+}
+
+// efficiencyOf returns the efficiency of res's draws of dim parameters.
+func efficiencyOf(res *tempering.Result, dim int) (*Efficiency, error) {
+	var err error
 	e := &Efficiency{Levels: len(res.Betas), MoveRate: math.NaN(), Means: make([]float64, dim), MCSE: make([]float64, dim)}
 	sums := make([]diag.Summary, dim)
 	var bulk []float64
@@ -67,7 +73,7 @@ func Measure(ctx context.Context, t tempering.Target, s *tempering.Settings) (*E
 			}
 		}
 		if sums[p], err = diag.SummarizeChains(fmt.Sprintf("u%d", p+1), ch); err != nil {
-			return nil, res, err
+			return nil, err
 		}
 		bulk = append(bulk, sums[p].ESSBulk)
 		e.Means[p], e.MCSE[p] = sums[p].Mean, sums[p].MCSEMean
@@ -100,7 +106,7 @@ func Measure(ctx context.Context, t tempering.Target, s *tempering.Settings) (*E
 		e.MoveRate = res.Ladder.TTRate
 	}
 	e.Divergent = res.Stats.Levels[0].Divergent
-	return e, res, nil
+	return e, nil
 }
 
 // GPCase is a GP posterior on which samplers are compared.

@@ -52,13 +52,17 @@ var (
 	largeCorners  = flag.Bool("large.corners", true, "BenchmarkLargeFit: warm-is mixes the warm start's corners into every proposal (tempering.ImportanceOptions.Corners) and, where there are any, refits as the default does (subtemper.ImportanceRefits) whatever -large.mixture says")
 	largeClimbs   = flag.Int("large.climbs", subtemper.ImportanceClimbs, "BenchmarkLargeFit: warm-is climbs from heavy draws to modes its proposals miss, at most this many times (tempering.ImportanceOptions.Climbs)")
 	largeReuse    = flag.Bool("large.reuse", true, "BenchmarkLargeFit: warm-is weighs the proposal fit's draws into its sample (tempering.ImportanceOptions.Reuse)")
-	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
+	largeMethods  = flag.String("large.methods", "default,warm", "BenchmarkLargeFit: comma-separated methods (fitgp, default, warm, warm-hmc, warm-log, warm-imh, warm-nuts, warm-len, warm-dense, warm-sur, warm-is)")
 )
 
 // BenchmarkLargeFit fits the GP's hyperparameters on the paper's §4.2
 // generator (data seed 1) at each N and D of -large.n and -large.dims, by
 // each method of -large.methods, one whole fit per iteration:
 //
+//   - fitgp: subtemper.FitGP itself, what `subtemper gp` runs with no
+//     tuning flags: below subtemper.WarmStartMinN the default below,
+//     from it the warm start and importance sampling, with every option
+//     as FitGP sets it (frontDoorFit).
 //   - default: DefaultGPSettings from the prior-mean starts (θ*, θ*/2,
 //     2θ*): PT with HMC at the target and MH above, 400 warm-up
 //     iterations, sampling stopped once every ESS ≥ 400 and R̂ < 1.01.
@@ -309,6 +313,9 @@ func seedList(b *testing.B, s string) []uint64 {
 
 // largeFit makes one fit of t by method and prices its work with cost.
 func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*largeFitResult, error) {
+	if method == "fitgp" {
+		return frontDoorFit(t, seed, cost)
+	}
 	ctx := context.Background()
 	st := subtemper.DefaultGPSettings()
 	st.Stop = diag.StopRule{MinESS: cmp.Or(*largeMinESS, subtemper.DefaultMinESS), Transform: diag.ExpTransform}
@@ -350,11 +357,8 @@ func largeFit(t tempering.Target, method string, seed uint64, cost Coster) (*lar
 				fmt.Fprintf(os.Stderr, "variance split tail: centre %.4f scale %.4f\n", tr.Center, tr.Scale)
 			}
 		}
-		for _, s := range ws.Stages {
-			r.warmEquiv += float64(s.Evals) * cost.Grad(s.Size) / cost.Grad(n)
-		}
+		r.warmEquiv = warmWork(ws, cost, n)
 		if p := ws.Proposal; p != nil {
-			r.warmEquiv += float64(p.Evals()) * cost.Value(n) / cost.Grad(n)
 			fmt.Fprintf(os.Stderr, "proposal: rounds %+v split %.2f\n", p.Rounds, p.Split)
 		}
 		cpu1, _ := tempering.ProcessCPU()
