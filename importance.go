@@ -104,22 +104,29 @@ type ImportanceProgress struct {
 	// estimate of the time to the stop (the ESS grows in proportion to
 	// the draws), at most that of MaxDraws.
 	Elapsed, Remaining time.Duration
+	// Bound says that Remaining is the time of the draws left to
+	// MaxDraws, an upper bound rather than an estimate: K is above
+	// diag.ParetoKMax or no ESS is seen yet, so the ESS says nothing of
+	// when the stop rule will hold.
+	Bound bool
 }
 
 // remaining estimates the time left after draws weighted draws, fresh
 // of them made by the sampling in elapsed, the least ESS least of
 // needed: the ESS grows in proportion to the draws, made in whole
-// batches, at most maxDraws fresh ones.
-func remaining(draws, fresh, batch, maxDraws int, least, needed, k float64, elapsed time.Duration) time.Duration {
+// batches, at most maxDraws fresh ones. It reports bound where that
+// most is all it can say (k above diag.ParetoKMax, or no ESS).
+func remaining(draws, fresh, batch, maxDraws int, least, needed, k float64, elapsed time.Duration) (left time.Duration, bound bool) {
 	if fresh <= 0 || least >= needed && k <= diag.ParetoKMax {
-		return 0
+		return 0, false
 	}
 	more := float64(maxDraws - fresh)
-	if least > 0 && k <= diag.ParetoKMax {
+	bound = !(least > 0 && k <= diag.ParetoKMax)
+	if !bound {
 		more = min(more, math.Ceil(float64(draws)*needed/least)-float64(draws))
 	}
 	more = math.Ceil(max(0, more)/float64(batch)) * float64(batch)
-	return time.Duration(more * float64(elapsed) / float64(fresh))
+	return time.Duration(more * float64(elapsed) / float64(fresh)), bound
 }
 
 // importanceWanted reports whether the options ask for importance
@@ -179,9 +186,10 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 		io.Batched = func(r *tempering.ImportanceResult) {
 			fresh, el, minESS := len(r.Draws)-r.Reused, time.Since(began), r.MinESS()
 			param, tail := r.Least()
+			left, bound := remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, minESS, need, r.K, el)
 			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: minESS,
 				Needed: need, Least: names[param], LeastTail: tail, Proposals: r.Components, Modes: len(r.Modes), Elapsed: el,
-				Remaining: remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, minESS, need, r.K, el)})
+				Remaining: left, Bound: bound})
 		}
 	}
 	cpu0, cpuOK := tempering.ProcessCPU()

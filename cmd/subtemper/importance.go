@@ -98,7 +98,10 @@ func importanceProgress(w io.Writer, j *job) func(subtemper.ImportanceProgress) 
 	}
 	return func(p subtemper.ImportanceProgress) {
 		left := "done"
-		if p.Remaining > 0 {
+		switch {
+		case p.Bound:
+			left = "at most " + fmtDuration(p.Remaining) + " left (the draws' cap; the ESS gives no estimate while k̂ > 0.7)"
+		case p.Remaining > 0:
 			left = "about " + fmtDuration(p.Remaining) + " left"
 		}
 		of := "mean"

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/subtemper/subtemper"
 )
@@ -116,6 +117,28 @@ func TestImportanceMode(t *testing.T) {
 			t.Errorf("%v at N = %d: error %v, want one saying %q", c.args, c.n, err, c.err)
 		case c.err == "" && (err != nil || got != c.want):
 			t.Errorf("%v at N = %d: %v, %v; want %v", c.args, c.n, got, err, c.want)
+		}
+	}
+}
+
+// TestImportanceProgressLine checks the line a batch prints: an estimate
+// of the time left where the ESS gives one, and the draws' cap, called
+// a bound, where k̂ is too high for that.
+func TestImportanceProgressLine(t *testing.T) {
+	var b strings.Builder
+	f := importanceProgress(&b, &job{command: "gp", flags: &samplerFlags{}})
+	p := subtemper.ImportanceProgress{Draws: 2000, Fresh: 500, Proposals: 1, K: 0.86, LeastESS: 55, Needed: 400, Least: "ell_z", LeastTail: true,
+		Elapsed: 2 * time.Minute, Remaining: 93 * time.Minute, Bound: true}
+	f(p)
+	p.Bound, p.K, p.Remaining = false, 0.69, 53*time.Minute
+	f(p)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2: %q", len(lines), b.String())
+	}
+	for i, want := range []string{"Pareto k̂ 0.86; 2 min, at most 93 min left (the draws' cap", "Pareto k̂ 0.69; 2 min, about 53 min left"} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %q lacks %q", i+1, lines[i], want)
 		}
 	}
 }
