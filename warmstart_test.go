@@ -248,3 +248,31 @@ func TestFitGPWarmStartGOMAXPROCS(t *testing.T) {
 		t.Error("draws differ between GOMAXPROCS 1 and 2")
 	}
 }
+
+// TestFitGPImportanceGOMAXPROCS: the default from N = WarmStartMinN, the
+// warm start then importance sampling (its batches evaluated by as many
+// workers as GOMAXPROCS allows, its refits and any climbs), gives the
+// same weighted sample for a seed at GOMAXPROCS 1 and 2.
+func TestFitGPImportanceGOMAXPROCS(t *testing.T) {
+	data, _, err := gp.Synthetic(120, 2, 3, gp.Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var ws [2]*WeightedSample
+	for i, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		fit, err := FitGP(context.Background(), data, GPOptions{Backend: "gonum", WarmStart: WarmStartOn, Importance: ImportanceOn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fit.Weighted == nil || len(fit.Weighted.Draws) <= fit.Weighted.Reused {
+			t.Fatalf("GOMAXPROCS %d: no fresh weighted draws (%+v)", procs, fit.Weighted)
+		}
+		ws[i] = fit.Weighted
+		fit.Close()
+	}
+	if !reflect.DeepEqual(ws[0].Draws, ws[1].Draws) || !reflect.DeepEqual(ws[0].LogWeights, ws[1].LogWeights) {
+		t.Errorf("weighted samples differ between GOMAXPROCS 1 and 2: %d and %d draws", len(ws[0].Draws), len(ws[1].Draws))
+	}
+}
