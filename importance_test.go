@@ -107,6 +107,7 @@ func TestFitGPImportance(t *testing.T) {
 		rep.Importance.Draws != len(ws.Draws) || rep.Variables[0].Mean != Float(sum[0].Mean) {
 		t.Errorf("report: sampler %q, converged %v, verdict %q, importance %+v, first mean %v", rep.Sampler, rep.Converged, rep.Verdict, rep.Importance, rep.Variables[0].Mean)
 	}
+	checkReportWork(t, rep, fit)
 	again := importanceFit(t, 200, 2, GPOptions{})
 	if !reflect.DeepEqual(again.Weighted.LogWeights, ws.LogWeights) || !reflect.DeepEqual(again.Draws, fit.Draws) {
 		t.Error("the same seed gave another sample")
@@ -283,5 +284,33 @@ func TestImportanceRemaining(t *testing.T) {
 		if got != c.want || bound != c.bound {
 			t.Errorf("%s: remaining = %v (bound %v), want %v (%v)", c.what, got, bound, c.want, c.bound)
 		}
+	}
+}
+
+// checkReportWork checks the work an importance-sampled fit's report
+// gives: the proposal's log densities and the sampling's fresh ones, each
+// priced at the measured seconds per log density over those per gradient,
+// the climbs' gradients added, and the proposal marked used.
+func checkReportWork(t *testing.T, rep *Report, fit *GPFit) {
+	t.Helper()
+	ws, p := rep.WarmStart, fit.Mode.Proposal
+	if ws == nil || ws.Proposal == nil || !ws.Proposal.Used {
+		t.Fatalf("the report's warm start %+v: want its proposal, used", ws)
+	}
+	price := p.SecondsPerEval / fit.Mode.SecondsPerGrad
+	if !(price > 0) {
+		t.Fatalf("seconds per log density %v and per gradient %v", p.SecondsPerEval, fit.Mode.SecondsPerGrad)
+	}
+	evals := p.SplitEvals + p.TransformEvals
+	for _, r := range p.Rounds {
+		evals += r.Draws
+	}
+	if got, want := ws.Proposal.GradEquivalents, float64(evals)*price; math.Abs(got-want) > 1e-9*want || got < float64(fit.Weighted.Reused)*price {
+		t.Errorf("the proposal's gradient-equivalents %v, want %v (%d log densities at %v)", got, want, evals, price)
+	}
+	w := fit.Weighted
+	want := float64(len(w.Draws)+w.Failed-w.Reused)*price + float64(w.ClimbEvals)
+	if imp := rep.Importance; imp.ClimbGradients != w.ClimbEvals || math.Abs(imp.GradEquivalents-want) > 1e-9*want {
+		t.Errorf("the sampling's gradient-equivalents %v (climbs' gradients %d), want %v (%d)", imp.GradEquivalents, imp.ClimbGradients, want, w.ClimbEvals)
 	}
 }

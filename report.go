@@ -516,8 +516,13 @@ func (f *GPFit) Report(opt ReportOptions) (*Report, error) {
 	r.Data = f.DataReport()
 	if f.Mode != nil {
 		r.WarmStart = NewWarmStartReport(f.Mode, names, f.Data.N)
-		if _, ok := f.Settings.Kernel.(tempering.Independence); ok && r.WarmStart.Proposal != nil {
-			r.WarmStart.Proposal.Used = true
+		_, chains := f.Settings.Kernel.(tempering.Independence)
+		if pr := r.WarmStart.Proposal; pr != nil && (chains || f.Weighted != nil) {
+			pr.Used = true
+		}
+		if imp, price := r.Importance, evalPrice(f.Mode); imp != nil && price > 0 {
+			fresh := imp.Draws + imp.Failed - imp.Reused
+			imp.GradEquivalents = float64(fresh)*price + float64(imp.ClimbGradients)
 		}
 	}
 	r.StoppedByMaxTime = f.StoppedByMaxTime
@@ -544,7 +549,7 @@ func (r *Report) weighted(ws *WeightedSample, sums []diag.Summary) {
 	r.Draws.Note = fmt.Sprintf("importance sampling: %s with Pareto-smoothed weights, which the summary uses; the diagnostics' draws are as many resampled from them", plural.Count(len(ws.Draws), "weighted draw", "weighted draws"))
 	r.StuckChains = nil
 	r.Importance = &ImportanceReport{Draws: len(ws.Draws), Reused: ws.Reused, Proposals: ws.Proposals, Failed: ws.Failed,
-		Climbs: ws.Climbs, ModesFound: append([][]float64{}, ws.Modes...), ParetoK: Float(ws.K), ParetoKMax: diag.ParetoKMax, ESS: Float(weightsESS(ws.Weights())), Needed: ws.MinESS}
+		Climbs: ws.Climbs, ModesFound: append([][]float64{}, ws.Modes...), ClimbGradients: ws.ClimbEvals, ParetoK: Float(ws.K), ParetoKMax: diag.ParetoKMax, ESS: Float(weightsESS(ws.Weights())), Needed: ws.MinESS}
 }
 
 // weightsESS is the ESS of normalised weights w, 1/Σw².
@@ -605,9 +610,20 @@ func NewWarmStartReport(ws *tempering.WarmStart, names []string, n int) *WarmSta
 		w.NonGaussian = append(w.NonGaussian, names[i])
 	}
 	if p := ws.Proposal; p != nil {
-		w.Proposal = &ProposalReport{Rounds: p.Rounds, ImportanceESS: p.ESS(), SecondsPerEval: p.SecondsPerEval, EvalsAtOnce: p.EvalsAtOnce}
+		w.Proposal = &ProposalReport{Rounds: p.Rounds, ImportanceESS: p.ESS(), SecondsPerEval: p.SecondsPerEval, EvalsAtOnce: p.EvalsAtOnce,
+			GradEquivalents: float64(p.Evals()) * evalPrice(ws)}
 	}
 	return w
+}
+
+// evalPrice is the measured cost of a full-data log density without
+// gradient in full-data gradients (the proposal's seconds per evaluation
+// over the warm start's per gradient), or 0 where either is unknown.
+func evalPrice(ws *tempering.WarmStart) float64 {
+	if p := ws.Proposal; p != nil && p.SecondsPerEval > 0 && ws.SecondsPerGrad > 0 {
+		return p.SecondsPerEval / ws.SecondsPerGrad
+	}
+	return 0
 }
 
 // NewEvidenceReport describes a log-evidence estimate made along the

@@ -338,6 +338,10 @@ type LOOReport struct {
 // WarmStartReport describes the search for the posterior mode that the
 // chains started from (tempering.FindMode).
 type WarmStartReport struct {
+	// Stages is the work of each stage of the search; GradEquivalents
+	// their gradients (the Laplace step's and the corners' included) in
+	// full-data gradients, each stage's priced at (Size/N)³. The
+	// proposal's evaluations are Proposal.GradEquivalents.
 	Stages          []tempering.StageWork `json:"stages"`
 	GradEquivalents float64               `json:"grad_equivalents"`
 	Modes           int                   `json:"modes"`
@@ -367,13 +371,19 @@ type ProposalReport struct {
 	ImportanceESS  float64                   `json:"importance_ess"`
 	SecondsPerEval float64                   `json:"seconds_per_full_evaluation"`
 	EvalsAtOnce    int                       `json:"evaluations_at_once"`
+	// GradEquivalents is the fit's full-data log densities (its rounds'
+	// draws and the evaluations that set its split and space) in
+	// full-data gradients, each priced at SecondsPerEval over the warm
+	// start's measured seconds per gradient (0 where either is unknown).
+	GradEquivalents float64 `json:"grad_equivalents"`
 	// EvalsPerIteration is the expected number of full-data log densities
 	// per chain per iteration of sampling: 1 + Local without a screen,
 	// fewer with one (tempering.Independence.EvalsPerTransition); 0 where
 	// not estimated.
 	EvalsPerIteration float64 `json:"evaluations_per_iteration,omitempty"`
-	// Used says whether sampling used it (its importance ESS reached
-	// MinProposalESS and the kernel was not kept from the settings).
+	// Used says whether sampling used it: importance sampling drew from
+	// it, or the chains did (its importance ESS reached MinProposalESS
+	// and the kernel was not kept from the settings).
 	Used bool `json:"used"`
 }
 
@@ -402,6 +412,14 @@ type ImportanceReport struct {
 	// missed, whose Laplace approximations joined the proposals.
 	Climbs     int         `json:"climbs"`
 	ModesFound [][]float64 `json:"modes_found_u"`
+	// ClimbGradients is the climbs' full-data log densities with
+	// gradient; GradEquivalents the sampling's work in full-data
+	// gradients: its fresh draws' log densities (not Reused, whose work
+	// is the proposal's) priced as the proposal's are
+	// (ProposalReport.GradEquivalents), and the climbs' gradients (0
+	// where the prices are unknown).
+	ClimbGradients  int     `json:"climb_gradients"`
+	GradEquivalents float64 `json:"grad_equivalents"`
 	// ParetoK is the Pareto k̂ of the raw log weights, trusted up to
 	// ParetoKMax; ESS the weights' (Σw)²/Σw²; Needed the ESS each
 	// hyperparameter's mean and tails needed.
