@@ -99,8 +99,10 @@ func importanceProgress(w io.Writer, j *job) func(subtemper.ImportanceProgress) 
 	return func(p subtemper.ImportanceProgress) {
 		left := "done"
 		switch {
+		case p.Bound && p.K > diag.ParetoKMax:
+			left = fmt.Sprintf("at most %s left (the draws' cap; the ESS gives no estimate while k̂ > %g)", fmtDuration(p.Remaining), diag.ParetoKMax)
 		case p.Bound:
-			left = "at most " + fmtDuration(p.Remaining) + " left (the draws' cap; the ESS gives no estimate while k̂ > 0.7)"
+			left = "at most " + fmtDuration(p.Remaining) + " left (the draws' cap)"
 		case p.Remaining > 0:
 			left = "about " + fmtDuration(p.Remaining) + " left"
 		}

@@ -132,12 +132,15 @@ func TestImportanceProgressLine(t *testing.T) {
 	f(p)
 	p.Bound, p.K, p.Remaining = false, 0.69, 53*time.Minute
 	f(p)
+	p.Bound, p.LeastESS = true, 0
+	f(p)
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("%d lines, want 2: %q", len(lines), b.String())
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3: %q", len(lines), b.String())
 	}
-	for i, want := range []string{"Pareto k̂ 0.86; 2 min, at most 93 min left (the draws' cap", "Pareto k̂ 0.69; 2 min, about 53 min left"} {
-		if !strings.Contains(lines[i], want) {
+	for i, want := range []string{"Pareto k̂ 0.86; 2 min, at most 93 min left (the draws' cap; the ESS gives no estimate while k̂ > 0.7)",
+		"Pareto k̂ 0.69; 2 min, about 53 min left", "Pareto k̂ 0.69; 2 min, at most 53 min left (the draws' cap)\n"} {
+		if !strings.Contains(lines[i]+"\n", want) {
 			t.Errorf("line %d %q lacks %q", i+1, lines[i], want)
 		}
 	}
