@@ -69,7 +69,8 @@ type ImportanceOptions struct {
 	// none). After a batch whose weights' Pareto k̂ is above MaxK, it
 	// climbs from the two heaviest draws not climbed from before, each by
 	// L-BFGS with gradients on all observations (the warm start's
-	// optimiser). A local maximum within 10 of the
+	// optimiser), in the coordinates that the kernel's scale matrix
+	// whitens. A local maximum within 10 of the
 	// best known mode's log density that a straight path joins to Mode,
 	// to each mode among the Corners and to each found before only
 	// through a dip of more than one nat is a mode that every proposal
