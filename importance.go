@@ -113,10 +113,11 @@ type ImportanceProgress struct {
 
 // remaining estimates the time left after draws weighted draws, fresh
 // of them made by the sampling in elapsed, the least ESS least of
-// needed: the ESS grows in proportion to the draws, made in whole
-// batches, at most maxDraws fresh ones. It reports bound where that
-// most is all it can say (k above diag.ParetoKMax, or no ESS).
-func remaining(draws, fresh, batch, maxDraws int, least, needed, k float64, elapsed time.Duration) (left time.Duration, bound bool) {
+// needed: the ESS grows in proportion to the draws (the sampling's
+// batches shrink to what that predicts), at most maxDraws fresh ones.
+// It reports bound where that most is all it can say (k above
+// diag.ParetoKMax, or no ESS).
+func remaining(draws, fresh, maxDraws int, least, needed, k float64, elapsed time.Duration) (left time.Duration, bound bool) {
 	if fresh <= 0 || least >= needed && k <= diag.ParetoKMax {
 		return 0, false
 	}
@@ -125,8 +126,7 @@ func remaining(draws, fresh, batch, maxDraws int, least, needed, k float64, elap
 	if !bound {
 		more = min(more, math.Ceil(float64(draws)*needed/least)-float64(draws))
 	}
-	more = math.Ceil(max(0, more)/float64(batch)) * float64(batch)
-	return time.Duration(more * float64(elapsed) / float64(fresh)), bound
+	return time.Duration(max(0, more) * float64(elapsed) / float64(fresh)), bound
 }
 
 // importanceWanted reports whether the options ask for importance
@@ -186,7 +186,7 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 		io.Batched = func(r *tempering.ImportanceResult) {
 			fresh, el, minESS := len(r.Draws)-r.Reused, time.Since(began), r.MinESS()
 			param, tail := r.Least()
-			left, bound := remaining(len(r.Draws), fresh, ImportanceBatch, io.MaxDraws, minESS, need, r.K, el)
+			left, bound := remaining(len(r.Draws), fresh, io.MaxDraws, minESS, need, r.K, el)
 			opt.OnBatch(ImportanceProgress{Draws: len(r.Draws), Fresh: fresh, MaxDraws: io.MaxDraws, K: r.K, LeastESS: minESS,
 				Needed: need, Least: names[param], LeastTail: tail, Proposals: r.Components, Modes: len(r.Modes), Elapsed: el,
 				Remaining: left, Bound: bound})
@@ -221,9 +221,10 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 	return f, nil
 }
 
-// ImportanceBatch is the number of draws between two checks of an
-// importance-sampled fit's stop rule (tempering.ImportanceOptions.Batch):
-// batches of 250 saved work at D = 3 but not at D = 8 (docs/LARGE.md).
+// ImportanceBatch is the most draws between two checks of an
+// importance-sampled fit's stop rule (tempering.ImportanceOptions.Batch;
+// a batch is shorter where the ESS predicts fewer are left): batches of
+// 250 throughout saved work at D = 3 but not at D = 8 (docs/LARGE.md).
 const ImportanceBatch = 500
 
 // ImportanceMixture is the number of t's in each refit of an

@@ -268,19 +268,18 @@ func TestImportanceRemaining(t *testing.T) {
 		bound    bool
 	}{
 		// 2000 draws, 1500 new in 15 s, least ESS 372 of 400: 2151 draws
-		// wanted, 151 more, one batch of 500, 5 s.
-		{"least ESS 372", 372, 0.5, 5 * time.Second, false},
-		// Least ESS 100: 8000 wanted, 6000 more, 12 batches, 60 s.
+		// wanted, 151 more, 1.51 s.
+		{"least ESS 372", 372, 0.5, 1510 * time.Millisecond, false},
+		// Least ESS 100: 8000 wanted, 6000 more, 60 s.
 		{"least ESS 100", 100, 0.5, 60 * time.Second, false},
-		// k̂ too high: up to the most draws, 18 500 more, 37 batches, a
-		// bound.
+		// k̂ too high: up to the most draws, 18 500 more, a bound.
 		{"k̂ 0.8", 500, 0.8, 185 * time.Second, true},
 		// No ESS yet: the same bound.
 		{"no ESS", 0, 0.5, 185 * time.Second, true},
 		// The ESS reached: none.
 		{"at the target", 500, 0.5, 0, false},
 	} {
-		got, bound := remaining(2000, 1500, 500, 20000, c.least, 400, c.k, 15*time.Second)
+		got, bound := remaining(2000, 1500, 20000, c.least, 400, c.k, 15*time.Second)
 		if got != c.want || bound != c.bound {
 			t.Errorf("%s: remaining = %v (bound %v), want %v (%v)", c.what, got, bound, c.want, c.bound)
 		}

@@ -14,8 +14,12 @@ import (
 
 // ImportanceOptions configures ImportanceSample. The zero value is valid.
 type ImportanceOptions struct {
-	// Batch is the number of proposals drawn and evaluated between two
-	// checks of the stop rule. Zero means 500.
+	// Batch is the most proposals drawn and evaluated between two checks
+	// of the stop rule. Zero means 500. A batch is shorter where the
+	// sample so far (Reuse's draws before the first) has a Pareto k̂ of
+	// at most MaxK and its least ESS, growing in proportion to the draws,
+	// would reach MinESS sooner: 1.2 times the draws that predicts, in
+	// multiples of 50, at least 100 (or Batch where that is less).
 	Batch int
 	// MinESS ends the sampling once every parameter's ESS, of its mean
 	// and of both its 5% and 95% tails (ImportanceResult.ESSBulk and
@@ -204,8 +208,14 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	cl := newClimber(k, opt.Climbs, toU, tr, opt.Mode, opt.Corners)
 	fresh, rounds := 0, len(m.comps)-1
 	var last *ImportanceResult
+	batch := opt.Batch
+	if len(us) > 0 {
+		if r, err := weighSample(us, m.logRatios(), opt); err == nil {
+			batch = nextBatch(r, opt)
+		}
+	}
 	for {
-		vs := prop.drawBatch(rng, opt.Batch)
+		vs := prop.drawBatch(rng, batch)
 		lp, err := logPosts(ctx, pool, vs)
 		if err != nil {
 			return last, err
@@ -229,6 +239,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 		if res.Converged || fresh >= opt.MaxDraws {
 			return res, nil
 		}
+		batch = nextBatch(res, opt)
 		changed := false
 		if opt.Adapt {
 			if p := refit(k, l, m.xs, res, opt.Mixture); p != nil {
@@ -373,6 +384,22 @@ func refit(k Independence, first *indepLevel, xs [][]float64, res *ImportanceRes
 		}
 	}
 	return a
+}
+
+// nextBatch returns the size of the batch after the sample r: opt.Batch,
+// or where r's k̂ is at most opt.MaxK and its least ESS is positive, 1.2
+// times the draws that would bring that ESS to opt.MinESS if it grew in
+// proportion to the draws, rounded up to a multiple of 50, at least 100
+// and at most opt.Batch. A fit no longer overshoots the stop rule by
+// most of a batch.
+func nextBatch(r *ImportanceResult, opt ImportanceOptions) int {
+	least := r.MinESS()
+	if r.K > opt.MaxK || !(least > 0) {
+		return opt.Batch
+	}
+	more := 1.2 * float64(len(r.Draws)) * (opt.MinESS/least - 1)
+	n := 50 * int(math.Ceil(max(0, min(more, float64(opt.Batch)))/50))
+	return min(opt.Batch, max(100, n))
 }
 
 // drawBatch draws n proposals from l.

@@ -111,11 +111,11 @@ func TestImportanceSampleDetectsMissingJacobian(t *testing.T) {
 	// A posterior centred far from 0 along the sinh coordinate makes
 	// log cosh v₀ vary across it.
 	k := misfitProposal(tg, sinhFirst{}, 0.15)
-	good, err := ImportanceSample(context.Background(), tg, k, sinhFirst{}, ImportanceOptions{Seed: 1, MinESS: 2000})
+	good, err := ImportanceSample(context.Background(), tg, k, sinhFirst{}, ImportanceOptions{Seed: 1, MinESS: 5000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := ImportanceSample(context.Background(), tg, k, sinhFirst{noJacobian: true}, ImportanceOptions{Seed: 1, MinESS: 2000})
+	bad, err := ImportanceSample(context.Background(), tg, k, sinhFirst{noJacobian: true}, ImportanceOptions{Seed: 1, MinESS: 5000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestImportanceSampleReuse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fresh := len(r.Draws) - p.Evals(); r.Reused != p.Evals() || fresh%200 != 0 || fresh <= 0 {
+		if fresh := len(r.Draws) - p.Evals(); r.Reused != p.Evals() || fresh%50 != 0 || fresh <= 0 {
 			t.Fatalf("seed %d: %d draws, %d reused, with %d of the proposal's: the rounds' are not in the sample", seed+1, len(r.Draws), r.Reused, p.Evals())
 		}
 		if !r.Converged {

@@ -27,7 +27,7 @@ func TestGPImportanceOn(t *testing.T) {
 	mustCode(t, r, 0, args...)
 	for _, want := range []string{"warm start: search for the mode on all 150 observations: 1 optimum kept",
 		"warm start: the Laplace approximation at the mode", "now fitting a Student-t", "warm start: proposal round 1 of at most 3: importance ESS",
-		"importance sampling from it on", "in batches of 500 (a log density takes", ", a batch about ", "importance sampling: ", "least ESS"} {
+		"importance sampling from it on", "in batches of at most 500 (a log density takes", ", a batch about ", "importance sampling: ", "least ESS"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
