@@ -125,37 +125,48 @@ func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []f
 
 // optimise maximises the log density on all observations by L-BFGS
 // from each of starts, side by side on pool, in the coordinates that the
-// kernel's scale matrix whitens (c.white, where its Cholesky factor
-// exists): there the posterior's curvature is about the identity whatever
-// the parameters' scales, and L-BFGS's first steps are of about a
-// standard deviation. On the GP of the §4.2 generator (N = 1024, D = 8;
-// BenchmarkClimbWhitening) four climbs from a t of nine times the
-// proposal's spread took 16 gradients each so, against 46 in u, and
-// reached the same mode.
+// kernel's scale matrix whitens (optimiseWhitened with c.white). On the
+// GP of the §4.2 generator (N = 1024, D = 8; BenchmarkClimbWhitening)
+// four climbs from a t of nine times the proposal's spread took 16
+// gradients each so, against 46 in u, and reached the same mode.
 func (c *climber) optimise(ctx context.Context, pool evalPool, starts [][]float64) ([]optimum, int, error) {
-	size := pool.ts[0].NumObs()
-	if c.white == nil {
-		return optimiseAll(ctx, pool, nil, starts, size)
+	return optimiseWhitened(ctx, pool, nil, c.white, starts)
+}
+
+// optimiseWhitened is optimiseAll on subset from starts in the
+// coordinates x of v = a.c + L·x (a nil: v itself, with optimiseAll's
+// threshold for all observations), where a whitens a Gaussian about the
+// posterior's shape: there the curvature is about the identity whatever
+// the parameters' scales, and L-BFGS's first steps are of about a
+// standard deviation. The optima come back in v, their log densities
+// without the map's Jacobian.
+func optimiseWhitened(ctx context.Context, pool evalPool, subset []int, a *affine, starts [][]float64) ([]optimum, int, error) {
+	if a == nil {
+		size := pool.ts[0].NumObs()
+		if subset != nil {
+			size = len(subset)
+		}
+		return optimiseAll(ctx, pool, subset, starts, size)
 	}
 	ws := make([]Target, len(pool.ts))
 	for i, t := range pool.ts {
-		ws[i] = Reparam(t, c.white)
+		ws[i] = Reparam(t, a)
 	}
 	xs := make([][]float64, len(starts))
 	for i, v := range starts {
 		xs[i] = make([]float64, len(v))
-		c.white.FromTarget(v, xs[i])
+		a.FromTarget(v, xs[i])
 	}
 	// Unit curvature: a gradient of 10⁻³ is a Newton step of 10⁻³
 	// standard deviations, as optimise's threshold means in u.
-	res, evals, err := optimiseAll(ctx, evalPool{ts: ws, atOnce: pool.atOnce}, nil, xs, 1)
+	res, evals, err := optimiseAll(ctx, evalPool{ts: ws, atOnce: pool.atOnce}, subset, xs, 1)
 	if err != nil {
 		return nil, evals, err
 	}
 	for i, r := range res {
 		v := make([]float64, len(r.u))
-		c.white.ToTarget(r.u, v)
-		res[i] = optimum{u: v, logPost: r.logPost - c.white.logDet}
+		a.ToTarget(r.u, v)
+		res[i] = optimum{u: v, logPost: r.logPost - a.logDet}
 	}
 	return res, evals, nil
 }

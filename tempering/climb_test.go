@@ -452,3 +452,42 @@ func BenchmarkClimbWhitening(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFindModeWhitening measures the warm start's last stage on the
+// GP of the §4.2 generator at D = 8 (data seed 1), N = 1024 and 2048,
+// searching in u (white=false) or in the coordinates that the Laplace
+// approximation on the stage before whitens (white=true, the default):
+// the last stage's evaluations on all the data (its Laplace
+// approximation's D + 3 included), the warm start's gradient-equivalents
+// and the log posterior at the mode. Run with -benchtime 1x.
+func BenchmarkFindModeWhitening(b *testing.B) {
+	be, err := linalg.Get("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1024, 2048} {
+		data, _, err := gp.Synthetic(n, 8, 1, gp.Prior{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := gp.New(be, data, gp.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, white := range []bool{false, true} {
+			b.Run(fmt.Sprintf("N=%d/white=%v", n, white), func(b *testing.B) {
+				for b.Loop() {
+					whitenLastStage = white
+					ws, err := FindMode(context.Background(), m, WarmStartOptions{Seed: 1})
+					whitenLastStage = true
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(float64(ws.Stages[len(ws.Stages)-1].Evals), "last-stage-evals")
+					b.ReportMetric(ws.GradEquivalents(n), "grad-equiv")
+					b.ReportMetric(ws.LogPost, "logpost")
+				}
+			})
+		}
+	}
+}
