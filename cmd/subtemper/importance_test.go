@@ -56,6 +56,10 @@ func TestGPImportanceOn(t *testing.T) {
 	if !ok || s["sampler"] != "importance" || s["converged"] != true || !(im["pareto_k"].(float64) <= 0.7) {
 		t.Fatalf("summary.json: sampler %v, converged %v, importance %v", s["sampler"], s["converged"], s["importance"])
 	}
+	// Importance sampling drew from the proposal, whose work counts.
+	if pr := s["warm_start"].(map[string]any)["proposal"].(map[string]any); pr["used"] != true || !(pr["grad_equivalents"].(float64) > 0) {
+		t.Errorf("summary.json: the proposal used %v, %v gradient-equivalents", pr["used"], pr["grad_equivalents"])
+	}
 	b, err := os.ReadFile(filepath.Join(out, "draws.csv"))
 	if err != nil {
 		t.Fatal(err)

@@ -309,7 +309,12 @@ func summarize(j *job, res *subtemper.Result, wall, procCPU time.Duration) (*run
 	s.Command = j.command
 	s.Settings = flagValues(j.fs)
 	if j.warm != nil {
-		s.WarmStart = j.warm // with the CLI's time estimate
+		// The library's report knows whether importance sampling drew
+		// from the proposal; the CLI's warm start adds the time estimate.
+		if w := s.WarmStart; w != nil && w.Proposal != nil && w.Proposal.Used && j.warm.Proposal != nil {
+			j.warm.Proposal.Used = true
+		}
+		s.WarmStart = j.warm
 	}
 	if j.units != "" {
 		s.Units = j.units
