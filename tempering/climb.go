@@ -128,7 +128,7 @@ func (c *climber) climb(ctx context.Context, pool evalPool, m *mixSample, lw []f
 // kernel's scale matrix whitens (optimiseWhitened with c.white). On the
 // GP of the §4.2 generator (N = 1024, D = 8; BenchmarkClimbWhitening)
 // four climbs from a t of nine times the proposal's spread took 16
-// gradients each so, against 46 in u, and reached the same mode.
+// gradients each so, against 44 in u, and reached the same mode.
 func (c *climber) optimise(ctx context.Context, pool evalPool, starts [][]float64) ([]optimum, int, error) {
 	return optimiseWhitened(ctx, pool, nil, c.white, starts)
 }
