@@ -208,12 +208,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	cl := newClimber(k, opt.Climbs, toU, tr, opt.Mode, opt.Corners)
 	fresh, rounds := 0, len(m.comps)-1
 	var last *ImportanceResult
-	batch := opt.Batch
-	if len(us) > 0 {
-		if r, err := weighSample(us, m.logRatios(), opt); err == nil {
-			batch = nextBatch(r, opt)
-		}
-	}
+	batch := firstBatch(us, m, opt)
 	for {
 		vs := prop.drawBatch(rng, batch)
 		lp, err := logPosts(ctx, pool, vs)
@@ -384,6 +379,20 @@ func refit(k Independence, first *indepLevel, xs [][]float64, res *ImportanceRes
 		}
 	}
 	return a
+}
+
+// firstBatch returns the size of the first batch: nextBatch of the
+// sample of the reused draws us (their log densities in m), opt.Batch
+// where there are none.
+func firstBatch(us [][]float64, m *mixSample, opt ImportanceOptions) int {
+	if len(us) == 0 {
+		return opt.Batch
+	}
+	r, err := weighSample(us, m.logRatios(), opt)
+	if err != nil {
+		return opt.Batch
+	}
+	return nextBatch(r, opt)
 }
 
 // nextBatch returns the size of the batch after the sample r: opt.Batch,
