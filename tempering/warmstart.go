@@ -403,13 +403,14 @@ func (w *WarmStart) climbStages(ctx context.Context, pool evalPool, perm, sizes 
 
 // whitenLastStage makes the warm start's last stage search in the
 // coordinates that the Laplace approximation on the stage before whitens
-// (stageWhitening). Only benchmarks turn it off, to measure it.
+// (stageWhitening). Only tests and benchmarks turn it off, to measure
+// what it does.
 var whitenLastStage = true
 
 // stageWhitening returns the whitening (optimiseWhitened) of the Laplace
 // approximation at x on the observations subset, its negative Hessian
-// (by an fdSweep, Dim + 1 gradients on pool, counted in the last stage's
-// work) multiplied by grow, the ratio of the next stage's observations to
+// (by an fdSweep, Dim + 1 gradients on pool, counted in the work of the
+// stage on subset, the latest in w.Stages) multiplied by grow, the ratio of the next stage's observations to
 // subset's, as the posterior narrows with the data: the last stage's
 // search then runs where the curvature is about the identity. Nil where
 // a gradient fails or the Hessian is not negative definite there.
