@@ -5,8 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // climbModeGap is the largest fall below the best mode known, in log
@@ -174,55 +172,37 @@ func optimiseWhitened(ctx context.Context, pool evalPool, subset []int, a *affin
 // affine is the transform v = c + L·x, L lower triangular: the whitening
 // of a Gaussian of mean c and covariance LLᵀ.
 type affine struct {
-	c      []float64
-	l      mat.TriDense
-	logDet float64 // log|det L|
+	c, chol []float64 // c and L (row-major)
+	logDet  float64   // log|det L|
 }
 
 // newAffine returns the whitening of the Gaussian of mean c and
 // covariance cov (row-major), nil where cov is not positive definite.
 func newAffine(c, cov []float64) *affine {
 	d := len(c)
-	var ch mat.Cholesky
-	if !ch.Factorize(mat.NewSymDense(d, slices.Clone(cov))) {
+	a := &affine{c: slices.Clone(c), chol: make([]float64, d*d)}
+	if !cholesky(cov, a.chol, d) {
 		return nil
 	}
-	a := &affine{c: slices.Clone(c)}
-	ch.LTo(&a.l)
 	for i := range d {
-		a.logDet += math.Log(a.l.At(i, i))
+		a.logDet += math.Log(a.chol[i*d+i])
 	}
 	return a
 }
 
 // ToTarget sets v = c + L·x.
-func (a *affine) ToTarget(x, v []float64) {
-	for i := range v {
-		s := a.c[i]
-		for j := 0; j <= i; j++ {
-			s += a.l.At(i, j) * x[j]
-		}
-		v[i] = s
-	}
-}
+func (a *affine) ToTarget(x, v []float64) { lowerOffset(a.chol, x, a.c, 1, v) }
 
 // FromTarget sets x = L⁻¹(v − c).
-func (a *affine) FromTarget(v, x []float64) {
-	for i := range x {
-		s := v[i] - a.c[i]
-		for j := 0; j < i; j++ {
-			s -= a.l.At(i, j) * x[j]
-		}
-		x[i] = s / a.l.At(i, i)
-	}
-}
+func (a *affine) FromTarget(v, x []float64) { whiten(a.chol, a.c, v, x) }
 
 // Pullback sets gx = Lᵀ·gv.
 func (a *affine) Pullback(_, gv, gx []float64) {
-	for j := range gx {
+	d := len(gx)
+	for j := range d {
 		var s float64
-		for i := j; i < len(gv); i++ {
-			s += a.l.At(i, j) * gv[i]
+		for i := j; i < d; i++ {
+			s += a.chol[i*d+j] * gv[i]
 		}
 		gx[j] = s
 	}
