@@ -208,7 +208,7 @@ func ImportanceSample(ctx context.Context, t Target, k Independence, tr Transfor
 	cl := newClimber(k, opt.Climbs, toU, tr, opt.Mode, opt.Corners)
 	fresh, rounds := 0, len(m.comps)-1
 	var last *ImportanceResult
-	batch := firstBatch(us, m, opt)
+	batch := firstBatch(us, m, opt, len(corners) > 0)
 	for {
 		vs := prop.drawBatch(rng, batch)
 		lp, err := logPosts(ctx, pool, vs)
@@ -382,10 +382,15 @@ func refit(k Independence, first *indepLevel, xs [][]float64, res *ImportanceRes
 }
 
 // firstBatch returns the size of the first batch: nextBatch of the
-// sample of the reused draws us (their log densities in m), opt.Batch
-// where there are none.
-func firstBatch(us [][]float64, m *mixSample, opt ImportanceOptions) int {
-	if len(us) == 0 {
+// sample of the reused draws us (their log densities in m); opt.Batch
+// where there are none, or where the proposal has corners (cornered):
+// the reused draws came from proposals without them, and their ESS says
+// nothing of the mass that only the corners reach. On a posterior with
+// a corner a first batch of 100 (40 of them from the corners) let fits
+// stop before the corner's far side was sampled, with the bending
+// parameter's mean biased.
+func firstBatch(us [][]float64, m *mixSample, opt ImportanceOptions, cornered bool) int {
+	if len(us) == 0 || cornered {
 		return opt.Batch
 	}
 	r, err := weighSample(us, m.logRatios(), opt)
