@@ -348,19 +348,91 @@ func (m *mixSample) logRatios() []float64 {
 	return lr
 }
 
-// adapt returns the kernel k refitted to the weighted sample: its centre
-// and scale matrix (before k.Scale) the weighted mean and covariance of
-// the draws xs (in the kernel's space) under the normalised weights w,
-// with k's degrees of freedom and wide component and no split; nil where
-// the covariance is not positive definite.
+// adapt returns the kernel k refitted to the weighted sample: its scale
+// matrix (before k.Scale) the weighted covariance of the draws xs (in
+// the kernel's space) under the normalised weights w, with k's degrees
+// of freedom and wide component; where splitRefits is set, a split-t
+// (fitWeightedSplit) and otherwise a t centred at the weighted mean; nil
+// where the covariance is not positive definite.
 func adapt(k Independence, xs [][]float64, w []float64) *indepLevel {
 	k.Center, k.Cov = weightedMoments(xs, w)
 	k.Split = nil
+	if splitRefits {
+		k.Center, k.Split = fitWeightedSplit(xs, w, k.Center, k.Cov)
+	}
 	lk, err := k.NewLevel(len(k.Center), 1)
 	if err != nil {
 		return nil
 	}
 	return lk.(*indepLevel)
+}
+
+// splitRefits makes the refits split-t's (adapt); only benchmarks and
+// tests turn it off, to measure what it changes.
+var splitRefits = true
+
+// splitRefitFloor is the narrowest side of a refitted split-t, as a
+// share of the weighted sample's spread along its axis: a side fitted to
+// few draws does not cut off mass the sample has not yet reached.
+const splitRefitFloor = 0.5
+
+// splitRefitSteps is the number of fixed-point steps that place a
+// refitted split-t's centre.
+const splitRefitSteps = 20
+
+// fitWeightedSplit returns the centre and the sides (Independence.Split)
+// of a split-t fitted to the draws xs under the normalised weights w,
+// whose weighted mean and covariance are mean and cov (not positive
+// definite: mean and no split). Along each axis z of cov's Cholesky
+// factor, each side's scale is the sample's root mean square of z on
+// that side of the centre (a half-normal's), between splitRefitFloor
+// and splitMax; the centre is placed, by damped fixed-point steps, where
+// the sample's mean of z is that of a split normal of those sides,
+// √(2/π)·(hi − lo) (a long upper tail puts it below the mean). Where the
+// posterior reaches further on one side than on the other (a length
+// scale whose likelihood flattens as it grows), the t fitted to the
+// mean and covariance puts draws on the short side where there is no
+// mass and too few on the long one.
+func fitWeightedSplit(xs [][]float64, w, mean, cov []float64) (center, split []float64) {
+	d := len(mean)
+	l := make([]float64, d*d)
+	if !cholesky(cov, l, d) {
+		return mean, nil
+	}
+	center, split = slices.Clone(mean), make([]float64, 2*d)
+	z, delta := make([]float64, d), make([]float64, d)
+	sq, mass, mz := make([]float64, 2*d), make([]float64, 2*d), make([]float64, d)
+	for range splitRefitSteps {
+		clear(sq)
+		clear(mass)
+		clear(mz)
+		for i, x := range xs {
+			if w[i] == 0 {
+				continue
+			}
+			whiten(l, center, x, z)
+			for j, v := range z {
+				side := 2 * j
+				if v >= 0 {
+					side++
+				}
+				sq[side] += w[i] * v * v
+				mass[side] += w[i]
+				mz[j] += w[i] * v
+			}
+		}
+		for j := range d {
+			for side := 2 * j; side <= 2*j+1; side++ {
+				split[side] = 1
+				if mass[side] > 0 {
+					split[side] = min(splitMax, max(splitRefitFloor, math.Sqrt(sq[side]/mass[side])))
+				}
+			}
+			delta[j] = 0.5 * (mz[j] - math.Sqrt(2/math.Pi)*(split[2*j+1]-split[2*j]))
+		}
+		lowerOffset(l, delta, center, 1, center)
+	}
+	return center, split
 }
 
 // refit returns the proposal refitted to the weighted sample res of the
