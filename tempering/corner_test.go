@@ -132,13 +132,14 @@ func TestImportanceCornerBroad(t *testing.T) {
 // target as FitGP runs it: the warm start's mode and split-t proposal
 // (FindMode, whose proposal rounds find the corner only in part), then
 // importance sampling from that proposal, reusing its rounds' draws, in
-// batches of 500, refitted after each batch as a single t (refits=1) or
+// batches of 500, refitted after each batch as a single split-t (refits=1) or
 // as a mixture of five t's (refits=5), until the stop rule (every ESS ≥
 // 400, Pareto k̂ ≤ 0.7). The variants change one thing: the stop rule's
 // largest k̂ (maxk=0.5), a wide component of weight 0.1 and twice the
 // spread (wide=0.1), 3 degrees of freedom in place of the proposal's 5
-// (df=3), or the warm start's corners mixed into every proposal
-// (corners; FitGP refits a single t with them). Over 200 seeds it
+// (df=3), the warm start's corners mixed into every proposal
+// (corners; FitGP refits a single t with them), or refits by a
+// symmetric t in place of a split-t (symmetric). Over 200 seeds it
 // reports the draws per fit and each estimate's squared error in units
 // of its standard error (z², about 1 when the estimates are calibrated;
 // its sd over 200 seeds is about 0.1 where z is normal, more where one
@@ -153,11 +154,15 @@ func BenchmarkImportanceCorner(b *testing.B) {
 		maxK, wide float64
 		df         float64
 		corners    bool
-	}{{"refits=1", 1, 0, 0, 0, false}, {"refits=5", 5, 0, 0, 0, false}, {"refits=5/maxk=0.5", 5, 0.5, 0, 0, false},
-		{"refits=5/wide=0.1", 5, 0, 0.1, 0, false}, {"refits=5/df=3", 5, 0, 0, 3, false},
-		{"refits=1/corners", 1, 0, 0, 0, true}, {"refits=5/corners", 5, 0, 0, 0, true}, {"refits=5/corners/maxk=0.5", 5, 0.5, 0, 0, true}} {
+		symmetric  bool
+	}{{"refits=1", 1, 0, 0, 0, false, false}, {"refits=5", 5, 0, 0, 0, false, false}, {"refits=5/maxk=0.5", 5, 0.5, 0, 0, false, false},
+		{"refits=5/wide=0.1", 5, 0, 0.1, 0, false, false}, {"refits=5/df=3", 5, 0, 0, 3, false, false},
+		{"refits=1/corners", 1, 0, 0, 0, true, false}, {"refits=1/corners/symmetric", 1, 0, 0, 0, true, true},
+		{"refits=5/corners", 5, 0, 0, 0, true, false}, {"refits=5/corners/maxk=0.5", 5, 0.5, 0, 0, true, false}} {
 		b.Run(v.name, func(b *testing.B) {
 			const seeds = 200
+			defer func(s bool) { splitRefits = s }(splitRefits)
+			splitRefits = !v.symmetric
 			for b.Loop() {
 				var z2 [3]float64
 				var draws int
