@@ -229,16 +229,16 @@ const ImportanceBatch = 500
 
 // ImportanceMixture is the number of t's in each refit of an
 // importance-sampled fit's proposal (tempering.ImportanceOptions.Mixture),
-// beside the kernel's own and the single refitted t: a posterior along a
+// beside the kernel's own and the single refitted split-t: a posterior along a
 // bent ridge that one t fits poorly (a length scale the data barely fix)
 // is followed by several. On 2048 rows of diamonds five needed 2 500–3 000
 // fresh draws, three 3 500 and the single t 4 000 (docs/LARGE.md).
 // Where the warm start found corners (tempering.WarmStart.Corners, mixed
-// into every proposal) each refit is the single t instead: on a posterior
-// with a corner the mixture's refits, corners and all, still stopped
-// with the bending parameter's mean 2.5 standard errors off (root mean
-// square over 20 seeds) where the single t's estimates were calibrated
-// (docs/LARGE.md).
+// into every proposal) each refit is the single split-t instead: on a
+// posterior with a corner the mixture's refits, corners and all, still
+// stopped with the bending parameter's mean 2.1 standard errors off (root
+// mean square over 200 seeds) where the single split-t's were within
+// 1.04 (docs/LARGE.md).
 const ImportanceMixture = 5
 
 // ImportanceRefits returns the number of t's in each refit of an

@@ -47,21 +47,22 @@ type ImportanceOptions struct {
 	// read back from a file has no draws to reuse.
 	Reuse *Proposal
 	// Adapt refits the proposal after each batch (adaptive multiple
-	// importance sampling): the next batch comes from a t of the kernel's
-	// degrees of freedom, scale factor and wide component (without its
-	// split) whose centre and scale matrix are the weighted sample's mean
-	// and covariance so far, and every draw is weighed against the
-	// mixture of all the proposals, so a proposal that missed part of
-	// the posterior is mended as the sample finds it.
+	// importance sampling): the next batch comes from a split-t of the
+	// kernel's degrees of freedom, scale factor and wide component whose
+	// scale matrix is the weighted sample's covariance so far and whose
+	// sides and centre follow the sample's spread on either side of it
+	// (fitWeightedSplit), and every draw is weighed against the mixture
+	// of all the proposals, so a proposal that missed part of the
+	// posterior is mended as the sample finds it.
 	Adapt bool
 	// Mixture, where above 1 (with Adapt), makes each refit a mixture:
 	// MixtureDefensive of the kernel's own proposal and the single
-	// refitted t, the rest a mixture of Mixture t's (the kernel's degrees
+	// refitted split-t, the rest a mixture of Mixture t's (the kernel's degrees
 	// of freedom and scale factor) fitted to the weighted sample by EM
 	// (mixture population Monte Carlo), which follows a posterior that
 	// one t fits poorly: a ridge, a flat top, a bend. A refit is a
 	// mixture once the sample's ESS reaches MixtureMinESS per component.
-	// Zero or 1 means the single t.
+	// Zero or 1 means the single split-t.
 	Mixture int
 	// Corners, if set, are mixed into every proposal, CornerShare of it
 	// in equal parts, each a t of the kernel's degrees of freedom and
@@ -436,9 +437,10 @@ func fitWeightedSplit(xs [][]float64, w, mean, cov []float64) (center, split []f
 }
 
 // refit returns the proposal refitted to the weighted sample res of the
-// draws xs (in the kernel's space): the single t adapt fits, or where
+// draws xs (in the kernel's space): the single split-t adapt fits, or where
 // mixture is above 1 the mixture fitMixture makes around it and the
-// kernel's own proposal first; nil where the single t cannot be fitted.
+// kernel's own proposal first; nil where the single split-t cannot be
+// fitted.
 func refit(k Independence, first *indepLevel, xs [][]float64, res *ImportanceResult, mixture int) proposer {
 	w := NormalisedWeights(res.LogWeights)
 	a := adapt(k, xs, w)

@@ -62,7 +62,7 @@ func (m *mixtureLevel) logDensityFunc() func(x []float64) float64 {
 // MixtureDefensive is the weight of the defensive components in a refit
 // of ImportanceOptions.Mixture components, shared equally between the
 // kernel's own proposal (a split-t's reach into a long tail included)
-// and the single t refitted to the sample's mean and covariance, with
+// and the single split-t refitted to the sample (adapt), with
 // the kernel's wide component: the weights are then never more than
 // 2/MixtureDefensive times those of either, however the mixture's
 // components fall.

@@ -80,7 +80,7 @@ func startImportance(io *stdio, j *job, fit *subtemper.GPFit) {
 			j.command, ws.Modes, 100*tempering.CornerShare)
 	}
 	if corners := len(ws.Corners) - modes; corners > 0 {
-		fmt.Fprintf(io.err, "subtemper %s: the posterior of %s is far from Gaussian around the mode: %s fitted away from it along them take %.0f%% of every proposal, refitted as one t\n",
+		fmt.Fprintf(io.err, "subtemper %s: the posterior of %s is far from Gaussian around the mode: %s fitted away from it along them take %.0f%% of every proposal, refitted as one split-t\n",
 			j.command, strings.Join(j.warm.NonGaussian, ", "), plural.Count(corners, "Gaussian", "Gaussians"), 100*tempering.CornerShare)
 	}
 	// The proposal's rounds ran EvalsAtOnce log densities at a time, as
