@@ -178,7 +178,10 @@ func (f *GPFit) fitImportance(ctx, sctx context.Context, t *gp.Model, st temperi
 		f.Settings = st
 	}
 	io := tempering.ImportanceOptions{Seed: st.Seed, MinESS: need, Workers: workers, Reuse: p, Adapt: true, Batch: ImportanceBatch,
-		Mixture: ImportanceRefits(f.Mode), Corners: f.Mode.Corners, Climbs: ImportanceClimbs, Mode: f.Mode.Mode}
+		Mixture: ImportanceRefits(f.Mode), Corners: f.Mode.Corners, Climbs: ImportanceClimbs, Mode: f.Mode.Mode,
+		// The stop rule asks of θ's means the ESS the verdict asks
+		// (weightedSummary); u's alone let a fit stop unconverged.
+		Reported: f.natural}
 	io.MaxDraws = ImportanceMaxDraws
 	began := time.Now()
 	if opt.OnBatch != nil {

@@ -89,6 +89,14 @@ type ImportanceOptions struct {
 	// target's space (WarmStart.Mode): the mode the climbs know first.
 	// Nil means the kernel's centre.
 	Mode []float64
+	// Reported, if set, sets dst to the quantities the caller reports of
+	// the draw u (both of length Dim, u in the target's space), such as
+	// a GP's hyperparameters θ = exp(u): the stop rule then also needs
+	// the mean of each to have an ESS of MinESS, so that the sample it
+	// stops gives the reported means that ESS too. A mean of exp(u) has
+	// a lower ESS than u's where u reaches far up; the tails' ESS, of
+	// quantiles, is the same in either.
+	Reported func(dst, u []float64)
 	// Batched, if set, is called after each batch with the sample so far.
 	Batched func(*ImportanceResult)
 }
@@ -111,7 +119,9 @@ type ImportanceResult struct {
 	// error (the delta method's, √Σw̃²(u−μ)², w̃ the normalised weights).
 	Means, SE []float64
 	// ESSBulk is each parameter's ESS for its mean, its weighted variance
-	// over SE²; ESSTail the smaller of the ESS of the indicators of its
+	// over SE² (the smaller of it and the ESS of the mean of the reported
+	// quantity, where ImportanceOptions.Reported is set); ESSTail the
+	// smaller of the ESS of the indicators of its
 	// 5% and 95% tails (below the weighted 5% quantile, above the 95%),
 	// whose estimates' variance is computed the same way.
 	ESSBulk, ESSTail []float64
@@ -533,24 +543,42 @@ func weighSample(us [][]float64, lr []float64, opt ImportanceOptions) (*Importan
 		sw2 += x * x
 	}
 	r.ESS = 1 / sw2
-	r.moments(w)
+	r.moments(w, opt.Reported)
 	r.Converged = r.K <= opt.MaxK && r.MinESS() >= opt.MinESS
 	return r, nil
 }
 
 // moments sets r's Means, SE, ESSBulk and ESSTail from the normalised
 // weights w.
-func (r *ImportanceResult) moments(w []float64) {
+func (r *ImportanceResult) moments(w []float64, reported func(dst, u []float64)) {
 	d := len(r.Draws[0])
 	r.Means, r.SE = make([]float64, d), make([]float64, d)
 	r.ESSBulk, r.ESSTail = make([]float64, d), make([]float64, d)
 	x := make([]float64, len(r.Draws))
+	var ys [][]float64
+	if reported != nil {
+		ys = make([][]float64, len(r.Draws))
+		for i, u := range r.Draws {
+			ys[i] = make([]float64, d)
+			reported(ys[i], u)
+		}
+	}
 	for j := range d {
 		for i, u := range r.Draws {
 			x[i] = u[j]
 		}
 		r.Means[j], r.SE[j], r.ESSBulk[j] = diag.WeightedMean(x, w)
 		r.ESSTail[j] = min(diag.WeightedTailESS(x, w, 0.05), diag.WeightedTailESS(x, w, 0.95))
+		if ys != nil {
+			for i, y := range ys {
+				x[i] = 0 // a failed draw's, of weight 0, may be infinite
+				if w[i] > 0 {
+					x[i] = y[j]
+				}
+			}
+			_, _, ess := diag.WeightedMean(x, w)
+			r.ESSBulk[j] = min(r.ESSBulk[j], ess)
+		}
 	}
 }
 
