@@ -239,7 +239,7 @@ const ImportanceBatch = 500
 // Where the warm start found corners (tempering.WarmStart.Corners, mixed
 // into every proposal) each refit is the single split-t instead: on a
 // posterior with a corner the mixture's refits, corners and all, still
-// stopped with the bending parameter's mean 2.1 standard errors off (root
+// stopped with the bending parameter's mean 2.3 standard errors off (root
 // mean square over 200 seeds) where the single split-t's were within
 // 1.04 (docs/LARGE.md).
 const ImportanceMixture = 5
