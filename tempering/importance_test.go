@@ -3,11 +3,12 @@ package tempering
 import (
 	"context"
 	"errors"
-	"github.com/subtemper/subtemper/diag"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/subtemper/subtemper/diag"
 )
 
 // misfitProposal returns an independence kernel whose t is centred half a

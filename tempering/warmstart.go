@@ -410,8 +410,9 @@ var whitenLastStage = true
 // stageWhitening returns the whitening (optimiseWhitened) of the Laplace
 // approximation at x on the observations subset, its negative Hessian
 // (by an fdSweep, Dim + 1 gradients on pool, counted in the work of the
-// stage on subset, the latest in w.Stages) multiplied by grow, the ratio of the next stage's observations to
-// subset's, as the posterior narrows with the data: the last stage's
+// stage on subset, the latest in w.Stages) multiplied by grow, the ratio
+// of the next stage's observations to subset's, as the posterior narrows
+// with the data: the last stage's
 // search then runs where the curvature is about the identity. Nil where
 // a gradient fails or the Hessian is not negative definite there.
 func (w *WarmStart) stageWhitening(ctx context.Context, pool evalPool, subset []int, x []float64, grow float64) (*affine, error) {
